@@ -1,0 +1,99 @@
+/* compressors/compressor.c — instances, parameters and the generic operations. */
+#include "compressor.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ccomp_param_index(const ccomp_type *t, const char *name) {
+  for (size_t i = 0; i < t->nparams; i++)
+    if (strcmp(t->params[i].name, name) == 0) return (int)i;
+  return -1;
+}
+
+void ccomp_param_defaults(const ccomp_type *t, double *out) {
+  for (size_t i = 0; i < t->nparams; i++) out[i] = t->params[i].def;
+}
+
+int ccomp_param_check(const ccomp_type *t, size_t i, double v, char *err, size_t errlen) {
+  const ccomp_param *p = &t->params[i];
+  if (!isfinite(v)) {
+    snprintf(err, errlen, "%s: parameter '%s' must be a finite number", t->name, p->name);
+    return -1;
+  }
+  if (p->kind == CCOMP_INT && v != floor(v)) {
+    snprintf(err, errlen, "%s: parameter '%s' must be an integer, got %g", t->name, p->name, v);
+    return -1;
+  }
+  if (p->kind == CCOMP_BOOL && v != 0 && v != 1) {
+    snprintf(err, errlen, "%s: parameter '%s' must be true or false", t->name, p->name);
+    return -1;
+  }
+  if (v < p->min || v > p->max) {
+    snprintf(err, errlen, "%s: parameter '%s' must be in [%g, %g], got %g", t->name, p->name,
+             p->min, p->max, v);
+    return -1;
+  }
+  return 0;
+}
+
+ccomp *ccomp_new(const ccomp_type *t, const double *params, const ccomp_setup *setup, char *err,
+                 size_t errlen) {
+  double defaults[64];
+  if (t->nparams > 64) {
+    snprintf(err, errlen, "%s: too many parameters", t->name);
+    return NULL;
+  }
+  if (!params) {
+    ccomp_param_defaults(t, defaults);
+    params = defaults;
+  }
+  for (size_t i = 0; i < t->nparams; i++)
+    if (ccomp_param_check(t, i, params[i], err, errlen)) return NULL;
+  ccomp *c = calloc(1, sizeof *c);
+  if (!c) {
+    snprintf(err, errlen, "%s: out of memory", t->name);
+    return NULL;
+  }
+  c->type = t;
+  c->setup = *setup;
+  c->state = calloc(1, t->state_size ? t->state_size : 1);
+  if (!c->state) {
+    free(c);
+    snprintf(err, errlen, "%s: out of memory", t->name);
+    return NULL;
+  }
+  if (t->init && t->init(c->state, params, setup, err, errlen) != 0) {
+    free(c->state);
+    free(c);
+    return NULL;
+  }
+  return c;
+}
+
+void ccomp_free(ccomp *c) {
+  if (!c) return;
+  if (c->type->clear) c->type->clear(c->state);
+  free(c->state);
+  free(c);
+}
+
+size_t ccomp_combine(const ccomp *c, const uint8_t *a, size_t na, uint32_t ka, const uint8_t *b,
+                     size_t nb, uint32_t kb, size_t n, const ccomp_call *call, uint8_t *out) {
+  return c->type->combine(c->state, a, na, ka, b, nb, kb, n, call, out);
+}
+
+void ccomp_finish(const ccomp *c, float *y, size_t n, uint32_t workers) {
+  if (c->type->finish) {
+    c->type->finish(c->state, y, n, workers);
+    return;
+  }
+  const float inv = 1.0f / (float)workers;
+  for (size_t i = 0; i < n; i++) y[i] *= inv;
+}
+
+void ccomp_cost_of(const ccomp *c, size_t n, enum ccomp_op op, ccomp_cost *cost) {
+  memset(cost, 0, sizeof *cost);
+  if (c->type->cost) c->type->cost(c->state, n, op, cost);
+}

@@ -1,0 +1,175 @@
+/* compressors/compressor.h — the compressor interface of libccomp.
+ *
+ * A compressor is a const type descriptor (struct ccomp_type, one per file, at
+ * the bottom of that file) plus opaque per-instance state, in the pattern of
+ * GSL's gsl_rng_type.  An instance belongs to one worker and one tensor (or
+ * bucket); it may keep state across iterations (PowerSGD's warm start, DGC's
+ * momentum) when its type says CCOMP_STATEFUL.
+ *
+ * Wire format: encode() writes real bytes (packed bits, varints, Golomb codes)
+ * and returns how many; those are the bytes the network is charged for.
+ *
+ * Values: decode() yields the SUM of the inputs of the `workers` workers a
+ * payload represents (a freshly encoded payload represents 1).  finish()
+ * turns the decoded sum over all n workers into the aggregate the optimizer
+ * applies (the mean by default; the majority-vote sign for signSGD).
+ *
+ * Randomness: every random choice is a pure function of the ccomp_call keys
+ * and the GLOBAL element index (call->offset + i), through compressors/rng.h,
+ * so that encoding a tensor in chunks gives the same bytes as encoding it
+ * whole, and a run is reproducible bit for bit.
+ *
+ * Ownership: ccomp_new returns a new instance, ccomp_free accepts NULL; all
+ * pointer parameters are borrowed.  No function here prints or exits: errors
+ * are returned as -1 / NULL plus a message in the caller's buffer.
+ */
+#ifndef CCOMP_COMPRESSOR_H
+#define CCOMP_COMPRESSOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CCOMP_ERRLEN 256
+
+enum ccomp_flags {
+  CCOMP_SUMMABLE = 1u << 0,    /* combine() merges two payloads, same format */
+  CCOMP_SHARED_SEED = 1u << 1, /* needs call->shared_key identical on all workers */
+  CCOMP_STATEFUL = 1u << 2,    /* instance state carries across iterations */
+  CCOMP_FIXED_SIZE = 1u << 3,  /* encode() always writes max_wire_bytes(n) */
+  CCOMP_UNBIASED = 1u << 4,    /* E[decode(encode(x))] = x */
+  CCOMP_GLOBAL_MAX = 1u << 5,  /* encode needs call->global_max = max over workers of local_stat() */
+  CCOMP_LOSSLESS = 1u << 6,    /* decode(encode(x)) == x exactly */
+};
+
+enum ccomp_param_kind { CCOMP_REAL, CCOMP_INT, CCOMP_BOOL };
+
+/* One tunable parameter.  The experiment loader checks kind and [min, max]
+ * before init(); init() checks what depends on other parameters or on the
+ * setup (e.g. levels that would overflow for this many workers). */
+typedef struct ccomp_param {
+  const char *name;
+  enum ccomp_param_kind kind;
+  double def, min, max;
+  const char *help;
+} ccomp_param;
+
+/* What an instance is created for. */
+typedef struct ccomp_setup {
+  size_t n;          /* elements of the tensor this instance serves */
+  uint32_t workers;  /* workers in the collective */
+  uint32_t rank;     /* this worker */
+  uint64_t seed;     /* experiment seed */
+} ccomp_setup;
+
+/* Per-call context: deterministic randomness and collective-provided values. */
+typedef struct ccomp_call {
+  uint64_t key;        /* private randomness: differs per worker, iteration, tensor */
+  uint64_t shared_key; /* shared randomness: same on all workers for (iteration, tensor) */
+  size_t offset;       /* global index of element 0 of this call's chunk */
+  uint32_t iteration;
+  float global_max;    /* for CCOMP_GLOBAL_MAX types: max over workers of local_stat */
+} ccomp_call;
+
+enum ccomp_op { CCOMP_ENCODE, CCOMP_DECODE, CCOMP_COMBINE };
+
+/* What one operation on n elements costs on a device; the time model turns
+ * it into seconds (launches x launch overhead + bytes / memory bandwidth +
+ * flops / peak flops). */
+typedef struct ccomp_cost {
+  double launches;
+  double bytes_read;
+  double bytes_written;
+  double flops;
+} ccomp_cost;
+
+typedef struct ccomp_type ccomp_type;
+
+struct ccomp_type {
+  const char *name;
+  const char *summary; /* one line for `ccsim list compressors` */
+  unsigned flags;
+  const ccomp_param *params;
+  size_t nparams;
+  size_t state_size;
+
+  /* Set up state (zeroed memory of state_size bytes) from params[nparams]
+   * (already range-checked).  Return 0, or -1 with a message in err. */
+  int (*init)(void *state, const double *params, const ccomp_setup *setup, char *err, size_t errlen);
+  /* Release what init allocated (not the state itself).  May be NULL. */
+  void (*clear)(void *state);
+
+  /* Upper bound of encode()'s output for a chunk of n elements. */
+  size_t (*max_wire_bytes)(const void *state, size_t n);
+  /* Encode x[n] into out (>= max_wire_bytes(n) bytes); return bytes written. */
+  size_t (*encode)(void *state, const float *x, size_t n, const ccomp_call *call, uint8_t *out);
+  /* y[n] = the sum that payload in[nbytes] represents over `workers` workers. */
+  void (*decode)(const void *state, const uint8_t *in, size_t nbytes, size_t n, uint32_t workers,
+                 const ccomp_call *call, float *y);
+  /* Summable types only: out = combination of a (representing ka workers) and
+   * b (kb workers), representing ka + kb; return bytes written. */
+  size_t (*combine)(const void *state, const uint8_t *a, size_t na, uint32_t ka, const uint8_t *b,
+                    size_t nb, uint32_t kb, size_t n, const ccomp_call *call, uint8_t *out);
+  /* Turn the decoded sum over `workers` workers into the aggregate applied by
+   * the optimizer.  NULL means divide by workers (the mean). */
+  void (*finish)(const void *state, float *y, size_t n, uint32_t workers);
+  /* CCOMP_GLOBAL_MAX types: the local statistic whose max over workers the
+   * collective computes (e.g. max |x_i|) before encode. */
+  float (*local_stat)(const void *state, const float *x, size_t n);
+  /* Device cost of one operation on n elements (combine: of one pair). */
+  void (*cost)(const void *state, size_t n, enum ccomp_op op, ccomp_cost *c);
+  /* The stated round-trip bound: the largest ||decode(encode(x)) - x||_2 this
+   * compressor promises for input x[n] on a fresh instance (0 if lossless).
+   * Randomized compressors state a bound that holds with overwhelming
+   * probability (say which in the file).  The generic test enforces it. */
+  double (*roundtrip_bound)(const void *state, const float *x, size_t n);
+};
+
+/* An instance: its type, its setup, and its state. */
+typedef struct ccomp {
+  const ccomp_type *type;
+  ccomp_setup setup;
+  void *state;
+} ccomp;
+
+/* Registry: every compressor, in a fixed order. */
+const ccomp_type *const *ccomp_registry(size_t *count);
+const ccomp_type *ccomp_find(const char *name);
+/* "a, b, c": the registered names, for error messages (static buffer). */
+const char *ccomp_names(void);
+
+/* Index of parameter `name` in t->params, or -1. */
+int ccomp_param_index(const ccomp_type *t, const char *name);
+/* out[t->nparams] = the defaults. */
+void ccomp_param_defaults(const ccomp_type *t, double *out);
+/* 0 if v is acceptable for parameter i (kind and range), else -1 with err. */
+int ccomp_param_check(const ccomp_type *t, size_t i, double v, char *err, size_t errlen);
+
+/* New instance; params may be NULL for the defaults.  NULL on error, with err. */
+ccomp *ccomp_new(const ccomp_type *t, const double *params, const ccomp_setup *setup, char *err,
+                 size_t errlen);
+void ccomp_free(ccomp *c);
+
+static inline size_t ccomp_max_wire_bytes(const ccomp *c, size_t n) {
+  return c->type->max_wire_bytes(c->state, n);
+}
+static inline size_t ccomp_encode(ccomp *c, const float *x, size_t n, const ccomp_call *call,
+                                  uint8_t *out) {
+  return c->type->encode(c->state, x, n, call, out);
+}
+static inline void ccomp_decode(const ccomp *c, const uint8_t *in, size_t nbytes, size_t n,
+                                uint32_t workers, const ccomp_call *call, float *y) {
+  c->type->decode(c->state, in, nbytes, n, workers, call, y);
+}
+size_t ccomp_combine(const ccomp *c, const uint8_t *a, size_t na, uint32_t ka, const uint8_t *b,
+                     size_t nb, uint32_t kb, size_t n, const ccomp_call *call, uint8_t *out);
+void ccomp_finish(const ccomp *c, float *y, size_t n, uint32_t workers);
+void ccomp_cost_of(const ccomp *c, size_t n, enum ccomp_op op, ccomp_cost *cost);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
