@@ -1,0 +1,26 @@
+/* src/engine/comm.h — what an actor may do: move messages between ranks and
+ * let simulated time pass.
+ *
+ * A message is a pointer moved through memory plus a simulated size in bytes
+ * charged to the network.  Ownership passes with the message: the sender
+ * allocates, the receiver frees (or forwards).  One mailbox per (src, dst)
+ * pair keeps messages between two ranks in order. */
+#ifndef CCSIM_COMM_H
+#define CCSIM_COMM_H
+
+typedef struct comm_req comm_req;
+
+/* Start sending msg (not NULL) from rank src to rank dst, charged `bytes`. */
+comm_req *comm_isend(int src, int dst, void *msg, double bytes);
+/* Wait until the send completes; releases req. */
+void comm_wait(comm_req *req);
+/* Blocking send. */
+void comm_send(int src, int dst, void *msg, double bytes);
+/* Receive the next message from src to dst (blocking). */
+void *comm_recv(int src, int dst);
+/* Let d seconds of simulated time pass for the calling actor. */
+void comm_sleep(double d);
+/* Simulated now. */
+double comm_now(void);
+
+#endif

@@ -1,0 +1,106 @@
+/* src/engine/engine.c — SimGrid setup: configuration, platform, actors. */
+#include "engine.h"
+
+#include <ctype.h>
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xbt/config.h>
+
+static const char **hosts;
+static size_t nhosts;
+static char model_in_force[128];
+double engine_bytes_counter; /* shared with comm.c */
+
+int engine_init(const char *network_model, int crosstraffic, char *const *cfg, int ncfg,
+                int quiet, ccsim_error *err) {
+  (void)err;
+  int argc = 0;
+  char **argv = calloc((size_t)ncfg + 8, sizeof *argv);
+  char model[160], cross[64];
+  snprintf(model, sizeof model, "--cfg=network/model:%s", network_model);
+  snprintf(cross, sizeof cross, "--cfg=network/crosstraffic:%d", crosstraffic ? 1 : 0);
+  argv[argc++] = "ccsim";
+  if (quiet) argv[argc++] = "--log=root.thresh:warning";
+  argv[argc++] = "--log=xbt_cfg.thresh:warning";
+  argv[argc++] = model;
+  argv[argc++] = cross;
+  for (int i = 0; i < ncfg; i++) argv[argc++] = cfg[i];
+  argv[argc] = NULL;
+  simgrid_init(&argc, argv);
+  free(argv);
+  /* SimGrid's C API cannot read a setting back: the last --cfg wins. */
+  snprintf(model_in_force, sizeof model_in_force, "%s", network_model);
+  for (int i = 0; i < ncfg; i++)
+    if (!strncmp(cfg[i], "--cfg=network/model:", 20))
+      snprintf(model_in_force, sizeof model_in_force, "%s", cfg[i] + 20);
+  return CCSIM_OK;
+}
+
+/* Natural order: digit runs compare as numbers, so h2 < h10. */
+static int natural_cmp(const void *pa, const void *pb) {
+  const char *a = *(const char *const *)pa, *b = *(const char *const *)pb;
+  while (*a && *b) {
+    if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+      char *ea, *eb;
+      unsigned long long va = strtoull(a, &ea, 10), vb = strtoull(b, &eb, 10);
+      if (va != vb) return va < vb ? -1 : 1;
+      a = ea, b = eb;
+    } else {
+      if (*a != *b) return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+      a++, b++;
+    }
+  }
+  return (unsigned char)*a - (unsigned char)*b;
+}
+
+int engine_load_platform(const char *file, ccsim_error *err) {
+  FILE *f = fopen(file, "r");
+  if (!f) return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: cannot open platform file", file);
+  fclose(f);
+  simgrid_load_platform(file);
+  sg_host_t *list = sg_host_list();
+  nhosts = sg_host_count();
+  hosts = calloc(nhosts ? nhosts : 1, sizeof *hosts);
+  for (size_t i = 0; i < nhosts; i++) hosts[i] = sg_host_get_name(list[i]);
+  free(list);
+  qsort(hosts, nhosts, sizeof *hosts, natural_cmp);
+  return CCSIM_OK;
+}
+
+const char *const *engine_hosts(size_t *count) {
+  *count = nhosts;
+  return hosts;
+}
+
+typedef struct spawn_arg {
+  void (*fn)(void *);
+  void *arg;
+} spawn_arg;
+
+static void trampoline(int argc, char **argv) {
+  (void)argc, (void)argv;
+  spawn_arg *s = sg_actor_self_get_data();
+  s->fn(s->arg);
+  free(s);
+}
+
+void engine_spawn(const char *name, size_t host, void (*fn)(void *), void *arg) {
+  spawn_arg *s = malloc(sizeof *s);
+  s->fn = fn;
+  s->arg = arg;
+  sg_actor_t a = sg_actor_init(name, sg_host_by_name(hosts[host]));
+  sg_actor_set_data(a, s);
+  sg_actor_start_(a, trampoline, 0, NULL);
+}
+
+void engine_run(void) { simgrid_run(); }
+
+double engine_now(void) { return simgrid_get_clock(); }
+
+double engine_bytes_sent(void) { return engine_bytes_counter; }
+
+const char *engine_network_model(void) { return model_in_force; }

@@ -1,0 +1,42 @@
+/* src/engine/engine.h — the one boundary to SimGrid.
+ *
+ * Nothing outside src/engine/ includes a SimGrid header.  The engine loads or
+ * generates a platform, starts one actor per worker, and gives actors the
+ * few primitives a collective needs (comm.h).  Setup functions return
+ * CCSIM_ERR_INPUT with a message for bad input, before anything runs. */
+#ifndef CCSIM_ENGINE_H
+#define CCSIM_ENGINE_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+/* Start SimGrid.  model and crosstraffic come from the experiment; cfg[ncfg]
+ * are the user's "--cfg=..." / "--log=..." flags, applied after them so the
+ * command line wins.  quiet lowers SimGrid's own logging to warnings. */
+int engine_init(const char *network_model, int crosstraffic, char *const *cfg, int ncfg,
+                int quiet, ccsim_error *err);
+
+/* Load a SimGrid XML platform file. */
+int engine_load_platform(const char *file, ccsim_error *err);
+
+/* The platform's hosts in natural order ("h2" before "h10"): worker i runs
+ * on host i of this list.  The array is the engine's; do not free. */
+const char *const *engine_hosts(size_t *count);
+
+/* Start an actor named name on host index `host`, running fn(arg). */
+void engine_spawn(const char *name, size_t host, void (*fn)(void *), void *arg);
+
+/* Run the simulation until every actor has finished. */
+void engine_run(void);
+
+/* Simulated time, in seconds. */
+double engine_now(void);
+
+/* Bytes sent so far by all actors (simulated sizes). */
+double engine_bytes_sent(void);
+
+/* The network model and its options actually in force (after --cfg). */
+const char *engine_network_model(void);
+
+#endif

@@ -1,0 +1,293 @@
+/* src/run.c — one experiment, start to finish:
+ *   platform -> engine -> one actor per worker -> iterations of
+ *   (gradient -> memory -> collective -> aggregate) -> result files. */
+#include "run.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collectives/collective.h"
+#include "engine/comm.h"
+#include "engine/engine.h"
+#include "gradients.h"
+#include "platform.h"
+#include "results.h"
+#include "rng.h"
+
+typedef struct shared {
+  const experiment *e;
+  grad_source grads;
+  float *agg;             /* the aggregate, identical on every worker: one copy */
+  coll_metrics *metrics;  /* [iterations] */
+  double *ends;           /* [iterations * workers]: when each worker finished */
+  int quiet, tty;
+} shared;
+
+typedef struct worker {
+  shared *sh;
+  int rank;
+  uint32_t iteration;
+  ccomp *comp;
+  ccomp_memory *mem;
+  float *g; /* scratch for a gradient chunk */
+  size_t gcap;
+} worker;
+
+/* coll_io.input: the gradient chunk, through the error-feedback memory. */
+static void worker_input(void *arg, size_t lo, size_t hi, float *p) {
+  worker *w = arg;
+  if (!w->mem) {
+    grad_fill(&w->sh->grads, (uint32_t)w->rank, w->iteration, lo, hi, p);
+    return;
+  }
+  if (hi - lo > w->gcap) {
+    free(w->g);
+    w->gcap = hi - lo;
+    w->g = malloc(w->gcap * sizeof *w->g);
+  }
+  grad_fill(&w->sh->grads, (uint32_t)w->rank, w->iteration, lo, hi, w->g);
+  w->mem->type->compensate(w->mem->state, w->g, hi - lo, lo, p);
+}
+
+static void worker_encoded(void *arg, size_t lo, size_t hi, const float *p, const float *own) {
+  worker *w = arg;
+  if (w->mem->type->encoded) w->mem->type->encoded(w->mem->state, p, own, hi - lo, lo);
+}
+
+static void progress(shared *sh, int it, double now) {
+  if (sh->quiet) return;
+  const int total = sh->e->iterations;
+  if (sh->tty) {
+    int width = 30, done = (it + 1) * width / total;
+    fprintf(stderr, "\r[%.*s%*s] %d/%d iterations, simulated %.6g s", done,
+            "##############################", width - done, "", it + 1, total, now);
+    if (it + 1 == total) fputc('\n', stderr);
+  } else {
+    fprintf(stderr, "ccsim: iteration %d/%d done at simulated %.6g s\n", it + 1, total, now);
+  }
+}
+
+static void worker_main(void *arg) {
+  worker *w = arg;
+  shared *sh = w->sh;
+  const experiment *e = sh->e;
+  coll_ctx ctx = {
+      .rank = w->rank,
+      .nworkers = e->workers,
+      .comp = w->comp,
+      .n = e->model.elements,
+      .io = {.arg = w,
+             .input = worker_input,
+             .encoded = w->mem ? worker_encoded : NULL,
+             .wants_own = w->mem && (w->mem->type->flags & CCOMP_MEM_OWN_DECODE)},
+      .out = sh->agg,
+      .out_shared = 1,
+  };
+  const uint64_t base = ccr_key(e->seed, 0x636f6c6c /* "coll" */);
+  for (int it = 0; it < e->iterations; it++) {
+    w->iteration = (uint32_t)it;
+    ctx.iteration = (uint32_t)it;
+    ctx.metrics = &sh->metrics[it];
+    ctx.shared_key = ccr_key(base, (uint64_t)it);
+    ctx.key = ccr_key(ctx.shared_key, 1 + (uint64_t)w->rank);
+    e->collective->run(&ctx);
+    if (w->mem && w->mem->type->aggregated)
+      w->mem->type->aggregated(w->mem->state, sh->agg, e->model.elements, 0);
+    sh->ends[(size_t)it * e->workers + w->rank] = comm_now();
+    if (w->rank == 0) progress(sh, it, comm_now());
+  }
+}
+
+static double peak_rss_mb(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss / 1024.0;
+}
+
+static double host_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Per-iteration figures, derived from the workers' finish times and metrics. */
+typedef struct iter_row {
+  double time, bytes, ratio, rel, cos;
+} iter_row;
+
+static int write_results(const experiment *e, shared *sh, const char *dir, double host0,
+                         run_report *rep, ccsim_error *err) {
+  const int N = e->workers, T = e->iterations;
+  iter_row *rows = calloc((size_t)T, sizeof *rows);
+  double prev = 0, sum_rel = 0, sum_cos = 0, bytes = 0, last = 0;
+  const double dense = e->collective->dense_bytes(e->model.elements, N);
+  for (int it = 0; it < T; it++) {
+    double end = 0;
+    for (int r = 0; r < N; r++) end = fmax(end, sh->ends[(size_t)it * N + r]);
+    rows[it].time = end - prev;
+    prev = end;
+    last = end;
+    rows[it].bytes = sh->metrics[it].bytes;
+    rows[it].ratio = rows[it].bytes > 0 ? dense / rows[it].bytes : 1.0;
+    rows[it].rel = err_acc_rel(&sh->metrics[it].final);
+    rows[it].cos = err_acc_cos(&sh->metrics[it].final);
+    sum_rel += rows[it].rel;
+    sum_cos += rows[it].cos;
+    bytes += rows[it].bytes;
+  }
+
+  FILE *f = results_open(dir, "iterations.csv", err);
+  if (!f) return free(rows), CCSIM_ERR_RUNTIME;
+  fprintf(f, "iteration,time_s,compute_s,compress_s,communicate_s,exposed_communicate_s,"
+             "bytes_on_wire,compression_ratio,agg_rel_error,agg_cosine\n");
+  for (int it = 0; it < T; it++)
+    fprintf(f, "%d,%.10g,0,0,%.10g,%.10g,%.0f,%.10g,%.10g,%.12g\n", it, rows[it].time, rows[it].time,
+            rows[it].time, rows[it].bytes, rows[it].ratio, rows[it].rel, rows[it].cos);
+  if (results_commit(f, dir, "iterations.csv", err)) return free(rows), CCSIM_ERR_RUNTIME;
+
+  f = results_open(dir, "hops.csv", err);
+  if (!f) return free(rows), CCSIM_ERR_RUNTIME;
+  fprintf(f, "iteration,hop,workers,rel_error,cosine\n");
+  const size_t H = e->collective->hops(N);
+  for (int it = 0; it < T; it++)
+    for (size_t h = 0; h < H; h++) {
+      const err_acc *a = &sh->metrics[it].hops[h];
+      fprintf(f, "%d,%zu,%u,%.10g,%.12g\n", it, h + 1, a->workers, err_acc_rel(a), err_acc_cos(a));
+    }
+  if (results_commit(f, dir, "hops.csv", err)) return free(rows), CCSIM_ERR_RUNTIME;
+
+  rep->sim_time_s = last;
+  rep->iteration_time_s = last / T;
+  rep->bytes_on_wire = bytes;
+  rep->compression_ratio = bytes > 0 ? dense * T / bytes : 1.0;
+  rep->agg_rel_error = sum_rel / T;
+  rep->agg_cosine = sum_cos / T;
+  rep->host_time_s = host_seconds() - host0;
+  rep->peak_rss_mb = peak_rss_mb();
+
+  json_t *s = json_object();
+  json_object_set_new(s, "name", json_string(e->name));
+  json_object_set_new(s, "ccsim_version", json_string(CCSIM_VERSION));
+  json_object_set_new(s, "workers", json_integer(N));
+  json_object_set_new(s, "compressor", json_string(e->compressor->name));
+  json_object_set_new(s, "memory", json_string(e->memory ? e->memory->name : "none"));
+  json_object_set_new(s, "collective", json_string(e->collective->name));
+  json_object_set_new(s, "iterations", json_integer(T));
+  json_object_set_new(s, "elements", json_integer((json_int_t)e->model.elements));
+  json_object_set_new(s, "sim_time_s", json_real(rep->sim_time_s));
+  json_object_set_new(s, "iteration_time_s", json_real(rep->iteration_time_s));
+  json_object_set_new(s, "time_breakdown_s",
+                      json_pack("{s:f,s:f,s:f,s:f}", "compute", 0.0, "compress", 0.0, "communicate",
+                                rep->sim_time_s, "exposed_communicate", rep->sim_time_s));
+  json_object_set_new(s, "bytes_on_wire", json_real(bytes));
+  json_object_set_new(s, "compression_ratio", json_real(rep->compression_ratio));
+  json_object_set_new(s, "agg_rel_error", json_real(rep->agg_rel_error));
+  json_object_set_new(s, "agg_cosine", json_real(rep->agg_cosine));
+  if (H) {
+    err_acc last_hop = {0};
+    for (int it = 0; it < T; it++) {
+      const err_acc *a = &sh->metrics[it].hops[H - 1];
+      last_hop.err2 += a->err2, last_hop.ref2 += a->ref2, last_hop.out2 += a->out2, last_hop.dot += a->dot;
+    }
+    json_object_set_new(s, "last_hop_rel_error", json_real(err_acc_rel(&last_hop)));
+  }
+  json_object_set_new(s, "data_mode", json_string("full"));
+  json_object_set_new(s, "network_model", json_string(engine_network_model()));
+  json_object_set_new(s, "host_time_s", json_real(rep->host_time_s));
+  json_object_set_new(s, "peak_rss_mb", json_real(rep->peak_rss_mb));
+  json_object_set(s, "experiment", e->resolved);
+  int rc = results_write_json(dir, "summary.json", s, err);
+  json_decref(s);
+  free(rows);
+  return rc;
+}
+
+int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsim_error *err) {
+  const double host0 = host_seconds();
+  memset(rep, 0, sizeof *rep);
+  const char *dir = o->out_dir ? o->out_dir : e->out_dir;
+  snprintf(rep->out_dir, sizeof rep->out_dir, "%s", dir);
+  char platform_path[1200];
+  int rc;
+  if (e->platform.file) {
+    snprintf(platform_path, sizeof platform_path, "%s", e->platform.file);
+  } else if (o->validate_only) {
+    rep->hosts = (size_t)e->platform.hosts;
+    return 0; /* a generated platform needs nothing more to be checked */
+  } else {
+    if ((rc = results_mkdir(dir, err))) return rc;
+    snprintf(platform_path, sizeof platform_path, "%s/platform.xml", dir);
+    if ((rc = platform_write(e, platform_path, err))) return rc;
+  }
+  if ((rc = engine_init(e->platform.network_model, e->platform.crosstraffic, o->cfg, o->ncfg,
+                        o->quiet || o->validate_only, err)))
+    return rc;
+  if ((rc = engine_load_platform(platform_path, err))) return rc;
+  size_t nhosts;
+  engine_hosts(&nhosts);
+  rep->hosts = nhosts;
+  if (nhosts < (size_t)e->workers)
+    return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: workers: %d workers but platform %s has %zu hosts",
+                      e->file, e->workers, platform_path, nhosts);
+  if (o->validate_only) return 0;
+  if ((rc = results_mkdir(dir, err))) return rc;
+
+  shared sh = {.e = e, .quiet = o->quiet, .tty = isatty(2)};
+  grad_source_init(&sh.grads, e);
+  const size_t n = e->model.elements, H = e->collective->hops(e->workers);
+  sh.agg = calloc(n, sizeof *sh.agg);
+  sh.metrics = calloc((size_t)e->iterations, sizeof *sh.metrics);
+  sh.ends = calloc((size_t)e->iterations * e->workers, sizeof *sh.ends);
+  err_acc *hops = calloc((size_t)e->iterations * (H ? H : 1), sizeof *hops);
+  worker *workers = calloc((size_t)e->workers, sizeof *workers);
+  if (!sh.agg || !sh.metrics || !sh.ends || !hops || !workers) {
+    rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements x %d workers", n, e->workers);
+    goto out;
+  }
+  for (int it = 0; it < e->iterations; it++) {
+    sh.metrics[it].hops = hops + (size_t)it * H;
+    sh.metrics[it].nhops = H;
+  }
+  for (int r = 0; r < e->workers; r++) {
+    char cerr[CCOMP_ERRLEN];
+    ccomp_setup su = {.n = n, .workers = (uint32_t)e->workers, .rank = (uint32_t)r, .seed = e->seed};
+    workers[r].sh = &sh;
+    workers[r].rank = r;
+    workers[r].comp = ccomp_new(e->compressor, e->comp_params, &su, cerr, sizeof cerr);
+    if (!workers[r].comp) {
+      rc = ccsim_fail(err, CCSIM_ERR_INPUT, "%s: compressor: %s", e->file, cerr);
+      goto out;
+    }
+    if (e->memory) {
+      workers[r].mem = ccomp_memory_new(e->memory, e->mem_params, n, cerr, sizeof cerr);
+      if (!workers[r].mem) {
+        rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: compressor.memory: %s", e->file, cerr);
+        goto out;
+      }
+    }
+  }
+  for (int r = 0; r < e->workers; r++) {
+    char name[32];
+    snprintf(name, sizeof name, "worker-%d", r);
+    engine_spawn(name, (size_t)r, worker_main, &workers[r]);
+  }
+  engine_run();
+  rc = write_results(e, &sh, dir, host0, rep, err);
+out:
+  for (int r = 0; workers && r < e->workers; r++) {
+    ccomp_free(workers[r].comp);
+    ccomp_memory_free(workers[r].mem);
+    free(workers[r].g);
+  }
+  free(workers);
+  free(hops);
+  free(sh.ends);
+  free(sh.metrics);
+  free(sh.agg);
+  return rc;
+}

@@ -1,0 +1,26 @@
+/* src/run.h — run one experiment: engine, workers, results. */
+#ifndef CCSIM_RUN_H
+#define CCSIM_RUN_H
+
+#include "error.h"
+#include "experiment.h"
+
+typedef struct run_opts {
+  const char *out_dir;   /* overrides the experiment's output.dir when set */
+  char *const *cfg;      /* SimGrid --cfg= / --log= flags */
+  int ncfg;
+  int quiet;             /* no progress on stderr */
+  int validate_only;     /* load the platform and check, run nothing */
+} run_opts;
+
+/* What a run measured, for the caller's human summary. */
+typedef struct run_report {
+  double sim_time_s, iteration_time_s, bytes_on_wire, compression_ratio;
+  double agg_rel_error, agg_cosine, host_time_s, peak_rss_mb;
+  size_t hosts;
+  char out_dir[1024];
+} run_report;
+
+int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsim_error *err);
+
+#endif

@@ -1,0 +1,79 @@
+/* src/units.c — parse "25Gbps", "4MB", "5us". */
+#include "units.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Split "  1.5 GB " into 1.5 and "GB"; -1 if no number or trailing junk. */
+static int split(const char *text, double *value, char *unit, size_t unitlen) {
+  char *end;
+  while (isspace((unsigned char)*text)) text++;
+  if (!*text) return -1;
+  *value = strtod(text, &end);
+  if (end == text || !isfinite(*value)) return -1;
+  while (isspace((unsigned char)*end)) end++;
+  size_t len = strlen(end);
+  while (len && isspace((unsigned char)end[len - 1])) len--;
+  if (len >= unitlen) return -1;
+  memcpy(unit, end, len);
+  unit[len] = 0;
+  return 0;
+}
+
+/* Strip a prefix (k, K, M, G, T, P, Ki, Mi, Gi, Ti) off unit; return its factor. */
+static double prefix(const char **unit) {
+  static const struct { const char *p; double f; } table[] = {
+      {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
+      {"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"P", 1e15},
+  };
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+    size_t n = strlen(table[i].p);
+    if (strncmp(*unit, table[i].p, n) == 0 && (*unit)[n]) {
+      *unit += n;
+      return table[i].f;
+    }
+  }
+  return 1.0;
+}
+
+int units_bandwidth(const char *text, double *out) {
+  double v;
+  char unit[32];
+  if (split(text, &v, unit, sizeof unit)) return -1;
+  const char *u = unit;
+  double f = prefix(&u);
+  if (strcmp(u, "Bps") == 0 || strcmp(u, "B/s") == 0) *out = v * f;
+  else if (strcmp(u, "bps") == 0 || strcmp(u, "b/s") == 0) *out = v * f / 8.0;
+  else return -1;
+  return 0;
+}
+
+int units_size(const char *text, double *out) {
+  double v;
+  char unit[32];
+  if (split(text, &v, unit, sizeof unit)) return -1;
+  const char *u = unit;
+  double f = prefix(&u);
+  if (strcmp(u, "B") == 0) *out = v * f;
+  else if (strcmp(u, "b") == 0) *out = v * f / 8.0;
+  else return -1;
+  return 0;
+}
+
+int units_time(const char *text, double *out) {
+  static const struct { const char *u; double f; } table[] = {
+      {"s", 1.0}, {"ms", 1e-3}, {"us", 1e-6}, {"ns", 1e-9}, {"ps", 1e-12},
+      {"m", 60.0}, {"min", 60.0}, {"h", 3600.0},
+  };
+  double v;
+  char unit[32];
+  if (split(text, &v, unit, sizeof unit)) return -1;
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (strcmp(unit, table[i].u) == 0) {
+      *out = v * table[i].f;
+      return 0;
+    }
+  return -1;
+}
