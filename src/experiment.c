@@ -260,6 +260,7 @@ int experiment_set(json_t *root, const char *file, const char *assignment, ccsim
       return fail(&rd, walked, "--set %s: cannot set inside %s", assignment, type_name(child));
     }
     obj = child;
+    part = nextpart;
   }
   json_decref(value);
   return ccsim_fail(err, CCSIM_ERR_INPUT, "--set %s: empty path", assignment);

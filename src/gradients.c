@@ -66,18 +66,22 @@ static double zig_fix(uint64_t key, uint64_t index, int32_t hz, uint32_t iz) {
   }
 }
 
-double grad_normal(uint64_t key, uint64_t index) {
-  if (!zig_ready) zig_init();
+static inline double normal_fast(uint64_t key, uint64_t index) {
   const int32_t hz = (int32_t)(uint32_t)(ccr_u64(key, index) >> 32);
   const uint32_t iz = (uint32_t)hz & 127;
-  if (abs32(hz) < zig_k[iz]) return hz * zig_w[iz];
+  if (__builtin_expect(abs32(hz) < zig_k[iz], 1)) return hz * zig_w[iz];
   return zig_fix(key, index, hz, iz);
+}
+
+double grad_normal(uint64_t key, uint64_t index) {
+  if (!zig_ready) zig_init();
+  return normal_fast(key, index);
 }
 
 static inline double draw(enum grad_distribution d, uint64_t key, uint64_t t) {
   switch (d) {
   case GRAD_NORMAL:
-    return grad_normal(key, t);
+    return normal_fast(key, t);
   case GRAD_LAPLACE: { /* unit variance: b = 1/sqrt(2) */
     double u = open_unit(key, t) - 0.5;
     double m = -log1p(-2.0 * fabs(u)) * M_SQRT1_2;
@@ -99,8 +103,14 @@ void grad_source_init(grad_source *g, const experiment *e) {
 
 void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo, size_t hi,
                float *out) {
+  if (!zig_ready) zig_init();
   const uint64_t it_key = ccr_key(ccr_key(g->seed, 0x67726164 /* "grad" */), iteration);
   const uint64_t wkey = ccr_key(it_key, worker);
+  if (g->correlation <= 0 && g->distribution == GRAD_NORMAL) {
+    const double scale = g->scale;
+    for (size_t t = lo; t < hi; t++) out[t - lo] = (float)(scale * normal_fast(wkey, t));
+    return;
+  }
   if (g->correlation <= 0) {
     for (size_t t = lo; t < hi; t++) out[t - lo] = (float)(g->scale * draw(g->distribution, wkey, t));
     return;

@@ -278,6 +278,10 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
   }
   engine_run();
   rc = write_results(e, &sh, dir, host0, rep, err);
+  if (!rc && o->keep_aggregate) {
+    rep->aggregate = sh.agg;
+    sh.agg = NULL;
+  }
 out:
   for (int r = 0; workers && r < e->workers; r++) {
     ccomp_free(workers[r].comp);

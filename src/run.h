@@ -11,6 +11,7 @@ typedef struct run_opts {
   int ncfg;
   int quiet;             /* no progress on stderr */
   int validate_only;     /* load the platform and check, run nothing */
+  int keep_aggregate;    /* return the last iteration's aggregate in the report */
 } run_opts;
 
 /* What a run measured, for the caller's human summary. */
@@ -19,6 +20,7 @@ typedef struct run_report {
   double agg_rel_error, agg_cosine, host_time_s, peak_rss_mb;
   size_t hosts;
   char out_dir[1024];
+  float *aggregate; /* [elements], when keep_aggregate; the caller frees it */
 } run_report;
 
 int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsim_error *err);
