@@ -36,7 +36,10 @@ typedef struct ccomp_memory_type {
   /* Set up state for a tensor of n elements; 0 or -1 with err. */
   int (*init)(void *state, const double *params, size_t n, char *err, size_t errlen);
   void (*clear)(void *state);
-  /* p[n] = compressor input for the chunk at offset, from gradient g[n]. */
+  /* p[n] = compressor input for the chunk at offset, from gradient g[n].
+   * Must NOT change the state: a collective may ask for the same chunk more
+   * than once in an iteration (e.g. to compute a global norm first).  State
+   * changes belong in encoded() and aggregated(). */
   void (*compensate)(void *state, const float *g, size_t n, size_t offset, float *p);
   /* After encoding p: own[n] = decode(encode(p)) (when CCOMP_MEM_OWN_DECODE). May be NULL. */
   void (*encoded)(void *state, const float *p, const float *own, size_t n, size_t offset);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "collectives/collective.h"
+#include "engine.h"
 #include "error.h"
 #include "experiment.h"
 #include "run.h"
@@ -13,6 +14,7 @@ static const char usage[] =
     "usage: ccsim run EXPERIMENT.json [--out DIR] [--set PATH=VALUE]... [--quiet] [--cfg=K:V]...\n"
     "       ccsim validate EXPERIMENT.json [--set PATH=VALUE]...\n"
     "       ccsim list compressors|memories|collectives|platforms\n"
+    "       ccsim hosts PLATFORM.xml   the hosts workers run on, in order (worker i on line i)\n"
     "       ccsim --help | --version\n"
     "\n"
     "  run        simulate the experiment; write summary.json, iterations.csv, hops.csv\n"
@@ -96,6 +98,23 @@ int main(int argc, char **argv) {
       return CCSIM_ERR_INPUT;
     }
     return list(argv[2]);
+  }
+  if (!strcmp(cmd, "hosts")) {
+    if (argc != 3) {
+      fputs(usage, stderr);
+      return CCSIM_ERR_INPUT;
+    }
+    ccsim_error err = {0};
+    int rc = engine_init("CM02", 0, NULL, 0, 1, &err);
+    if (!rc) rc = engine_load_platform(argv[2], &err);
+    if (rc) {
+      fprintf(stderr, "ccsim: %s\n", err.msg);
+      return rc;
+    }
+    size_t n;
+    const char *const *h = engine_hosts(&n);
+    for (size_t i = 0; i < n; i++) puts(h[i]);
+    return 0;
   }
   if (strcmp(cmd, "run") && strcmp(cmd, "validate")) {
     fprintf(stderr, "ccsim: unknown command \"%s\"\n%s", cmd, usage);

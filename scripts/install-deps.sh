@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# scripts/install-deps.sh — the Debian 12 packages ccsim needs to build, test
+# and plot.  Run as root.  Skips apt entirely when everything is installed.
+set -eu
+PKGS="build-essential pkg-config meson ninja-build libsimgrid-dev libgsl-dev libjansson-dev
+      python3-matplotlib python3-numpy"
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "installing:$missing" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  # shellcheck disable=SC2086
+  apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi

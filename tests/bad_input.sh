@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# tests/bad_input.sh CCSIM SRCDIR — every bad input gets exit status 2 and one
+# message on stderr naming the file, the JSON path and what was expected.
+set -u
+CCSIM=$1
+SRC=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+# expect NAME EXPECTED-SUBSTRING COMMAND...
+expect() {
+  local name=$1 want=$2
+  shift 2
+  "$@" >"$T/out" 2>"$T/err"
+  local rc=$? lines
+  lines=$(wc -l <"$T/err")
+  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$want" "$T/err"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL $name: exit $rc, $lines stderr lines, wanted \"$want\" in:" >&2
+    sed 's/^/    /' "$T/err" >&2
+  fi
+}
+
+# exp NAME JSON: write $T/NAME.json
+exp() { printf '%s\n' "$2" >"$T/$1.json"; }
+
+ok='"model": {"elements": 64}'
+exp malformed '{"workers": 4,, "model": {"elements": 8}}'
+expect malformed "malformed.json:1:15: malformed JSON" "$CCSIM" validate "$T/malformed.json"
+exp truncated $'{"workers": 4,\n "model": {"elements"'
+expect truncated "truncated.json:3:0: malformed JSON: ':' expected near end of file" "$CCSIM" validate "$T/truncated.json"
+exp empty ''
+expect empty "empty.json:" "$CCSIM" validate "$T/empty.json"
+exp dupkey '{"workers": 4, "workers": 5, '"$ok"'}'
+expect duplicate-key "duplicate object key" "$CCSIM" validate "$T/dupkey.json"
+exp array '[1, 2]'
+expect not-object "array.json: (top level): expected a JSON object" "$CCSIM" validate "$T/array.json"
+expect no-file "nothere.json: cannot open experiment file" "$CCSIM" validate "$T/nothere.json"
+
+exp noworkers '{'"$ok"'}'
+expect missing-key "noworkers.json: workers: missing" "$CCSIM" validate "$T/noworkers.json"
+exp nomodel '{"workers": 2}'
+expect missing-model 'nomodel.json: model: give exactly one of "elements"' "$CCSIM" validate "$T/nomodel.json"
+exp unknown '{"workers": 2, "wrokers": 3, '"$ok"'}'
+expect unknown-key 'unknown.json: wrokers: unknown key "wrokers" (known here: name' "$CCSIM" validate "$T/unknown.json"
+exp unknown2 '{"workers": 2, "platform": {"bandwith": "1Gbps"}, '"$ok"'}'
+expect unknown-nested 'unknown2.json: platform.bandwith: unknown key "bandwith"' "$CCSIM" validate "$T/unknown2.json"
+exp comp '{"workers": 2, "compressor": "zip", '"$ok"'}'
+expect unknown-compressor 'comp.json: compressor.name: unknown compressor "zip" (known: none, fp16' "$CCSIM" validate "$T/comp.json"
+exp cparam '{"workers": 2, "compressor": {"name": "fp16", "ratio": 0.1}, '"$ok"'}'
+expect unknown-param 'cparam.json: compressor.ratio: unknown key "ratio"' "$CCSIM" validate "$T/cparam.json"
+exp mem '{"workers": 2, "compressor": {"name": "fp16", "memory": "forgetful"}, '"$ok"'}'
+expect unknown-memory 'mem.json: compressor.memory: unknown memory "forgetful" (known: none' "$CCSIM" validate "$T/mem.json"
+exp coll '{"workers": 2, "collective": "allreduce/star", '"$ok"'}'
+expect unknown-collective 'coll.json: collective: unknown collective "allreduce/star" (known: allreduce/ring' "$CCSIM" validate "$T/coll.json"
+exp hosts '{"workers": 8, "platform": {"generate": "crossbar", "hosts": 4}, '"$ok"'}'
+expect workers-gt-hosts 'hosts.json: workers: 8 workers but the platform has 4 hosts' "$CCSIM" validate "$T/hosts.json"
+cp "$SRC/tests/data/two_hosts.xml" "$T/two.xml"
+exp hostsxml '{"workers": 4, "platform": "two.xml", '"$ok"'}'
+expect workers-gt-xml-hosts 'hostsxml.json: workers: 4 workers but platform' "$CCSIM" validate "$T/hostsxml.json"
+exp zero '{"workers": 0, '"$ok"'}'
+expect zero-workers 'zero.json: workers: expected an integer in [1, ' "$CCSIM" validate "$T/zero.json"
+exp negel '{"workers": 2, "model": {"elements": -5}}'
+expect negative-elements 'negel.json: model.elements: expected an integer in [1, ' "$CCSIM" validate "$T/negel.json"
+exp zerosize '{"workers": 2, "model": {"size": "0MB"}}'
+expect zero-size 'zerosize.json: model.size: expected a size' "$CCSIM" validate "$T/zerosize.json"
+exp negbw '{"workers": 2, "platform": {"bandwidth": "-1Gbps"}, '"$ok"'}'
+expect negative-bandwidth 'negbw.json: platform.bandwidth: expected a bandwidth' "$CCSIM" validate "$T/negbw.json"
+exp unit '{"workers": 2, "platform": {"bandwidth": "25Gbs"}, '"$ok"'}'
+expect bad-unit 'unit.json: platform.bandwidth: expected a bandwidth such as "25Gbps" or "10GBps", got "25Gbs" (unknown unit)' "$CCSIM" validate "$T/unit.json"
+exp lat '{"workers": 2, "platform": {"latency": "5 parsecs"}, '"$ok"'}'
+expect bad-time-unit 'lat.json: platform.latency: expected a time' "$CCSIM" validate "$T/lat.json"
+exp sizeunit '{"workers": 2, "model": {"size": "4 megs"}}'
+expect bad-size-unit 'sizeunit.json: model.size: expected a size' "$CCSIM" validate "$T/sizeunit.json"
+exp nofile '{"workers": 2, "platform": "no/such/platform.xml", '"$ok"'}'
+expect missing-platform 'nofile.json: platform.file: cannot open platform file' "$CCSIM" validate "$T/nofile.json"
+exp model '{"workers": 2, "platform": {"network_model": "FOO"}, '"$ok"'}'
+expect bad-network-model 'model.json: platform.network_model: unknown value "FOO" (known: CM02' "$CCSIM" validate "$T/model.json"
+exp iters '{"workers": 2, "iterations": "ten", '"$ok"'}'
+expect wrong-type 'iters.json: iterations: expected an integer' "$CCSIM" validate "$T/iters.json"
+exp both '{"workers": 2, "platform": {"file": "two.xml", "generate": "crossbar"}, '"$ok"'}'
+expect file-and-generate 'both.json: platform: give either "file" or "generate"' "$CCSIM" validate "$T/both.json"
+exp good '{"workers": 2, '"$ok"'}'
+expect set-syntax '--set workers: expected PATH=VALUE' "$CCSIM" validate "$T/good.json" --set workers
+expect set-value 'good.json: workers: expected an integer in [1, ' "$CCSIM" validate "$T/good.json" --set workers=-3
+expect set-into-scalar 'good.json: workers: --set workers.x=1: cannot set inside an integer' "$CCSIM" validate "$T/good.json" --set workers.x=1
+expect run-bad-unit 'good.json: platform.latency: expected a time' "$CCSIM" run "$T/good.json" --out "$T/o" --set platform.latency=fast
+
+# and a good file is fine, with exit 0
+if "$CCSIM" validate "$T/good.json" >/dev/null 2>&1; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL good file rejected" >&2; fi
+echo "bad_input: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
