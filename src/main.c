@@ -122,7 +122,8 @@ int main(int argc, char **argv) {
   }
   const char *file = NULL;
   char **sets = calloc((size_t)argc, sizeof *sets), **cfg = calloc((size_t)argc, sizeof *cfg);
-  int nsets = 0, ncfg = 0;
+  int nsets = 0, ncfg = 0, rc = CCSIM_ERR_INPUT;
+  experiment *e = NULL;
   run_opts o = {0};
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
@@ -134,28 +135,29 @@ int main(int argc, char **argv) {
     else if (!strncmp(a, "--cfg=", 6) || !strncmp(a, "--log=", 6)) cfg[ncfg++] = argv[i];
     else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "ccsim %s: unknown or incomplete option \"%s\"\n%s", cmd, a, usage);
-      return CCSIM_ERR_INPUT;
+      goto done;
     } else if (!file) file = a;
     else {
       fprintf(stderr, "ccsim %s: one experiment file at a time (got \"%s\" and \"%s\")\n", cmd, file, a);
-      return CCSIM_ERR_INPUT;
+      goto done;
     }
   }
   if (!file) {
     fprintf(stderr, "ccsim %s: missing EXPERIMENT.json\n%s", cmd, usage);
-    return CCSIM_ERR_INPUT;
+    goto done;
   }
   ccsim_error err = {0};
-  experiment *e = experiment_load(file, sets, nsets, &err);
+  e = experiment_load(file, sets, nsets, &err);
   if (!e) {
     fprintf(stderr, "ccsim: %s\n", err.msg);
-    return err.code ? err.code : CCSIM_ERR_INPUT;
+    rc = err.code ? err.code : CCSIM_ERR_INPUT;
+    goto done;
   }
   o.cfg = cfg;
   o.ncfg = ncfg;
   o.validate_only = !strcmp(cmd, "validate");
   run_report rep;
-  int rc = run_experiment(e, &o, &rep, &err);
+  rc = run_experiment(e, &o, &rep, &err);
   if (rc) {
     fprintf(stderr, "ccsim: %s\n", err.msg);
   } else if (o.validate_only) {
@@ -165,6 +167,7 @@ int main(int argc, char **argv) {
   } else {
     human_summary(e, &rep);
   }
+done:
   experiment_free(e);
   free(sets);
   free(cfg);
