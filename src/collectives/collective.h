@@ -64,6 +64,7 @@ typedef struct coll_ctx {
   coll_metrics *metrics;
   uint64_t key;        /* private randomness of this worker and iteration */
   uint64_t shared_key; /* shared by all workers for this iteration */
+  float global_max;    /* CCOMP_GLOBAL_MAX compressors: max over workers, once known */
 } coll_ctx;
 
 typedef struct collective_type {

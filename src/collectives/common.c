@@ -44,7 +44,7 @@ ccomp_call coll_call(const coll_ctx *ctx, size_t offset, uint64_t salt) {
       .shared_key = ctx->shared_key,
       .offset = offset,
       .iteration = ctx->iteration,
-      .global_max = 0,
+      .global_max = ctx->global_max,
   };
   return c;
 }

@@ -52,8 +52,8 @@ static float global_max(coll_ctx *ctx) {
 
 static void ring_run(coll_ctx *ctx) {
   const int N = ctx->nworkers, r = ctx->rank, next = (r + 1) % N, prev = (r + N - 1) % N;
-  float gmax = 0;
-  if (N > 1 && (ctx->comp->type->flags & CCOMP_GLOBAL_MAX)) gmax = global_max(ctx);
+  ctx->global_max = 0;
+  if (ctx->comp->type->flags & CCOMP_GLOBAL_MAX) ctx->global_max = global_max(ctx);
   size_t lo, hi, maxchunk = ctx->n / (size_t)N + 1;
   float *y = malloc(maxchunk * sizeof *y);
 
@@ -74,7 +74,6 @@ static void ring_run(coll_ctx *ctx) {
     coll_chunk(ctx->n, N, c, &lo, &hi);
     coll_msg *own = coll_encode_own(ctx, c, lo, hi);
     ccomp_call call = coll_call(ctx, lo, 1 + (uint64_t)s);
-    call.global_max = gmax;
     coll_msg *sum = calloc(1, sizeof *sum);
     sum->chunk = c;
     sum->n = in->n;
@@ -97,7 +96,6 @@ static void ring_run(coll_ctx *ctx) {
   coll_chunk(ctx->n, N, hold->chunk, &lo, &hi);
   {
     ccomp_call call = coll_call(ctx, lo, 0xF1);
-    call.global_max = gmax;
     ccomp_decode(ctx->comp, hold->bytes, hold->nbytes, hold->n, hold->workers, &call, y);
     ccomp_finish(ctx->comp, y, hold->n, hold->workers);
     err_acc_add(&ctx->metrics->final, y, hold->exact, hold->n, 1.0 / N);
@@ -112,8 +110,7 @@ static void ring_run(coll_ctx *ctx) {
     if (!ctx->out_shared) {
       coll_chunk(ctx->n, N, in->chunk, &lo, &hi);
       ccomp_call call = coll_call(ctx, lo, 0xF1);
-      call.global_max = gmax;
-      ccomp_decode(ctx->comp, in->bytes, in->nbytes, in->n, in->workers, &call, ctx->out + lo);
+        ccomp_decode(ctx->comp, in->bytes, in->nbytes, in->n, in->workers, &call, ctx->out + lo);
       ccomp_finish(ctx->comp, ctx->out + lo, in->n, in->workers);
     }
     comm_wait(req);
