@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "collectives/collective.h"
 #include "engine.h"
 #include "error.h"
@@ -14,6 +15,7 @@ static const char usage[] =
     "usage: ccsim run EXPERIMENT.json [--out DIR] [--set PATH=VALUE]... [--quiet] [--cfg=K:V]...\n"
     "       ccsim validate EXPERIMENT.json [--set PATH=VALUE]...\n"
     "       ccsim list compressors|memories|collectives|platforms\n"
+    "       ccsim bench [--compressor NAME] [--elements N]... [--repeat R] [--json]\n"
     "       ccsim hosts PLATFORM.xml   the hosts workers run on, in order (worker i on line i)\n"
     "       ccsim --help | --version\n"
     "\n"
@@ -99,6 +101,7 @@ int main(int argc, char **argv) {
     }
     return list(argv[2]);
   }
+  if (!strcmp(cmd, "bench")) return bench_main(argc - 2, argv + 2);
   if (!strcmp(cmd, "hosts")) {
     if (argc != 3) {
       fputs(usage, stderr);

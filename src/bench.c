@@ -1,0 +1,169 @@
+/* src/bench.c — encode, decode and combine throughput of every compressor,
+ * beside memcpy measured in the same run, on one core.
+ *
+ * Each figure is the best of `repeat` timed runs (the least disturbed by the
+ * rest of the machine), over a Gaussian input from the gradient generator.
+ * Throughput is given in G elements/s and in GB/s of fp32 input (4 bytes per
+ * element); `memcpy` copies the same 4n bytes.  These are benchmarks, not
+ * tests: they print, they do not assert. */
+#include "bench.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "compressor.h"
+#include "gradients.h"
+#include "rng.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+typedef struct row {
+  const char *name, *op;
+  size_t n;
+  double seconds;
+} row;
+
+static volatile uint8_t sink;
+
+static double time_memcpy(const float *x, float *y, size_t n, int repeat) {
+  double best = INFINITY;
+  for (int r = 0; r < repeat; r++) {
+    double t0 = now();
+    memcpy(y, x, n * sizeof *x);
+    double t = now() - t0;
+    sink ^= ((const uint8_t *)y)[n / 2];
+    if (t < best) best = t;
+  }
+  return best;
+}
+
+/* Time encode, decode and (summable) combine of t on n elements. */
+static int bench_type(const ccomp_type *t, const float *x, const float *x2, float *y, size_t n,
+                      int repeat, row *rows, int *nrows) {
+  char err[CCOMP_ERRLEN];
+  ccomp_setup su = {.n = n, .workers = 16, .rank = 0, .seed = 1};
+  ccomp *c = ccomp_new(t, NULL, &su, err, sizeof err);
+  if (!c) {
+    fprintf(stderr, "ccsim bench: %s: %s\n", t->name, err);
+    return -1;
+  }
+  size_t cap = ccomp_max_wire_bytes(c, n);
+  uint8_t *a = malloc(cap + 1), *b = malloc(cap + 1), *s = malloc(cap + 1);
+  ccomp_call call = {.key = ccr_key(1, 2), .shared_key = ccr_key(3, 4), .offset = 0, .iteration = 0};
+  if (t->flags & CCOMP_GLOBAL_MAX)
+    call.global_max = fmaxf(t->local_stat(c->state, x, n), t->local_stat(c->state, x2, n));
+  double enc = INFINITY, dec = INFINITY, com = INFINITY;
+  size_t na = 0, nb = 0;
+  for (int r = 0; r < repeat; r++) {
+    double t0 = now();
+    na = ccomp_encode(c, x, n, &call, a);
+    double t1 = now();
+    ccomp_decode(c, a, na, n, 1, &call, y);
+    double t2 = now();
+    enc = fmin(enc, t1 - t0);
+    dec = fmin(dec, t2 - t1);
+  }
+  rows[(*nrows)++] = (row){t->name, "encode", n, enc};
+  rows[(*nrows)++] = (row){t->name, "decode", n, dec};
+  if ((t->flags & CCOMP_SUMMABLE) && t->combine) {
+    ccomp_call call2 = call;
+    call2.key = ccr_key(5, 6);
+    nb = ccomp_encode(c, x2, n, &call2, b);
+    for (int r = 0; r < repeat; r++) {
+      double t0 = now();
+      size_t ns = ccomp_combine(c, a, na, 1, b, nb, 1, n, &call, s);
+      com = fmin(com, now() - t0);
+      sink ^= s[ns / 2];
+    }
+    rows[(*nrows)++] = (row){t->name, "combine", n, com};
+  }
+  sink ^= (uint8_t)y[n / 3];
+  free(a), free(b), free(s);
+  ccomp_free(c);
+  return 0;
+}
+
+int bench_main(int argc, char **argv) {
+  const char *only = NULL;
+  size_t sizes[8] = {1u << 20, 1u << 24};
+  int nsizes = 2, json = 0, repeat = 5;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--compressor") && i + 1 < argc) only = argv[++i];
+    else if (!strcmp(argv[i], "--elements") && i + 1 < argc) {
+      char *end;
+      long long v = strtoll(argv[++i], &end, 10);
+      if (*end || v < 1 || v > (1ll << 32)) {
+        fprintf(stderr, "ccsim bench: --elements: expected an integer in [1, 2^32], got \"%s\"\n", argv[i]);
+        return 2;
+      }
+      if (nsizes == 2 && sizes[0] == (1u << 20) && sizes[1] == (1u << 24)) nsizes = 0;
+      if (nsizes < 8) sizes[nsizes++] = (size_t)v;
+    } else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
+      repeat = atoi(argv[++i]);
+      if (repeat < 1) {
+        fprintf(stderr, "ccsim bench: --repeat: expected an integer >= 1\n");
+        return 2;
+      }
+    } else if (!strcmp(argv[i], "--json")) json = 1;
+    else {
+      fprintf(stderr, "usage: ccsim bench [--compressor NAME] [--elements N]... [--repeat R] [--json]\n");
+      return 2;
+    }
+  }
+  if (only && !ccomp_find(only)) {
+    fprintf(stderr, "ccsim bench: unknown compressor \"%s\" (known: %s)\n", only, ccomp_names());
+    return 2;
+  }
+  size_t count, maxn = 0;
+  const ccomp_type *const *reg = ccomp_registry(&count);
+  for (int k = 0; k < nsizes; k++) maxn = sizes[k] > maxn ? sizes[k] : maxn;
+  float *x = malloc(maxn * sizeof *x), *x2 = malloc(maxn * sizeof *x2), *y = malloc(maxn * sizeof *y);
+  row *rows = calloc((count * 3 + 1) * (size_t)nsizes, sizeof *rows);
+  if (!x || !x2 || !y || !rows) {
+    fprintf(stderr, "ccsim bench: out of memory for %zu elements\n", maxn);
+    return 1;
+  }
+  grad_source g = {.distribution = GRAD_NORMAL, .scale = 0.01, .correlation = 0, .seed = 7};
+  grad_fill(&g, 0, 0, 0, maxn, x);
+  grad_fill(&g, 1, 0, 0, maxn, x2);
+  int nrows = 0;
+  for (int k = 0; k < nsizes; k++) {
+    rows[nrows++] = (row){"memcpy", "copy", sizes[k], time_memcpy(x, y, sizes[k], repeat)};
+    for (size_t i = 0; i < count; i++)
+      if (!only || !strcmp(only, reg[i]->name))
+        if (bench_type(reg[i], x, x2, y, sizes[k], repeat, rows, &nrows)) return 1;
+  }
+  json_t *out = json ? json_array() : NULL;
+  if (!json) printf("%-14s %-8s %10s %12s %10s %9s %9s\n", "compressor", "op", "elements", "seconds",
+                    "Gelem/s", "GB/s", "%memcpy");
+  double ref = 0;
+  for (int r = 0; r < nrows; r++) {
+    const row *w = &rows[r];
+    if (!strcmp(w->name, "memcpy")) ref = w->n / w->seconds;
+    double rate = w->n / w->seconds;
+    if (json) {
+      json_array_append_new(out, json_pack("{s:s,s:s,s:I,s:f,s:f,s:f,s:f}", "compressor", w->name,
+                                           "op", w->op, "elements", (json_int_t)w->n, "seconds",
+                                           w->seconds, "gelem_per_s", rate / 1e9, "gbytes_per_s",
+                                           4 * rate / 1e9, "fraction_of_memcpy", rate / ref));
+    } else {
+      printf("%-14s %-8s %10zu %12.6f %10.3f %9.2f %8.1f%%\n", w->name, w->op, w->n, w->seconds,
+             rate / 1e9, 4 * rate / 1e9, 100 * rate / ref);
+    }
+  }
+  if (json) {
+    json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    putchar('\n');
+    json_decref(out);
+  }
+  free(x), free(x2), free(y), free(rows);
+  return 0;
+}
