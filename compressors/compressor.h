@@ -126,6 +126,29 @@ struct ccomp_type {
    * Randomized compressors state a bound that holds with overwhelming
    * probability (say which in the file).  The generic test enforces it. */
   double (*roundtrip_bound)(const void *state, const float *x, size_t n);
+
+  /* Optional, multi-phase compressors (PowerSGD); 0 / NULL in all others.
+   * A type with phases >= 2 aggregates in `phases` rounds per iteration.  In
+   * round p each worker writes phase_bytes(n, p) bytes of little-endian fp32
+   * (the 'none' wire format) from its input x[n] and the state earlier rounds
+   * left (phase_encode); the collective SUMS these payloads over all workers
+   * exactly as it sums an uncompressed tensor (a plain all-reduce: any
+   * chunking at 4-byte boundaries, fp32 adds); every worker then hands the
+   * sum, with the same x, to phase_decode, which updates the state and, in
+   * the last round, writes y[n] = the decoded sum over the `workers` workers
+   * (finish() applies as usual).  Each round is encoded and decoded once per
+   * worker, rounds in order; n is the whole tensor (phases do not chunk).
+   * The single-shot encode/decode above stays a real compressor for
+   * collectives that do not drive phases (all-gather, parameter server): it
+   * runs every round locally, as one worker.  phase_cost: one worker's
+   * phase_encode (op CCOMP_ENCODE) or phase_decode (CCOMP_DECODE) of round p. */
+  unsigned phases;
+  size_t (*phase_bytes)(const void *state, size_t n, unsigned phase);
+  void (*phase_encode)(void *state, const float *x, size_t n, unsigned phase,
+                       const ccomp_call *call, uint8_t *out);
+  void (*phase_decode)(void *state, const float *x, const uint8_t *sum, size_t n, unsigned phase,
+                       uint32_t workers, const ccomp_call *call, float *y);
+  void (*phase_cost)(const void *state, size_t n, unsigned phase, enum ccomp_op op, ccomp_cost *c);
 };
 
 /* An instance: its type, its setup, and its state. */
@@ -168,6 +191,28 @@ size_t ccomp_combine(const ccomp *c, const uint8_t *a, size_t na, uint32_t ka, c
                      size_t nb, uint32_t kb, size_t n, const ccomp_call *call, uint8_t *out);
 void ccomp_finish(const ccomp *c, float *y, size_t n, uint32_t workers);
 void ccomp_cost_of(const ccomp *c, size_t n, enum ccomp_op op, ccomp_cost *cost);
+
+/* Multi-phase types (see struct ccomp_type): rounds per iteration, 1 for the others. */
+static inline unsigned ccomp_phases(const ccomp *c) {
+  return c->type->phases > 1 ? c->type->phases : 1;
+}
+static inline size_t ccomp_phase_bytes(const ccomp *c, size_t n, unsigned phase) {
+  return c->type->phase_bytes(c->state, n, phase);
+}
+static inline void ccomp_phase_encode(ccomp *c, const float *x, size_t n, unsigned phase,
+                                      const ccomp_call *call, uint8_t *out) {
+  c->type->phase_encode(c->state, x, n, phase, call, out);
+}
+static inline void ccomp_phase_decode(ccomp *c, const float *x, const uint8_t *sum, size_t n,
+                                      unsigned phase, uint32_t workers, const ccomp_call *call,
+                                      float *y) {
+  c->type->phase_decode(c->state, x, sum, n, phase, workers, call, y);
+}
+static inline void ccomp_phase_cost_of(const ccomp *c, size_t n, unsigned phase,
+                                       enum ccomp_op op, ccomp_cost *cost) {
+  *cost = (ccomp_cost){0, 0, 0, 0};
+  if (c->type->phase_cost) c->type->phase_cost(c->state, n, phase, op, cost);
+}
 
 #ifdef __cplusplus
 }

@@ -7,10 +7,39 @@
 #include "memory.h"
 
 extern const ccomp_type ccomp_none, ccomp_fp16;
+/* sparsifiers, sketches, low rank */
+extern const ccomp_type ccomp_topk, ccomp_randomk, ccomp_threshold, ccomp_dgc, ccomp_sbc,
+    ccomp_stc, ccomp_s2_sketch, ccomp_powersgd;
+/* quantizers and sign methods */
+extern const ccomp_type ccomp_bf16, ccomp_signsgd, ccomp_ef_signsgd, ccomp_signum, ccomp_onebit,
+    ccomp_terngrad, ccomp_qsgd, ccomp_natural, ccomp_global_qsgd, ccomp_marsit, ccomp_sign_ring;
 
 static const ccomp_type *const registry[] = {
     &ccomp_none,
     &ccomp_fp16,
+    /* sparsifiers, sketches, low rank */
+    &ccomp_topk,
+    &ccomp_randomk,
+    &ccomp_threshold,
+    &ccomp_dgc,
+    &ccomp_sbc,
+    &ccomp_stc,
+    &ccomp_s2_sketch,
+    &ccomp_powersgd,
+    /* end sparsifiers, sketches, low rank */
+    /* quantizers and sign methods */
+    &ccomp_bf16,
+    &ccomp_signsgd,
+    &ccomp_ef_signsgd,
+    &ccomp_signum,
+    &ccomp_onebit,
+    &ccomp_terngrad,
+    &ccomp_qsgd,
+    &ccomp_natural,
+    &ccomp_global_qsgd,
+    &ccomp_marsit,
+    &ccomp_sign_ring,
+    /* end quantizers and sign methods */
 };
 
 const ccomp_type *const *ccomp_registry(size_t *count) {
@@ -35,9 +64,15 @@ const char *ccomp_names(void) {
 }
 
 extern const ccomp_memory_type ccomp_memory_residual;
+extern const ccomp_memory_type ccomp_memory_dgc; /* sparsifiers, sketches, low rank */
+/* quantizers and sign methods */
+extern const ccomp_memory_type ccomp_memory_ef_sign, ccomp_memory_marsit;
 
 static const ccomp_memory_type *const memories[] = {
     &ccomp_memory_residual,
+    &ccomp_memory_dgc, /* sparsifiers, sketches, low rank */
+    &ccomp_memory_ef_sign, /* quantizers and sign methods */
+    &ccomp_memory_marsit,  /* quantizers and sign methods */
 };
 
 const ccomp_memory_type *const *ccomp_memory_registry(size_t *count) {

@@ -3,14 +3,15 @@
  * registered.  For each, with default parameters, at several sizes:
  *   - encode writes <= max_wire_bytes(n) bytes (== for CCOMP_FIXED_SIZE);
  *   - same keys, fresh instance => identical bytes (determinism);
- *   - chunked encoding at the right offsets gives the same decoded values as
- *     encoding whole, for compressors whose randomness is per element;
  *   - ||decode(encode(x)) - x|| <= the compressor's stated roundtrip_bound;
  *   - summable: decode(combine(E(a), E(b)), 2) is within the bound of
  *     decode(E(a)) + decode(E(b)) computed in fp32;
  *   - cost() reports non-negative figures.
  * Inputs are Gaussian (the synthetic gradient generator's own distribution is
- * tested in test_gradients.c), drawn from compressors/rng.h. */
+ * tested in test_gradients.c), drawn from compressors/rng.h.  Chunked
+ * encoding at offsets is checked per compressor family in test_quantizers.c,
+ * test_signs.c and test_sparsifiers.c, where its meaning differs (per-element
+ * randomness vs per-chunk statistics). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,8 @@ static void test_type(const ccomp_type *t) {
             t->roundtrip_bound,
         "%s: descriptor has an empty mandatory slot", t->name);
   CHECK(!(t->flags & CCOMP_SUMMABLE) || t->combine, "%s: summable without combine", t->name);
+  CHECK(t->phases < 2 || (t->phase_bytes && t->phase_encode && t->phase_decode && t->phase_cost),
+        "%s: %u phases without the phase slots", t->name, t->phases);
   for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
     size_t n = sizes[si];
     float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *z = malloc(n * sizeof *z);

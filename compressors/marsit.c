@@ -1,0 +1,173 @@
+/* compressors/marsit.c — Marsit's 1-bit payload with unbiased bit-wise
+ * aggregation (ALGORITHMS.md 1.1).  The paper's abstract states the goal (one
+ * bit per coordinate per hop, an aggregated sign that is unbiased, and a
+ * global compensation, see mem_marsit.c); the combine rule below is
+ * [reconstructed]: no public code or full text was available.
+ *
+ *   wire:  +-------------------------+--------------------------------------+
+ *          | k: workers, uint32 LE   | ceil(d/8) bytes: sign bits, LSB first |
+ *          +-------------------------+--------------------------------------+
+ *
+ * encode: k = 1, bit = (x >= 0).
+ * combine(A with ka workers, B with kb): for every coordinate take A's bit
+ *   with probability ka / (ka + kb), else B's bit; k = ka + kb.  By induction
+ *   the bit is then that of a uniformly chosen worker among the ka + kb, so
+ *   E[+-1 output] = (1/n) sum_i sign(p_i): unbiased for the MEAN SIGN, in
+ *   any order of combines (ring, tree, torus).  [reconstructed]
+ * decode(workers = k) = k * (+-1), the payload's estimate of the sum of the
+ *   k workers' signs, so finish() (the mean) gives +-1 with expectation the
+ *   mean sign.  The all-gather phase forwards payloads unchanged.
+ *
+ * The random mask M (bit = 1: take A) is drawn 64 coordinates at a time, as a
+ * pure function of (call->key, ka, kb, global index): coordinate g uses bit
+ * g mod 64 of mask word g / 64 of that stream, so a chunk combined at any
+ * offset gets the bits the whole tensor would; out = (M & a) | (~M & b).
+ * A mask word with P(bit) = p is built by comparing, lane-wise, a uniform
+ * U = 0.r0 r1 r2 ... (r_j a random word per binary digit) with the binary
+ * digits of p, most significant first: a lane is decided at the first digit
+ * where they differ, so on average a word needs ~log2(64) + 2 draws, and
+ * P(bit) equals p truncated to 64 binary digits (error < 2^-64).
+ * Each combine of the same coordinates must have an independent mask: the
+ * collective must give them distinct call->key (ccsim's ring salts the key by
+ * hop); ka and kb are mixed into the stream as an extra guard. */
+#include <assert.h>
+#include <math.h>
+
+#include "compressor.h"
+#include "qbits.h"
+
+#define MASK_SALT 0x6d61727369742d6dull /* "marsit-m" */
+
+static size_t marsit_max_wire_bytes(const void *state, size_t n) {
+  (void)state;
+  return 4 + (n + 7) / 8;
+}
+
+static size_t marsit_encode(void *state, const float *x, size_t n, const ccomp_call *call,
+                            uint8_t *out) {
+  (void)state, (void)call;
+  qb_put32(out, 1);
+  qb_pack_signs(x, n, out + 4);
+  return 4 + (n + 7) / 8;
+}
+
+static void marsit_decode(const void *state, const uint8_t *in, size_t nbytes, size_t n,
+                          uint32_t workers, const ccomp_call *call, float *y) {
+  (void)state, (void)nbytes, (void)call;
+  const uint32_t k = qb_get32(in);
+  assert(k == workers && "marsit: payload worker count differs from the collective's");
+  (void)workers;
+  qb_unpack_signs(in + 4, n, (float)k, -(float)k, y);
+}
+
+/* floor(ka 2^64 / (ka + kb)): the probability of taking A in 64 binary digits. */
+static uint64_t take_a_prob(uint32_t ka, uint32_t kb) {
+  const uint64_t K = (uint64_t)ka + kb;
+  if (kb == 0) return UINT64_MAX; /* 1 - 2^-64 */
+  /* long division of ka / K, 64 binary digits (ka < K) */
+  uint64_t rem = ka, p = 0;
+  for (int j = 0; j < 64; j++) {
+    rem <<= 1;
+    p <<= 1;
+    if (rem >= K) rem -= K, p |= 1;
+  }
+  return p;
+}
+
+/* Mask word W of the stream: each bit 1 with probability p / 2^64. */
+static uint64_t mask_word(uint64_t key, uint64_t W, uint64_t p) {
+  uint64_t undecided = ~0ull, take = 0;
+  for (int j = 0; j < 64 && undecided; j++) {
+    const uint64_t pj = (p >> (63 - j)) & 1 ? ~0ull : 0, r = ccr_u64(key, W * 64 + (uint64_t)j);
+    const uint64_t differ = (r ^ pj) & undecided; /* lanes decided at this digit */
+    take |= differ & pj;                          /* r_j = 0 < p_j = 1: U < p */
+    undecided &= ~differ;
+    if ((p << j << 1) == 0) break; /* p's remaining digits are 0: the rest have U >= p */
+  }
+  return take;
+}
+
+static size_t marsit_combine(const void *state, const uint8_t *a, size_t na, uint32_t ka,
+                             const uint8_t *b, size_t nb, uint32_t kb, size_t n,
+                             const ccomp_call *call, uint8_t *out) {
+  (void)state, (void)na, (void)nb;
+  const uint32_t ha = qb_get32(a), hb = qb_get32(b);
+  assert(ha == ka && hb == kb && "marsit: payload worker counts differ from the collective's");
+  (void)ka, (void)kb;
+  const uint64_t p = take_a_prob(ha, hb);
+  const uint64_t key = ccr_key(ccr_key(call->key, MASK_SALT), (uint64_t)ha << 32 | hb);
+  qb_put32(out, ha + hb);
+  a += 4, b += 4, out += 4;
+  /* Payload word w holds global coordinates offset + 64 w + j, which straddle
+   * mask words W0 + w and W0 + w + 1 when the offset is not a multiple of 64. */
+  const uint64_t W0 = call->offset / 64;
+  const unsigned sh = (unsigned)(call->offset % 64);
+  uint64_t cur = mask_word(key, W0, p);
+  const size_t nw = (n + 63) / 64;
+  for (size_t w = 0; w < nw; w++) {
+    uint64_t m = cur >> sh;
+    const size_t gend = sh + (w + 1 == nw ? n - 64 * w : 64); /* bits needed, from word W0+w */
+    if (gend > 64) {
+      const uint64_t next = mask_word(key, W0 + w + 1, p);
+      m |= next << (64 - sh);
+      cur = next;
+    } else if (sh) {
+      cur = 0; /* not needed: the chunk ends inside this mask word */
+    } else {
+      cur = w + 1 < nw ? mask_word(key, W0 + w + 1, p) : 0;
+    }
+    const size_t nbytes = w + 1 == nw ? ((n - 64 * w) + 7) / 8 : 8;
+    const uint64_t va = qb_get_partial(a + 8 * w, nbytes), vb = qb_get_partial(b + 8 * w, nbytes);
+    qb_put_partial(out + 8 * w, (m & va) | (~m & vb), nbytes);
+  }
+  return 4 + (n + 7) / 8;
+}
+
+static void marsit_cost(const void *state, size_t n, enum ccomp_op op, ccomp_cost *c) {
+  (void)state;
+  const double d = (double)n, w = (double)((n + 7) / 8) + 4;
+  switch (op) {
+  case CCOMP_ENCODE:
+    c->launches = 1, c->bytes_read = 4 * d, c->bytes_written = w, c->flops = d;
+    break;
+  case CCOMP_DECODE:
+    c->launches = 1, c->bytes_read = w, c->bytes_written = 4 * d, c->flops = d;
+    break;
+  case CCOMP_COMBINE: /* ~8 random words of ~12 integer ops per 64 coordinates, and a select */
+    c->launches = 1, c->bytes_read = 2 * w, c->bytes_written = w, c->flops = 2 * d;
+    break;
+  }
+}
+
+/* A round trip (k = 1) errs by |1 - |x_i|| <= 1 + |x_i| per coordinate; a
+ * combine of two single-worker payloads decodes to +-2 where their decoded
+ * sum is 0, an error of 2.  |x_i| + 2 per coordinate covers both
+ * (deterministic). */
+static double marsit_roundtrip_bound(const void *state, const float *x, size_t n) {
+  (void)state;
+  double s = 0;
+  for (size_t i = 0; i < n; i++) {
+    double e = fabs((double)x[i]) + 2.0;
+    s += e * e;
+  }
+  return sqrt(s);
+}
+
+const ccomp_type ccomp_marsit = {
+    .name = "marsit",
+    .summary = "Marsit: sign bits + worker count, summable by an unbiased random bit choice",
+    .flags = CCOMP_SUMMABLE | CCOMP_FIXED_SIZE,
+    .params = NULL,
+    .nparams = 0,
+    .state_size = 0,
+    .init = NULL,
+    .clear = NULL,
+    .max_wire_bytes = marsit_max_wire_bytes,
+    .encode = marsit_encode,
+    .decode = marsit_decode,
+    .combine = marsit_combine,
+    .finish = NULL,
+    .local_stat = NULL,
+    .cost = marsit_cost,
+    .roundtrip_bound = marsit_roundtrip_bound,
+};

@@ -1,0 +1,244 @@
+/* compressors/s2_sketch.c — S2 Reducer's count sketch for sparse gradients
+ * (Ge et al., "S2 Reducer: High-Performance Sparse Communication to
+ * Accelerate Distributed Deep Learning", ICASSP 2022); ALGORITHMS.md 1.4.
+ *
+ * The chunk x[n] is viewed as R = ceil(n / m) rows of m = 'cols' elements (an
+ * embedding table's gradient: R vocabulary rows, m = embedding dimension; the
+ * last row may be short).  [code] Count sketch (Charikar, Chen &
+ * Farach-Colton, ICALP 2002) with c = max(1, ceil(ratio * R * m)) columns and
+ * 'depth' hash rows (the reference uses one): for every non-zero x[t], each
+ * hash row r adds sign_r(t) x[t] to table_r[bucket_r(t)]; a bitmap marks the
+ * rows of x holding any non-zero.  Both are linear, so payloads are summable.
+ * Decode, for each row set in the bitmap:
+ *     est(t) = median over r of sign_r(t) table_r[bucket_r(t)]   (the SUM over
+ * the workers; finish() divides by n), and zero in the other rows.
+ *
+ * Hashes: h = ccr_u64(ccr_key(shared_key, r), offset + t), a pure function of
+ * the shared key and the global index, identical on every worker; sign = bit
+ * 0, bucket = the other 63 bits mapped onto [0, c) by multiply-shift.
+ *
+ * Summable: combine adds the tables in fp32 and ORs the bitmaps.  OR rather
+ * than a count per row keeps the payload at 32 c depth + R bits for any
+ * number of workers (a count would need R ceil(log2(n+1)) bits) and is all
+ * recovery needs: which rows anyone touched.  A row touched by one worker
+ * only is decoded from the summed table: its estimate carries the other
+ * workers' collisions, exactly as if one worker had sent the sum.
+ *
+ *     +---------------------------------------+---------------------------+
+ *     | table: depth x c fp32, LE, row-major  | bitmap: R bits, LSB-first |
+ *     +---------------------------------------+---------------------------+
+ */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "compressor.h"
+#include "bitstream.h"
+#include "rng.h"
+#include "sparse_pairs.h"
+
+#define S2_MAX_DEPTH 15
+
+static const ccomp_param s2_params[] = {
+    {"cols", CCOMP_INT, 64, 1, 4294967295.0,
+     "elements per row m of the R x m view; set it to the embedding dimension (ccsim's default 64)"},
+    {"ratio", CCOMP_REAL, 0.005, 1e-7, 4.0,
+     "sketch columns c = ceil(ratio * R * m), at least 1 (ALGORITHMS.md: e.g. 0.5%)"},
+    {"depth", CCOMP_INT, 1, 1, S2_MAX_DEPTH,
+     "hash rows of the sketch; the estimate is their median (the reference uses 1)"},
+};
+
+typedef struct {
+  size_t cols;
+  double ratio;
+  unsigned depth;
+} s2_state;
+
+static int s2_init(void *state, const double *params, const ccomp_setup *setup, char *err,
+                   size_t errlen) {
+  (void)setup, (void)err, (void)errlen;
+  s2_state *s = state;
+  s->cols = (size_t)params[0];
+  s->ratio = params[1];
+  s->depth = (unsigned)params[2];
+  return 0;
+}
+
+typedef struct {
+  size_t rows, c;
+} s2_shape;
+
+static s2_shape s2_shape_of(const s2_state *s, size_t n) {
+  s2_shape sh;
+  sh.rows = (n + s->cols - 1) / s->cols;
+  sh.c = ccsp_count(s->ratio, sh.rows * s->cols);
+  if (sh.c == 0) sh.c = 1;
+  return sh;
+}
+
+static size_t s2_max_wire_bytes(const void *state, size_t n) {
+  const s2_state *s = state;
+  s2_shape sh = s2_shape_of(s, n);
+  return 4 * s->depth * sh.c + (sh.rows + 7) / 8;
+}
+
+/* Hash row r of global index t: bucket in [0, c) and sign +-1. */
+static inline size_t s2_hash(uint64_t rowkey, uint64_t t, size_t c, float *sign) {
+  uint64_t h = ccr_u64(rowkey, t);
+  *sign = (h & 1) ? -1.0f : 1.0f;
+  return (size_t)(((unsigned __int128)(h >> 1) * c) >> 63);
+}
+
+static size_t s2_encode(void *state, const float *x, size_t n, const ccomp_call *call,
+                        uint8_t *out) {
+  const s2_state *s = state;
+  s2_shape sh = s2_shape_of(s, n);
+  size_t tbytes = 4 * s->depth * sh.c, total = s2_max_wire_bytes(s, n);
+  memset(out, 0, total);
+  uint8_t *bitmap = out + tbytes;
+  uint64_t rowkey[S2_MAX_DEPTH];
+  for (unsigned r = 0; r < s->depth; r++) rowkey[r] = ccr_key(call->shared_key, r);
+  for (size_t i = 0; i < n; i++) {
+    if (x[i] == 0.0f) continue;
+    for (unsigned r = 0; r < s->depth; r++) {
+      float sg;
+      size_t b = s2_hash(rowkey[r], call->offset + i, sh.c, &sg);
+      uint8_t *cell = out + 4 * (r * sh.c + b);
+      ccb_store_f32(cell, ccb_load_f32(cell) + sg * x[i]);
+    }
+    size_t row = i / s->cols;
+    bitmap[row / 8] |= (uint8_t)(1u << (row % 8));
+  }
+  return total;
+}
+
+/* Median of v[d] (d <= S2_MAX_DEPTH), by insertion sort; the mean of the two
+ * middle values when d is even. */
+static float median(float *v, unsigned d) {
+  for (unsigned i = 1; i < d; i++) {
+    float a = v[i];
+    unsigned j = i;
+    for (; j > 0 && v[j - 1] > a; j--) v[j] = v[j - 1];
+    v[j] = a;
+  }
+  return (d & 1) ? v[d / 2] : 0.5f * (v[d / 2 - 1] + v[d / 2]);
+}
+
+static void s2_decode(const void *state, const uint8_t *in, size_t nbytes, size_t n,
+                      uint32_t workers, const ccomp_call *call, float *y) {
+  (void)workers;
+  const s2_state *s = state;
+  s2_shape sh = s2_shape_of(s, n);
+  assert(nbytes == s2_max_wire_bytes(s, n));
+  (void)nbytes;
+  const uint8_t *bitmap = in + 4 * s->depth * sh.c;
+  uint64_t rowkey[S2_MAX_DEPTH];
+  for (unsigned r = 0; r < s->depth; r++) rowkey[r] = ccr_key(call->shared_key, r);
+  for (size_t row = 0; row < sh.rows; row++) {
+    size_t lo = row * s->cols, hi = lo + s->cols < n ? lo + s->cols : n;
+    if (!(bitmap[row / 8] >> (row % 8) & 1)) {
+      memset(y + lo, 0, (hi - lo) * sizeof *y);
+      continue;
+    }
+    for (size_t i = lo; i < hi; i++) {
+      float est[S2_MAX_DEPTH];
+      for (unsigned r = 0; r < s->depth; r++) {
+        float sg;
+        size_t b = s2_hash(rowkey[r], call->offset + i, sh.c, &sg);
+        est[r] = sg * ccb_load_f32(in + 4 * (r * sh.c + b));
+      }
+      y[i] = s->depth == 1 ? est[0] : median(est, s->depth);
+    }
+  }
+}
+
+static size_t s2_combine(const void *state, const uint8_t *a, size_t na, uint32_t ka,
+                         const uint8_t *b, size_t nb, uint32_t kb, size_t n,
+                         const ccomp_call *call, uint8_t *out) {
+  (void)ka, (void)kb, (void)call, (void)nb;
+  const s2_state *s = state;
+  s2_shape sh = s2_shape_of(s, n);
+  size_t tbytes = 4 * s->depth * sh.c;
+  assert(na == nb && na == s2_max_wire_bytes(s, n));
+  for (size_t o = 0; o < tbytes; o += 4)
+    ccb_store_f32(out + o, ccb_load_f32(a + o) + ccb_load_f32(b + o));
+  for (size_t o = tbytes; o < na; o++) out[o] = a[o] | b[o];
+  return na;
+}
+
+/* Encode: zero the table (one kernel), then one kernel that hashes each
+ * element (SplitMix64, ~10 integer operations per hash row, counted as flops)
+ * and scatter-adds the non-zeros into the table (atomics on a GPU; charged as
+ * a read and a write of 4 bytes per element and hash row, the dense worst
+ * case) and sets the row bits.  Decode: per element of the touched rows
+ * (charged as all rows), depth hashes and table reads, a median, a write.
+ * Combine: one element-wise add of the tables and OR of the bitmaps. */
+static void s2_cost(const void *state, size_t n, enum ccomp_op op, ccomp_cost *c) {
+  const s2_state *s = state;
+  s2_shape sh = s2_shape_of(s, n);
+  double d = s->depth, wire = (double)s2_max_wire_bytes(s, n), nn = (double)n;
+  switch (op) {
+  case CCOMP_ENCODE:
+    c->launches = 2;
+    c->bytes_read = 4 * nn + 4 * d * nn;
+    c->bytes_written = wire + 4 * d * nn;
+    c->flops = 12 * d * nn;
+    break;
+  case CCOMP_DECODE:
+    c->launches = 1;
+    c->bytes_read = (double)(sh.rows + 7) / 8 + 4 * d * nn;
+    c->bytes_written = 4 * nn;
+    c->flops = 12 * d * nn + d * d * nn;
+    break;
+  case CCOMP_COMBINE:
+    c->launches = 1;
+    c->bytes_read = 2 * wire;
+    c->bytes_written = wire;
+    c->flops = d * (double)sh.c + (double)(sh.rows + 63) / 64;
+    break;
+  }
+}
+
+/* Deterministic, for any hashes (the shared key is not known here): rows
+ * without a non-zero decode to exact zeros; in the others, each hash row's
+ * estimate of x_t is x_t plus signed colliding entries, off by at most
+ * L - |x_t| with L = ||x||_1, and so is the median.  fp32 accumulation adds at
+ * most (n + 1) 2^-23 L per element.  Hence
+ *   ||x - C(x)||^2 <= sum_t (L - |x_t| + (n + 1) 2^-23 L)^2.
+ * Loose for dense x, which a count sketch is not meant for; test_s2_sketch.c
+ * measures the error of sparse inputs against c. */
+static double s2_roundtrip_bound(const void *state, const float *x, size_t n) {
+  (void)state;
+  double L = 0, e2 = 0;
+  for (size_t i = 0; i < n; i++) L += fabs((double)x[i]);
+  double slack = ((double)n + 1) * 0x1p-23 * L;
+  for (size_t i = 0; i < n; i++) {
+    double e = L - fabs((double)x[i]) + slack;
+    e2 += e * e;
+  }
+  return sqrt(e2);
+}
+
+const ccomp_type ccomp_s2_sketch = {
+    .name = "s2-sketch",
+    .summary = "S2 Reducer: count sketch (32c bits) + touched-row bitmap (R bits); summable",
+    .flags = CCOMP_SUMMABLE | CCOMP_SHARED_SEED | CCOMP_FIXED_SIZE,
+    .params = s2_params,
+    .nparams = sizeof s2_params / sizeof s2_params[0],
+    .state_size = sizeof(s2_state),
+    .init = s2_init,
+    .clear = NULL,
+    .max_wire_bytes = s2_max_wire_bytes,
+    .encode = s2_encode,
+    .decode = s2_decode,
+    .combine = s2_combine,
+    .finish = NULL,
+    .local_stat = NULL,
+    .cost = s2_cost,
+    .roundtrip_bound = s2_roundtrip_bound,
+    .phases = 0,
+    .phase_bytes = NULL,
+    .phase_encode = NULL,
+    .phase_decode = NULL,
+    .phase_cost = NULL,
+};
