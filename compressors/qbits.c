@@ -167,22 +167,27 @@ QB_CLONES void qb_unpack_int(const uint8_t *restrict in, size_t n, unsigned b, i
 QB_REDUCE(qb_sum_abs, fabs(v))
 QB_REDUCE(qb_sum_sq, v *v)
 
+/* Branch-free, so it vectorizes (random signs defeat a branch predictor):
+ * with S = sum x and A = sum |x|, the positives sum to (S + A) / 2 and the
+ * negatives to (S - A) / 2. */
 QB_CLONES void qb_sum_pos_neg(const float *restrict x, size_t n, double *pos, double *neg) {
-  double p[8] = {0, 0, 0, 0, 0, 0, 0, 0}, m[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  double s[8] = {0, 0, 0, 0, 0, 0, 0, 0}, a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   size_t i = 0;
   for (; i + 8 <= n; i += 8)
     for (int j = 0; j < 8; j++) {
       const double v = x[i + j];
-      p[j] += v >= 0 ? v : 0.0;
-      m[j] += v < 0 ? v : 0.0;
+      s[j] += v;
+      a[j] += fabs(v);
     }
   for (int j = 0; i + (size_t)j < n; j++) {
     const double v = x[i + j];
-    p[j] += v >= 0 ? v : 0.0;
-    m[j] += v < 0 ? v : 0.0;
+    s[j] += v;
+    a[j] += fabs(v);
   }
-  *pos = ((p[0] + p[4]) + (p[2] + p[6])) + ((p[1] + p[5]) + (p[3] + p[7]));
-  *neg = ((m[0] + m[4]) + (m[2] + m[6])) + ((m[1] + m[5]) + (m[3] + m[7]));
+  const double S = ((s[0] + s[4]) + (s[2] + s[6])) + ((s[1] + s[5]) + (s[3] + s[7]));
+  const double A = ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
+  *pos = 0.5 * (S + A);
+  *neg = 0.5 * (S - A);
 }
 
 QB_CLONES float qb_moments(const float *restrict x, size_t n, double *sum, double *sq) {

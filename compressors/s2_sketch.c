@@ -98,16 +98,21 @@ static size_t s2_encode(void *state, const float *x, size_t n, const ccomp_call 
   uint8_t *bitmap = out + tbytes;
   uint64_t rowkey[S2_MAX_DEPTH];
   for (unsigned r = 0; r < s->depth; r++) rowkey[r] = ccr_key(call->shared_key, r);
-  for (size_t i = 0; i < n; i++) {
-    if (x[i] == 0.0f) continue;
-    for (unsigned r = 0; r < s->depth; r++) {
-      float sg;
-      size_t b = s2_hash(rowkey[r], call->offset + i, sh.c, &sg);
-      uint8_t *cell = out + 4 * (r * sh.c + b);
-      ccb_store_f32(cell, ccb_load_f32(cell) + sg * x[i]);
+  /* Row by row, so no division per element; a row is marked once. */
+  for (size_t row = 0, lo = 0; lo < n; row++, lo += s->cols) {
+    const size_t hi = lo + s->cols < n ? lo + s->cols : n;
+    int touched = 0;
+    for (size_t i = lo; i < hi; i++) {
+      if (x[i] == 0.0f) continue;
+      touched = 1;
+      for (unsigned r = 0; r < s->depth; r++) {
+        float sg;
+        size_t b = s2_hash(rowkey[r], call->offset + i, sh.c, &sg);
+        uint8_t *cell = out + 4 * (r * sh.c + b);
+        ccb_store_f32(cell, ccb_load_f32(cell) + sg * x[i]);
+      }
     }
-    size_t row = i / s->cols;
-    bitmap[row / 8] |= (uint8_t)(1u << (row % 8));
+    if (touched) bitmap[row / 8] |= (uint8_t)(1u << (row % 8));
   }
   return total;
 }
