@@ -98,22 +98,35 @@ static size_t s2_encode(void *state, const float *x, size_t n, const ccomp_call 
   uint8_t *bitmap = out + tbytes;
   uint64_t rowkey[S2_MAX_DEPTH];
   for (unsigned r = 0; r < s->depth; r++) rowkey[r] = ccr_key(call->shared_key, r);
+  /* The table is summed in an aligned fp32 array, then stored little-endian. */
+  float *tab = calloc((size_t)s->depth * sh.c + 1, sizeof *tab);
   /* Row by row, so no division per element; a row is marked once. */
   for (size_t row = 0, lo = 0; lo < n; row++, lo += s->cols) {
     const size_t hi = lo + s->cols < n ? lo + s->cols : n;
     int touched = 0;
-    for (size_t i = lo; i < hi; i++) {
-      if (x[i] == 0.0f) continue;
-      touched = 1;
-      for (unsigned r = 0; r < s->depth; r++) {
-        float sg;
-        size_t b = s2_hash(rowkey[r], call->offset + i, sh.c, &sg);
-        uint8_t *cell = out + 4 * (r * sh.c + b);
-        ccb_store_f32(cell, ccb_load_f32(cell) + sg * x[i]);
+    for (unsigned r = 0; r < s->depth; r++) {
+      /* Hash a block first, then scatter: the hashes pipeline freely. */
+      float *table = tab + r * sh.c;
+      for (size_t blo = lo; blo < hi; blo += 256) {
+        const size_t bhi = blo + 256 < hi ? blo + 256 : hi;
+        uint32_t bucket[256];
+        float val[256];
+        for (size_t i = blo; i < bhi; i++) {
+          float sg;
+          bucket[i - blo] = (uint32_t)s2_hash(rowkey[r], call->offset + i, sh.c, &sg);
+          val[i - blo] = sg * x[i];
+        }
+        for (size_t i = blo; i < bhi; i++) {
+          if (x[i] == 0.0f) continue;
+          touched = 1;
+          table[bucket[i - blo]] += val[i - blo];
+        }
       }
     }
     if (touched) bitmap[row / 8] |= (uint8_t)(1u << (row % 8));
   }
+  for (size_t j = 0; j < s->depth * sh.c; j++) ccb_store_f32(out + 4 * j, tab[j]);
+  free(tab);
   return total;
 }
 
