@@ -270,6 +270,13 @@ static int comp_param_key(const char *key, const void *arg) {
   return ccomp_param_index((const ccomp_type *)arg, key) >= 0;
 }
 
+static int mem_param_key(const char *key, const void *arg) {
+  const ccomp_memory_type *m = arg;
+  for (size_t i = 0; i < m->nparams; i++)
+    if (!strcmp(m->params[i].name, key)) return 1;
+  return 0;
+}
+
 /* The parameters of a compressor or memory: every one present in obj is
  * checked, every missing one gets its default. */
 static int read_params(reader *rd, json_t *obj, const char *path, const char *owner,
@@ -363,18 +370,8 @@ static int read_compressor(reader *rd, experiment *e, json_t *root) {
         if (i) strncat(mp, ", ", sizeof mp - strlen(mp) - 1);
         strncat(mp, e->memory->params[i].name, sizeof mp - strlen(mp) - 1);
       }
-      const char *k;
-      json_t *v;
-      json_object_foreach(mobj, k, v) {
-        int ok = strcmp(k, "name") == 0;
-        for (size_t i = 0; i < e->memory->nparams && !ok; i++) ok = !strcmp(k, e->memory->params[i].name);
-        if (!ok) {
-          char p[256];
-          join(p, sizeof p, "compressor.memory", k);
-          return fail(rd, p, "unknown key \"%s\" (known here: name%s%s)", k, *mp ? ", " : "", mp);
-        }
-      }
-      (void)mknown;
+      if ((rc = check_keys(rd, mobj, "compressor.memory", mknown, mem_param_key, e->memory, mp)))
+        return rc;
       if ((rc = read_params(rd, mobj, "compressor.memory", e->memory->name, e->memory->params,
                             e->memory->nparams, NULL, e->mem_params)))
         return rc;
