@@ -101,12 +101,7 @@ static void bf16_cost(const void *state, size_t n, enum ccomp_op op, ccomp_cost 
  * Deterministic; inputs that overflow (|x| >= 0x1.ffp127) are excluded. */
 static double bf16_roundtrip_bound(const void *state, const float *x, size_t n) {
   (void)state;
-  double s = 0;
-  for (size_t i = 0; i < n; i++) {
-    double e = fmax(fabs((double)x[i]) * 0x1p-8, 0x1p-134);
-    s += e * e;
-  }
-  return sqrt(s);
+  return ccomp_rounding_bound(x, n, 0x1p-8, 0x1p-134);
 }
 
 const ccomp_type ccomp_bf16 = {

@@ -97,3 +97,12 @@ void ccomp_cost_of(const ccomp *c, size_t n, enum ccomp_op op, ccomp_cost *cost)
   memset(cost, 0, sizeof *cost);
   if (c->type->cost) c->type->cost(c->state, n, op, cost);
 }
+
+double ccomp_rounding_bound(const float *x, size_t n, double rel, double floor) {
+  double s = 0;
+  for (size_t i = 0; i < n; i++) {
+    double e = fmax(fabs((double)x[i]) * rel, floor);
+    s += e * e;
+  }
+  return sqrt(s);
+}

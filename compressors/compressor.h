@@ -192,6 +192,11 @@ size_t ccomp_combine(const ccomp *c, const uint8_t *a, size_t na, uint32_t ka, c
 void ccomp_finish(const ccomp *c, float *y, size_t n, uint32_t workers);
 void ccomp_cost_of(const ccomp *c, size_t n, enum ccomp_op op, ccomp_cost *cost);
 
+/* The round-trip bound of round-to-nearest into a narrower float format:
+ * sqrt(sum_i max(rel |x_i|, floor)^2), with rel half the unit in the last
+ * place for normal values and floor half the subnormal spacing. */
+double ccomp_rounding_bound(const float *x, size_t n, double rel, double floor);
+
 /* Multi-phase types (see struct ccomp_type): rounds per iteration, 1 for the others. */
 static inline unsigned ccomp_phases(const ccomp *c) {
   return c->type->phases > 1 ? c->type->phases : 1;

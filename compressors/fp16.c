@@ -158,12 +158,7 @@ static void fp16_cost(const void *state, size_t n, enum ccomp_op op, ccomp_cost 
  * half the subnormal spacing, 2^-25, below it.  Inputs beyond 65504 overflow. */
 static double fp16_roundtrip_bound(const void *state, const float *x, size_t n) {
   (void)state;
-  double s = 0;
-  for (size_t i = 0; i < n; i++) {
-    double e = fmax(fabs((double)x[i]) * 0x1p-11, 0x1p-25);
-    s += e * e;
-  }
-  return sqrt(s);
+  return ccomp_rounding_bound(x, n, 0x1p-11, 0x1p-25);
 }
 
 const ccomp_type ccomp_fp16 = {
