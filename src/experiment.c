@@ -218,6 +218,11 @@ static void normalize(json_t *root) {
     json_t *o = json_pack("{s:O}", "name", c);
     json_object_set_new(root, "compressor", o);
   }
+  json_t *k = json_object_get(root, "collective");
+  if (json_is_string(k)) {
+    json_t *o = json_pack("{s:O}", "name", k);
+    json_object_set_new(root, "collective", o);
+  }
   json_t *p = json_object_get(root, "platform");
   if (json_is_string(p)) {
     json_t *o = json_pack("{s:O}", "file", p);
@@ -485,14 +490,42 @@ static int read_gradients(reader *rd, experiment *e, json_t *root) {
   return 0;
 }
 
+static int coll_param_key(const char *key, const void *arg) {
+  const collective_type *t = arg;
+  for (size_t i = 0; i < t->nparams; i++)
+    if (!strcmp(t->params[i].name, key)) return 1;
+  return 0;
+}
+
+/* "collective": "NAME" or {"name": NAME, PARAM: value, ...}; written back as
+ * a plain name when the collective has no parameters. */
 static int read_collective(reader *rd, experiment *e, json_t *root) {
-  int rc;
+  int rc = 0;
+  if (!json_object_get(root, "collective"))
+    json_object_set_new(root, "collective", json_pack("{s:s}", "name", "allreduce/ring"));
+  json_t *c = object_at(rd, root, "collective", &rc);
+  if (!c) return rc;
   const char *name;
-  if ((rc = read_string(rd, root, "", "collective", "allreduce/ring", &name))) return rc;
+  if ((rc = read_string(rd, c, "collective", "name", "allreduce/ring", &name))) return rc;
   e->collective = collective_find(name);
   if (!e->collective)
-    return fail(rd, "collective", "unknown collective \"%s\" (known: %s)", name, collective_names());
-  if ((e->collective->requires & COLL_NEEDS_SUMMABLE) && !(e->compressor->flags & CCOMP_SUMMABLE)) {
+    return fail(rd, "collective.name", "unknown collective \"%s\" (known: %s)", name,
+                collective_names());
+  const collective_type *t = e->collective;
+  static const char *const known[] = {"name", NULL};
+  char pnames[512] = "";
+  for (size_t i = 0; i < t->nparams; i++) {
+    if (i) strncat(pnames, ", ", sizeof pnames - strlen(pnames) - 1);
+    strncat(pnames, t->params[i].name, sizeof pnames - strlen(pnames) - 1);
+  }
+  if ((rc = check_keys(rd, c, "collective", known, coll_param_key, t, pnames[0] ? pnames : NULL)))
+    return rc;
+  if ((rc = read_params(rd, c, "collective", t->name, t->params, t->nparams, NULL, e->coll_params)))
+    return rc;
+  if (t->nparams == 0) json_object_set_new(root, "collective", json_string(t->name));
+
+  if ((t->requires & COLL_NEEDS_SUMMABLE) && !(e->compressor->flags & CCOMP_SUMMABLE) &&
+      e->compressor->phases < 2) {
     char summable[1024] = "";
     size_t count;
     const ccomp_type *const *reg = ccomp_registry(&count);
@@ -511,11 +544,17 @@ static int read_collective(reader *rd, experiment *e, json_t *root) {
     return fail(rd, "collective",
                 "%s combines payloads hop by hop and needs a summable compressor, but \"%s\" is "
                 "not summable; use a summable compressor (%s)%s%s",
-                name, e->compressor->name, summable,
+                t->name, e->compressor->name, summable,
                 others[0] ? " or a collective that takes any: " : "", others);
   }
+  if (e->compressor->phases >= 2 && !(t->requires & COLL_NEEDS_SUMMABLE))
+    return fail(rd, "collective",
+                "\"%s\" aggregates in %u all-reduce rounds per iteration (its payloads are summed "
+                "round by round), which %s does not drive; use an all-reduce (allreduce/ring, "
+                "allreduce/tree, allreduce/rhd, allreduce/torus2d, allreduce/hierarchical)",
+                e->compressor->name, e->compressor->phases, t->name);
   char cerr[256];
-  if (e->collective->check && e->collective->check(e->workers, cerr, sizeof cerr))
+  if (t->check && t->check(e->workers, e->coll_params, cerr, sizeof cerr))
     return fail(rd, "collective", "%s", cerr);
   return 0;
 }

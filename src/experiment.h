@@ -54,6 +54,7 @@ typedef struct experiment {
   double mem_params[16];
 
   const struct collective_type *collective;
+  double coll_params[16];
 
   char *out_dir;
   json_t *resolved; /* the experiment as run, defaults filled in */

@@ -23,6 +23,7 @@ typedef struct shared {
   const experiment *e;
   grad_source grads;
   float *agg;             /* the aggregate, identical on every worker: one copy */
+  double *exact_sum;      /* COLL_NEEDS_EXACT_SUM collectives: [elements] */
   coll_metrics *metrics;  /* [iterations] */
   double *ends;           /* [iterations * workers]: when each worker finished */
   int quiet, tty;
@@ -34,6 +35,7 @@ typedef struct worker {
   uint32_t iteration;
   ccomp *comp;
   ccomp_memory *mem;
+  float *out; /* private aggregate (run_opts.private_outputs), else NULL */
   float *g; /* scratch for a gradient chunk */
   size_t gcap;
 } worker;
@@ -79,14 +81,16 @@ static void worker_main(void *arg) {
   coll_ctx ctx = {
       .rank = w->rank,
       .nworkers = e->workers,
+      .params = e->coll_params,
       .comp = w->comp,
       .n = e->model.elements,
       .io = {.arg = w,
              .input = worker_input,
              .encoded = w->mem ? worker_encoded : NULL,
              .wants_own = w->mem && (w->mem->type->flags & CCOMP_MEM_OWN_DECODE)},
-      .out = sh->agg,
-      .out_shared = 1,
+      .out = w->out ? w->out : sh->agg,
+      .out_shared = w->out == NULL,
+      .exact_sum = sh->exact_sum,
   };
   const uint64_t base = ccr_key(e->seed, 0x636f6c6c /* "coll" */);
   for (int it = 0; it < e->iterations; it++) {
@@ -97,7 +101,7 @@ static void worker_main(void *arg) {
     ctx.key = ccr_key(ctx.shared_key, 1 + (uint64_t)w->rank);
     e->collective->run(&ctx);
     if (w->mem && w->mem->type->aggregated)
-      w->mem->type->aggregated(w->mem->state, sh->agg, e->model.elements, 0);
+      w->mem->type->aggregated(w->mem->state, ctx.out, e->model.elements, 0);
     sh->ends[(size_t)it * e->workers + w->rank] = comm_now();
     if (w->rank == 0) progress(sh, it, comm_now());
   }
@@ -125,7 +129,7 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
   const int N = e->workers, T = e->iterations;
   iter_row *rows = calloc((size_t)T, sizeof *rows);
   double prev = 0, sum_rel = 0, sum_cos = 0, bytes = 0, last = 0;
-  const double dense = e->collective->dense_bytes(e->model.elements, N);
+  const double dense = e->collective->dense_bytes(e->model.elements, N, e->coll_params);
   for (int it = 0; it < T; it++) {
     double end = 0;
     for (int r = 0; r < N; r++) end = fmax(end, sh->ends[(size_t)it * N + r]);
@@ -153,7 +157,7 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
   f = results_open(dir, "hops.csv", err);
   if (!f) return free(rows), CCSIM_ERR_RUNTIME;
   fprintf(f, "iteration,hop,workers,rel_error,cosine\n");
-  const size_t H = e->collective->hops(N);
+  const size_t H = e->collective->hops(N, e->coll_params);
   for (int it = 0; it < T; it++)
     for (size_t h = 0; h < H; h++) {
       const err_acc *a = &sh->metrics[it].hops[h];
@@ -239,8 +243,9 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
 
   shared sh = {.e = e, .quiet = o->quiet, .tty = isatty(2)};
   grad_source_init(&sh.grads, e);
-  const size_t n = e->model.elements, H = e->collective->hops(e->workers);
+  const size_t n = e->model.elements, H = e->collective->hops(e->workers, e->coll_params);
   sh.agg = calloc(n, sizeof *sh.agg);
+  if (e->collective->requires & COLL_NEEDS_EXACT_SUM) sh.exact_sum = calloc(n, sizeof *sh.exact_sum);
   sh.metrics = calloc((size_t)e->iterations, sizeof *sh.metrics);
   sh.ends = calloc((size_t)e->iterations * e->workers, sizeof *sh.ends);
   err_acc *hops = calloc((size_t)e->iterations * (H ? H : 1), sizeof *hops);
@@ -258,6 +263,10 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
     ccomp_setup su = {.n = n, .workers = (uint32_t)e->workers, .rank = (uint32_t)r, .seed = e->seed};
     workers[r].sh = &sh;
     workers[r].rank = r;
+    if (o->private_outputs && !(workers[r].out = calloc(n ? n : 1, sizeof(float)))) {
+      rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for private outputs");
+      goto out;
+    }
     workers[r].comp = ccomp_new(e->compressor, e->comp_params, &su, cerr, sizeof cerr);
     if (!workers[r].comp) {
       rc = ccsim_fail(err, CCSIM_ERR_INPUT, "%s: compressor: %s", e->file, cerr);
@@ -277,6 +286,12 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
     engine_spawn(name, (size_t)r, worker_main, &workers[r]);
   }
   engine_run();
+  if (o->private_outputs) {
+    memcpy(sh.agg, workers[0].out, n * sizeof *sh.agg);
+    for (int r = 1; r < e->workers; r++)
+      for (size_t i = 0; i < n; i++)
+        rep->worker_spread = fmax(rep->worker_spread, fabs((double)workers[r].out[i] - workers[0].out[i]));
+  }
   rc = write_results(e, &sh, dir, host0, rep, err);
   if (!rc && o->keep_aggregate) {
     rep->aggregate = sh.agg;
@@ -287,11 +302,13 @@ out:
     ccomp_free(workers[r].comp);
     ccomp_memory_free(workers[r].mem);
     free(workers[r].g);
+    free(workers[r].out);
   }
   free(workers);
   free(hops);
   free(sh.ends);
   free(sh.metrics);
   free(sh.agg);
+  free(sh.exact_sum);
   return rc;
 }

@@ -12,6 +12,8 @@ typedef struct run_opts {
   int quiet;             /* no progress on stderr */
   int validate_only;     /* load the platform and check, run nothing */
   int keep_aggregate;    /* return the last iteration's aggregate in the report */
+  int private_outputs;   /* each worker gets its own aggregate buffer (tests: every
+                            delivery path runs); the report gives their spread */
 } run_opts;
 
 /* What a run measured, for the caller's human summary. */
@@ -21,6 +23,7 @@ typedef struct run_report {
   size_t hosts;
   char out_dir[1024];
   float *aggregate; /* [elements], when keep_aggregate; the caller frees it */
+  double worker_spread; /* private_outputs: max |out_w[i] - out_0[i]| (last iteration) */
 } run_report;
 
 int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsim_error *err);

@@ -56,7 +56,7 @@ expect unknown-param 'cparam.json: compressor.ratio: unknown key "ratio"' "$CCSI
 exp mem '{"workers": 2, "compressor": {"name": "fp16", "memory": "forgetful"}, '"$ok"'}'
 expect unknown-memory 'mem.json: compressor.memory: unknown memory "forgetful" (known: none' "$CCSIM" validate "$T/mem.json"
 exp coll '{"workers": 2, "collective": "allreduce/star", '"$ok"'}'
-expect unknown-collective 'coll.json: collective: unknown collective "allreduce/star" (known: allreduce/ring' "$CCSIM" validate "$T/coll.json"
+expect unknown-collective 'coll.json: collective.name: unknown collective "allreduce/star" (known: allreduce/ring' "$CCSIM" validate "$T/coll.json"
 exp hosts '{"workers": 8, "platform": {"generate": "crossbar", "hosts": 4}, '"$ok"'}'
 expect workers-gt-hosts 'hosts.json: workers: 8 workers but the platform has 4 hosts' "$CCSIM" validate "$T/hosts.json"
 cp "$SRC/tests/data/two_hosts.xml" "$T/two.xml"

@@ -18,7 +18,8 @@
 #include "memory.h"
 
 enum coll_requires {
-  COLL_NEEDS_SUMMABLE = 1u << 0,
+  COLL_NEEDS_SUMMABLE = 1u << 0,  /* combines payloads without decoding */
+  COLL_NEEDS_EXACT_SUM = 1u << 1, /* uses coll_ctx.exact_sum */
 };
 
 /* Sums from which a relative L2 error and a cosine follow:
@@ -55,6 +56,7 @@ typedef struct coll_io {
 
 typedef struct coll_ctx {
   int rank, nworkers;
+  const double *params; /* the collective's parameters, [type->nparams] */
   uint32_t iteration;
   ccomp *comp; /* this worker's instance */
   size_t n;    /* elements */
@@ -65,19 +67,28 @@ typedef struct coll_ctx {
   uint64_t key;        /* private randomness of this worker and iteration */
   uint64_t shared_key; /* shared by all workers for this iteration */
   float global_max;    /* CCOMP_GLOBAL_MAX compressors: max over workers, once known */
+  /* COLL_NEEDS_EXACT_SUM collectives: [n] float64, shared by all workers,
+   * zero at the start; workers add their inputs, the collective reads the
+   * exact sum where it needs it and zeroes it again before returning. */
+  double *exact_sum;
 } coll_ctx;
 
 typedef struct collective_type {
   const char *name;
   const char *description;
   unsigned requires;
+  /* Tunable parameters ("collective": {"name": ..., PARAM: value}), checked
+   * for kind and range by the loader like a compressor's. */
+  const ccomp_param *params;
+  size_t nparams;
   /* Hops recorded in hops.csv for n workers (0: none). */
-  size_t (*hops)(int nworkers);
+  size_t (*hops)(int nworkers, const double *params);
   /* Bytes the same collective sends, over all workers, for n fp32 elements
    * uncompressed: the numerator of compression_ratio. */
-  double (*dense_bytes)(size_t n, int nworkers);
-  /* NULL, or a check that the collective can take nworkers; -1 with err. */
-  int (*check)(int nworkers, char *err, size_t errlen);
+  double (*dense_bytes)(size_t n, int nworkers, const double *params);
+  /* NULL, or a check that the collective can take nworkers with these
+   * parameters; -1 with a message in err (which names what to change). */
+  int (*check)(int nworkers, const double *params, char *err, size_t errlen);
   void (*run)(coll_ctx *ctx);
 } collective_type;
 
@@ -91,17 +102,105 @@ static inline void coll_chunk(size_t n, int k, int c, size_t *lo, size_t *hi) {
   *hi = (size_t)((unsigned __int128)n * (unsigned)(c + 1) / (unsigned)k);
 }
 
-/* A payload in flight with its exact shadow. */
+/* A payload in flight with its exact shadow.  Payloads are immutable once
+ * made; a payload held in two places (recursive doubling, a parameter server
+ * answering every worker) counts its references.  Actors run one at a time
+ * in one system thread (SimGrid's default contexts), so plain counts do. */
 typedef struct coll_msg {
+  int refs;
   int chunk;
-  uint32_t workers; /* how many workers the payload sums */
+  uint32_t workers;     /* how many workers the payload sums */
+  uint32_t enc_workers; /* the count decode() is told: `workers` for combined
+                           payloads, 1 for one encoded from a float sum */
   size_t n;         /* elements */
   size_t nbytes;
   uint8_t *bytes;
   double *exact; /* [n] exact sum over the same workers; NULL once not needed */
 } coll_msg;
 
+/* A new payload of n elements with room for ccomp_max_wire_bytes(n) bytes
+ * and, when `exact`, a zeroed shadow.  refs = 1. */
+coll_msg *coll_msg_new(const coll_ctx *ctx, int chunk, uint32_t workers, size_t n, int exact);
+/* Drop one reference; the last one frees. */
 void coll_msg_free(coll_msg *m);
+static inline coll_msg *coll_msg_ref(coll_msg *m) {
+  m->refs++;
+  return m;
+}
+
+/* Payloads sent together as one network message (their bytes add up). */
+typedef struct coll_bundle {
+  int chunk; /* which chunk of the collective's own chunking */
+  size_t count;
+  coll_msg **m;
+} coll_bundle;
+
+coll_bundle *coll_bundle_new(int chunk, size_t count);
+/* Frees the bundle and drops one reference to each payload. */
+void coll_bundle_free(coll_bundle *b);
+double coll_bundle_bytes(const coll_bundle *b);
+
+/* out = a + b for summable payloads of the same elements (offset lo), with
+ * the shadows added; consumes a and b.  salt keeps the randomness of every
+ * combine distinct (Marsit draws a fresh mask per combine). */
+coll_msg *coll_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint64_t salt);
+
+/* Decode m (elements from lo) into scratch y and add its error against its
+ * shadow to acc (hop errors: the shadow is the exact partial sum). */
+void coll_measure(coll_ctx *ctx, err_acc *acc, const coll_msg *m, size_t lo, uint64_t salt,
+                  float *y);
+
+/* The aggregate: decode m (a sum over all workers) into ctx->out + lo and
+ * finish it; with `final`, add the error against the exact mean to the
+ * iteration's final figures. */
+void coll_deliver(coll_ctx *ctx, const coll_msg *m, size_t lo, int final);
+
+/* Global max of the compressor's local statistic over all workers, for
+ * CCOMP_GLOBAL_MAX compressors: a ring max-reduction of one float per worker
+ * (N - 1 steps of 4 bytes), charged on the network.  Sets ctx->global_max. */
+void coll_global_max(coll_ctx *ctx);
+
+/* A ring over `size` of the workers: ranks[0 .. size-1] in ring order; this
+ * worker is ranks[pos]. */
+typedef struct coll_ring {
+  const int *ranks;
+  int size, pos;
+} coll_ring;
+
+/* Reduce-scatter along the ring.  The data is cut into `size` chunks;
+ * own(arg, c) gives this worker's contribution to chunk c as a bundle (a new
+ * one, whose payloads it hands over).  At step s = 0 .. size-2 the worker
+ * sends the partial aggregate of chunk (pos - s) mod size to the next and
+ * combines the one it receives, part by part, with its own; the combined
+ * payloads are measured as hop hop0 + s + 1 (metrics->hops[hop0 + s]).
+ * lo_of(arg, chunk, part) gives the element offset of a part.  Returns the
+ * bundle of chunk (pos + 1) mod size summed over the ring. */
+coll_bundle *coll_ring_reduce_scatter(coll_ctx *ctx, const coll_ring *ring,
+                                      coll_bundle *(*own)(void *arg, int chunk),
+                                      size_t (*lo_of)(void *arg, int chunk, size_t part), void *arg,
+                                      size_t hop0);
+
+/* All-gather along the ring: every worker starts with one bundle (`mine`)
+ * and forwards what it receives unchanged, size - 1 steps; got(arg, b) sees
+ * every bundle received (not `mine`) before it is forwarded.  Consumes mine
+ * and everything received. */
+void coll_ring_allgather(coll_ctx *ctx, const coll_ring *ring, coll_bundle *mine,
+                         void (*got)(void *arg, const coll_bundle *b), void *arg);
+
+/* Binomial tree of `size` workers ranks[0 .. size-1] rooted at ranks[0]
+ * (MPICH's): reduce() combines every subtree's bundle into the root, one
+ * level per step (hop hop0 + level + 1), and returns the sum at the root
+ * (NULL elsewhere); bcast() sends the root's bundle down the same tree and
+ * returns it on every worker (the caller frees it). */
+coll_bundle *coll_tree_reduce(coll_ctx *ctx, const coll_ring *group, coll_bundle *mine,
+                              size_t (*lo_of)(void *arg, int chunk, size_t part), void *arg,
+                              size_t hop0);
+coll_bundle *coll_tree_bcast(coll_ctx *ctx, const coll_ring *group, coll_bundle *b);
+static inline int coll_ceil_log2(int n) {
+  int l = 0;
+  while ((1 << l) < n) l++;
+  return l;
+}
 
 /* Start sending msg to rank dst, charged `bytes`, counted in the metrics. */
 struct comm_req *coll_isend(coll_ctx *ctx, int dst, void *msg, double bytes);

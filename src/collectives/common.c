@@ -1,7 +1,11 @@
-/* src/collectives/common.c — what every collective shares: payload messages,
- * own encoding with its exact shadow, and error accumulation. */
+/* src/collectives/common.c — what every collective shares: payload messages
+ * and bundles, own encoding with its exact shadow, summable combination,
+ * error accumulation, and the ring and binomial-tree building blocks the
+ * algorithms are made of. */
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "collective.h"
 #include "comm.h"
@@ -31,11 +35,51 @@ comm_req *coll_isend(coll_ctx *ctx, int dst, void *msg, double bytes) {
   return comm_isend(ctx->rank, dst, msg, bytes);
 }
 
+coll_msg *coll_msg_new(const coll_ctx *ctx, int chunk, uint32_t workers, size_t n, int exact) {
+  coll_msg *m = calloc(1, sizeof *m);
+  m->refs = 1;
+  m->chunk = chunk;
+  m->workers = workers;
+  m->enc_workers = workers;
+  m->n = n;
+  m->bytes = malloc(ccomp_max_wire_bytes(ctx->comp, n) + 1);
+  if (exact) m->exact = calloc(n ? n : 1, sizeof *m->exact);
+  return m;
+}
+
 void coll_msg_free(coll_msg *m) {
-  if (!m) return;
+  if (!m || --m->refs > 0) return;
   free(m->bytes);
   free(m->exact);
   free(m);
+}
+
+coll_bundle *coll_bundle_new(int chunk, size_t count) {
+  coll_bundle *b = malloc(sizeof *b);
+  b->chunk = chunk;
+  b->count = count;
+  b->m = calloc(count ? count : 1, sizeof *b->m);
+  return b;
+}
+
+void coll_bundle_free(coll_bundle *b) {
+  if (!b) return;
+  for (size_t k = 0; k < b->count; k++) coll_msg_free(b->m[k]);
+  free(b->m);
+  free(b);
+}
+
+double coll_bundle_bytes(const coll_bundle *b) {
+  double s = 0;
+  for (size_t k = 0; k < b->count; k++) s += (double)b->m[k]->nbytes;
+  return s;
+}
+
+/* A second bundle holding the same payloads (one more reference each). */
+static coll_bundle *bundle_share(const coll_bundle *b) {
+  coll_bundle *c = coll_bundle_new(b->chunk, b->count);
+  for (size_t k = 0; k < b->count; k++) c->m[k] = coll_msg_ref(b->m[k]);
+  return c;
 }
 
 ccomp_call coll_call(const coll_ctx *ctx, size_t offset, uint64_t salt) {
@@ -53,11 +97,7 @@ coll_msg *coll_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi) {
   size_t n = hi - lo;
   float *p = malloc((n ? n : 1) * sizeof *p);
   ctx->io.input(ctx->io.arg, lo, hi, p);
-  coll_msg *m = calloc(1, sizeof *m);
-  m->chunk = chunk;
-  m->workers = 1;
-  m->n = n;
-  m->bytes = malloc(ccomp_max_wire_bytes(ctx->comp, n) + 1);
+  coll_msg *m = coll_msg_new(ctx, chunk, 1, n, 0);
   ccomp_call call = coll_call(ctx, lo, 0);
   m->nbytes = ccomp_encode(ctx->comp, p, n, &call, m->bytes);
   m->exact = malloc((n ? n : 1) * sizeof *m->exact);
@@ -73,4 +113,178 @@ coll_msg *coll_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi) {
   }
   free(p);
   return m;
+}
+
+coll_msg *coll_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint64_t salt) {
+  assert(a->n == b->n);
+  ccomp_call call = coll_call(ctx, lo, salt);
+  coll_msg *s = coll_msg_new(ctx, a->chunk, a->workers + b->workers, a->n, 0);
+  s->nbytes = ccomp_combine(ctx->comp, a->bytes, a->nbytes, a->workers, b->bytes, b->nbytes,
+                            b->workers, a->n, &call, s->bytes);
+  if (a->exact && a->refs == 1) {
+    s->exact = a->exact; /* a is about to go: take its shadow */
+    a->exact = NULL;
+  } else {
+    s->exact = calloc(a->n ? a->n : 1, sizeof *s->exact);
+    if (a->exact) memcpy(s->exact, a->exact, a->n * sizeof *s->exact);
+  }
+  if (b->exact)
+    for (size_t i = 0; i < s->n; i++) s->exact[i] += b->exact[i];
+  coll_msg_free(a);
+  coll_msg_free(b);
+  return s;
+}
+
+void coll_measure(coll_ctx *ctx, err_acc *acc, const coll_msg *m, size_t lo, uint64_t salt, float *y) {
+  ccomp_call call = coll_call(ctx, lo, salt);
+  ccomp_decode(ctx->comp, m->bytes, m->nbytes, m->n, m->enc_workers, &call, y);
+  err_acc_add(acc, y, m->exact, m->n, 1.0);
+  if (m->workers > acc->workers) acc->workers = m->workers;
+}
+
+void coll_deliver(coll_ctx *ctx, const coll_msg *m, size_t lo, int final) {
+  float *y = ctx->out + lo;
+  ccomp_call call = coll_call(ctx, lo, 0xF1);
+  ccomp_decode(ctx->comp, m->bytes, m->nbytes, m->n, m->enc_workers, &call, y);
+  ccomp_finish(ctx->comp, y, m->n, m->workers);
+  if (final && m->exact) {
+    err_acc_add(&ctx->metrics->final, y, m->exact, m->n, 1.0 / ctx->nworkers);
+    ctx->metrics->final.workers = m->workers;
+  }
+}
+
+void coll_global_max(coll_ctx *ctx) {
+  const int N = ctx->nworkers, r = ctx->rank, next = (r + 1) % N, prev = (r + N - 1) % N;
+  float m = 0;
+  size_t lo, hi;
+  for (int c = 0; c < N; c++) {
+    coll_chunk(ctx->n, N, c, &lo, &hi);
+    float *p = malloc((hi - lo + 1) * sizeof *p);
+    ctx->io.input(ctx->io.arg, lo, hi, p);
+    float s = ctx->comp->type->local_stat(ctx->comp->state, p, hi - lo);
+    if (s > m) m = s;
+    free(p);
+  }
+  for (int s = 0; s < N - 1; s++) {
+    float *out = malloc(sizeof *out);
+    *out = m;
+    comm_req *req = coll_isend(ctx, next, out, sizeof(float));
+    float *in = comm_recv(prev, r);
+    if (*in > m) m = *in;
+    free(in);
+    comm_wait(req);
+  }
+  ctx->global_max = m;
+}
+
+/* Scratch for decoding parts, grown on demand. */
+typedef struct scratch {
+  float *y;
+  size_t cap;
+} scratch;
+
+static float *scratch_get(scratch *s, size_t n) {
+  if (n + 1 > s->cap) {
+    free(s->y);
+    s->cap = n + 1;
+    s->y = malloc(s->cap * sizeof *s->y);
+  }
+  return s->y;
+}
+
+/* sum = in + mine, part by part, measured as hop index h (0-based);
+ * consumes both bundles. */
+static coll_bundle *bundle_combine(coll_ctx *ctx, coll_bundle *in, coll_bundle *mine,
+                                   size_t (*lo_of)(void *, int, size_t), void *arg, size_t h,
+                                   scratch *sc) {
+  assert(in->count == mine->count && in->chunk == mine->chunk);
+  coll_bundle *sum = coll_bundle_new(in->chunk, in->count);
+  for (size_t k = 0; k < in->count; k++) {
+    const size_t lo = lo_of(arg, in->chunk, k);
+    sum->m[k] = coll_combine(ctx, in->m[k], mine->m[k], lo, 1 + (uint64_t)h);
+    in->m[k] = mine->m[k] = NULL;
+    if (h < ctx->metrics->nhops)
+      coll_measure(ctx, &ctx->metrics->hops[h], sum->m[k], lo, 1 + (uint64_t)h,
+                   scratch_get(sc, sum->m[k]->n));
+  }
+  coll_bundle_free(in);
+  coll_bundle_free(mine);
+  return sum;
+}
+
+coll_bundle *coll_ring_reduce_scatter(coll_ctx *ctx, const coll_ring *ring,
+                                      coll_bundle *(*own)(void *arg, int chunk),
+                                      size_t (*lo_of)(void *arg, int chunk, size_t part), void *arg,
+                                      size_t hop0) {
+  const int G = ring->size, pos = ring->pos;
+  const int next = ring->ranks[(pos + 1) % G], prev = ring->ranks[(pos + G - 1) % G];
+  if (G == 1) return own(arg, 0);
+  scratch sc = {0};
+  coll_bundle *hold = own(arg, pos); /* the partial aggregate this worker sends next */
+  for (int s = 0; s < G - 1; s++) {
+    comm_req *req = coll_isend(ctx, next, hold, coll_bundle_bytes(hold));
+    coll_bundle *in = comm_recv(prev, ctx->rank);
+    coll_bundle *mine = own(arg, in->chunk);
+    coll_bundle *sum = bundle_combine(ctx, in, mine, lo_of, arg, hop0 + (size_t)s, &sc);
+    comm_wait(req); /* `hold` now belongs to the receiver */
+    hold = sum;
+  }
+  free(sc.y);
+  return hold;
+}
+
+void coll_ring_allgather(coll_ctx *ctx, const coll_ring *ring, coll_bundle *mine,
+                         void (*got)(void *arg, const coll_bundle *b), void *arg) {
+  const int G = ring->size, pos = ring->pos;
+  const int next = ring->ranks[(pos + 1) % G], prev = ring->ranks[(pos + G - 1) % G];
+  coll_bundle *hold = mine;
+  for (int s = 0; s < G - 1; s++) {
+    comm_req *req = coll_isend(ctx, next, hold, coll_bundle_bytes(hold));
+    coll_bundle *in = comm_recv(prev, ctx->rank);
+    if (got) got(arg, in);
+    comm_wait(req);
+    hold = in; /* forwarded unchanged at the next step */
+  }
+  /* Nobody forwards the last bundle received (or, alone, our own). */
+  coll_bundle_free(hold);
+}
+
+coll_bundle *coll_tree_reduce(coll_ctx *ctx, const coll_ring *g, coll_bundle *mine,
+                              size_t (*lo_of)(void *arg, int chunk, size_t part), void *arg,
+                              size_t hop0) {
+  const int G = g->size, p = g->pos;
+  scratch sc = {0};
+  coll_bundle *acc = mine;
+  size_t level = 0;
+  for (int mask = 1; mask < G; mask <<= 1, level++) {
+    if (p & mask) { /* send the subtree's sum to the parent, done */
+      comm_wait(coll_isend(ctx, g->ranks[p - mask], acc, coll_bundle_bytes(acc)));
+      free(sc.y);
+      return NULL;
+    }
+    if (p + mask < G) {
+      coll_bundle *in = comm_recv(g->ranks[p + mask], ctx->rank);
+      acc = bundle_combine(ctx, acc, in, lo_of, arg, hop0 + level, &sc);
+    }
+  }
+  free(sc.y);
+  return acc;
+}
+
+coll_bundle *coll_tree_bcast(coll_ctx *ctx, const coll_ring *g, coll_bundle *b) {
+  const int G = g->size, p = g->pos;
+  int mask = 1;
+  while (mask < G) {
+    if (p & mask) {
+      b = comm_recv(g->ranks[p - mask], ctx->rank);
+      break;
+    }
+    mask <<= 1;
+  }
+  for (mask >>= 1; mask > 0; mask >>= 1)
+    if (p + mask < G) {
+      coll_bundle *c = bundle_share(b);
+      comm_wait(coll_isend(ctx, g->ranks[p + mask], c, coll_bundle_bytes(c)));
+    }
+  return b;
 }

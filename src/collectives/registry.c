@@ -4,10 +4,14 @@
 
 #include "collective.h"
 
-extern const collective_type coll_allreduce_ring;
+extern const collective_type coll_allreduce_ring, coll_allreduce_ring_recompress,
+    coll_allreduce_tree, coll_allreduce_rhd, coll_allreduce_torus2d, coll_allreduce_hierarchical,
+    coll_allgather_ring, coll_allgather_rd, coll_ps;
 
 static const collective_type *const registry[] = {
-    &coll_allreduce_ring,
+    &coll_allreduce_ring,  &coll_allreduce_ring_recompress, &coll_allreduce_tree,
+    &coll_allreduce_rhd,   &coll_allreduce_torus2d,         &coll_allreduce_hierarchical,
+    &coll_allgather_ring,  &coll_allgather_rd,              &coll_ps,
 };
 
 const collective_type *const *collective_registry(size_t *count) {

@@ -19,112 +19,66 @@
  *
  * Compressors that need a global max (Global-QSGD's norm) get it first from
  * a ring max-reduction of one float per worker: N - 1 steps of 4 bytes. */
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "collective.h"
-#include "comm.h"
 
-static float global_max(coll_ctx *ctx) {
-  const int N = ctx->nworkers, r = ctx->rank, next = (r + 1) % N, prev = (r + N - 1) % N;
-  float m = 0;
+typedef struct ring_state {
+  coll_ctx *ctx;
+} ring_state;
+
+/* Chunk c: this worker's encoded share, one payload. */
+static coll_bundle *ring_own(void *arg, int c) {
+  coll_ctx *ctx = ((ring_state *)arg)->ctx;
   size_t lo, hi;
-  for (int c = 0; c < N; c++) {
-    coll_chunk(ctx->n, N, c, &lo, &hi);
-    float *p = malloc((hi - lo + 1) * sizeof *p);
-    ctx->io.input(ctx->io.arg, lo, hi, p);
-    float s = ctx->comp->type->local_stat(ctx->comp->state, p, hi - lo);
-    if (s > m) m = s;
-    free(p);
-  }
-  for (int s = 0; s < N - 1; s++) {
-    float *out = malloc(sizeof *out);
-    *out = m;
-    comm_req *req = coll_isend(ctx, next, out, sizeof(float));
-    float *in = comm_recv(prev, r);
-    if (*in > m) m = *in;
-    free(in);
-    comm_wait(req);
-  }
-  return m;
+  coll_chunk(ctx->n, ctx->nworkers, c, &lo, &hi);
+  coll_bundle *b = coll_bundle_new(c, 1);
+  b->m[0] = coll_encode_own(ctx, c, lo, hi);
+  return b;
+}
+
+static size_t ring_lo(void *arg, int c, size_t part) {
+  (void)part;
+  coll_ctx *ctx = ((ring_state *)arg)->ctx;
+  size_t lo, hi;
+  coll_chunk(ctx->n, ctx->nworkers, c, &lo, &hi);
+  return lo;
+}
+
+static void ring_got(void *arg, const coll_bundle *b) {
+  coll_ctx *ctx = ((ring_state *)arg)->ctx;
+  if (!ctx->out_shared) coll_deliver(ctx, b->m[0], ring_lo(arg, b->chunk, 0), 0);
+}
+
+/* The ring of all workers in rank order; ranks[] is the caller's. */
+static coll_ring ring_of_all(coll_ctx *ctx, int *ranks) {
+  for (int i = 0; i < ctx->nworkers; i++) ranks[i] = i;
+  return (coll_ring){.ranks = ranks, .size = ctx->nworkers, .pos = ctx->rank};
 }
 
 static void ring_run(coll_ctx *ctx) {
-  const int N = ctx->nworkers, r = ctx->rank, next = (r + 1) % N, prev = (r + N - 1) % N;
   ctx->global_max = 0;
-  if (ctx->comp->type->flags & CCOMP_GLOBAL_MAX) ctx->global_max = global_max(ctx);
-  size_t lo, hi, maxchunk = ctx->n / (size_t)N + 1;
-  float *y = malloc(maxchunk * sizeof *y);
-
-  coll_msg *hold = NULL; /* the partial aggregate this rank sends next */
-  if (N == 1) {
-    coll_chunk(ctx->n, 1, 0, &lo, &hi);
-    hold = coll_encode_own(ctx, 0, lo, hi);
-  }
-  for (int s = 0; s < N - 1; s++) {
-    if (s == 0) {
-      int c = r;
-      coll_chunk(ctx->n, N, c, &lo, &hi);
-      hold = coll_encode_own(ctx, c, lo, hi);
-    }
-    comm_req *req = coll_isend(ctx, next, hold, (double)hold->nbytes);
-    coll_msg *in = comm_recv(prev, r);
-    const int c = in->chunk;
-    coll_chunk(ctx->n, N, c, &lo, &hi);
-    coll_msg *own = coll_encode_own(ctx, c, lo, hi);
-    ccomp_call call = coll_call(ctx, lo, 1 + (uint64_t)s);
-    coll_msg *sum = calloc(1, sizeof *sum);
-    sum->chunk = c;
-    sum->n = in->n;
-    sum->workers = in->workers + 1;
-    sum->bytes = malloc(ccomp_max_wire_bytes(ctx->comp, in->n) + 1);
-    sum->nbytes = ccomp_combine(ctx->comp, in->bytes, in->nbytes, in->workers, own->bytes,
-                                own->nbytes, 1, in->n, &call, sum->bytes);
-    sum->exact = in->exact;
-    in->exact = NULL;
-    for (size_t i = 0; i < sum->n; i++) sum->exact[i] += own->exact[i];
-    ccomp_decode(ctx->comp, sum->bytes, sum->nbytes, sum->n, sum->workers, &call, y);
-    err_acc_add(&ctx->metrics->hops[s], y, sum->exact, sum->n, 1.0);
-    ctx->metrics->hops[s].workers = sum->workers;
-    coll_msg_free(in);
-    coll_msg_free(own);
-    comm_wait(req); /* `hold` now belongs to the receiver */
-    hold = sum;
-  }
-  /* hold: chunk (r + 1) mod N summed over all N workers. */
-  coll_chunk(ctx->n, N, hold->chunk, &lo, &hi);
-  {
-    ccomp_call call = coll_call(ctx, lo, 0xF1);
-    ccomp_decode(ctx->comp, hold->bytes, hold->nbytes, hold->n, hold->workers, &call, y);
-    ccomp_finish(ctx->comp, y, hold->n, hold->workers);
-    err_acc_add(&ctx->metrics->final, y, hold->exact, hold->n, 1.0 / N);
-    ctx->metrics->final.workers = hold->workers;
-    memcpy(ctx->out + lo, y, hold->n * sizeof *y);
-    free(hold->exact);
-    hold->exact = NULL;
-  }
-  for (int s = 0; s < N - 1; s++) {
-    comm_req *req = coll_isend(ctx, next, hold, (double)hold->nbytes);
-    coll_msg *in = comm_recv(prev, r);
-    if (!ctx->out_shared) {
-      coll_chunk(ctx->n, N, in->chunk, &lo, &hi);
-      ccomp_call call = coll_call(ctx, lo, 0xF1);
-        ccomp_decode(ctx->comp, in->bytes, in->nbytes, in->n, in->workers, &call, ctx->out + lo);
-      ccomp_finish(ctx->comp, ctx->out + lo, in->n, in->workers);
-    }
-    comm_wait(req);
-    hold = in; /* forwarded unchanged at the next step */
-  }
-  /* Nobody forwards the last payload received (or, with one worker, our own). */
-  coll_msg_free(hold);
-  free(y);
+  if (ctx->comp->type->flags & CCOMP_GLOBAL_MAX) coll_global_max(ctx);
+  int *ranks = malloc((size_t)ctx->nworkers * sizeof *ranks);
+  coll_ring ring = ring_of_all(ctx, ranks);
+  ring_state st = {ctx};
+  coll_bundle *mine = coll_ring_reduce_scatter(ctx, &ring, ring_own, ring_lo, &st, 0);
+  /* mine: chunk (rank + 1) mod N summed over all N workers. */
+  coll_deliver(ctx, mine->m[0], ring_lo(&st, mine->chunk, 0), 1);
+  free(mine->m[0]->exact);
+  mine->m[0]->exact = NULL;
+  coll_ring_allgather(ctx, &ring, mine, ring_got, &st);
+  free(ranks);
 }
 
-static size_t ring_hops(int nworkers) { return nworkers > 1 ? (size_t)nworkers - 1 : 0; }
+static size_t ring_hops(int nworkers, const double *params) {
+  (void)params;
+  return nworkers > 1 ? (size_t)nworkers - 1 : 0;
+}
 
 /* Uncompressed, every step moves each of the N chunks once: n elements. */
-static double ring_dense_bytes(size_t n, int nworkers) {
+static double ring_dense_bytes(size_t n, int nworkers, const double *params) {
+  (void)params;
   return 2.0 * (nworkers - 1) * 4.0 * (double)n;
 }
 

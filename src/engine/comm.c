@@ -6,6 +6,7 @@
 #include <simgrid/engine.h>
 #include <simgrid/mailbox.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 extern double engine_bytes_counter;
 
@@ -28,6 +29,25 @@ void comm_send(int src, int dst, void *msg, double bytes) {
 }
 
 void *comm_recv(int src, int dst) { return sg_mailbox_get(mailbox(src, dst)); }
+
+struct comm_rreq {
+  sg_comm_t comm;
+  void *data;
+};
+
+comm_rreq *comm_irecv(int src, int dst) {
+  comm_rreq *r = malloc(sizeof *r);
+  r->data = NULL;
+  r->comm = sg_mailbox_get_async(mailbox(src, dst), &r->data);
+  return r;
+}
+
+void *comm_wait_recv(comm_rreq *r) {
+  sg_comm_wait(r->comm);
+  void *d = r->data;
+  free(r);
+  return d;
+}
 
 void comm_sleep(double d) { sg_actor_sleep_for(d); }
 

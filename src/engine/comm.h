@@ -18,6 +18,13 @@ void comm_wait(comm_req *req);
 void comm_send(int src, int dst, void *msg, double bytes);
 /* Receive the next message from src to dst (blocking). */
 void *comm_recv(int src, int dst);
+/* Post a receive of the next message from src to dst without waiting: the
+ * transfer starts as soon as the sender has posted too (a blocking recv
+ * after another would serialize transfers that should overlap). */
+typedef struct comm_rreq comm_rreq;
+comm_rreq *comm_irecv(int src, int dst);
+/* Wait for a posted receive; returns the message and releases r. */
+void *comm_wait_recv(comm_rreq *r);
 /* Let d seconds of simulated time pass for the calling actor. */
 void comm_sleep(double d);
 /* Simulated now. */

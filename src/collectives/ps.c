@@ -1,0 +1,170 @@
+/* src/collectives/ps.c — sharded parameter server, co-located with the
+ * workers (BytePS-style): the tensor is cut into K shards and worker s
+ * (s < K) serves shard s.
+ *
+ *   push:  every worker encodes each shard and sends it to its server;
+ *   serve: server s decodes the N payloads of its shard, sums them in fp32
+ *          and finishes the sum (the mean, or signSGD's majority vote);
+ *   pull:  server s sends the result to every worker: fp32 by default, or,
+ *          with downlink = true, encoded again by the same compressor (the
+ *          "compressed both ways" PS; the second compression is hop 2).
+ *
+ * Any compressor: nothing is combined on the way.  All pushes and pulls are
+ * posted at once, so the network shares links as the flows overlap.  On a
+ * crossbar (all flows of a phase concurrent, the server's link the
+ * bottleneck) a phase takes alpha + (N - 1) S / (K B): with K = N,
+ * 2 (alpha + (N - 1) S / (N B)) in all, as the ring's bandwidth term.
+ * Hop 1 is the server's aggregate against the exact sum; hop 2 (downlink)
+ * what the workers decode against the exact mean. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collective.h"
+#include "comm.h"
+
+static const ccomp_param ps_params[] = {
+    {"servers", CCOMP_INT, 0, 0, 1 << 20, "server shards K, on workers 0 .. K-1; 0 = every worker"},
+    {"downlink", CCOMP_BOOL, 0, 0, 1,
+     "compress the servers' answers with the same compressor (false: fp32)"},
+};
+
+static int ps_servers(int n, const double *params) {
+  return params[0] > 0 ? (int)params[0] : n;
+}
+
+static int ps_check(int n, const double *params, char *err, size_t errlen) {
+  if (ps_servers(n, params) > n) {
+    snprintf(err, errlen, "ps: %d servers but only %d workers to host them; give servers <= %d",
+             ps_servers(n, params), n, n);
+    return -1;
+  }
+  return 0;
+}
+
+/* The servers' answer for shard [lo, hi) into y. */
+static void answer_decode(coll_ctx *ctx, const coll_msg *m, size_t lo, float *y) {
+  if (ctx->params[1] != 0) {
+    ccomp_call call = coll_call(ctx, lo, 0xD0);
+    ccomp_decode(ctx->comp, m->bytes, m->nbytes, m->n, 1, &call, y);
+  } else {
+    memcpy(y, m->bytes, m->n * sizeof *y);
+  }
+}
+
+static void ps_run(coll_ctx *ctx) {
+  const int N = ctx->nworkers, r = ctx->rank, K = ps_servers(N, ctx->params);
+  const int downlink = ctx->params[1] != 0;
+  ctx->global_max = 0;
+  if (ctx->comp->type->flags & CCOMP_GLOBAL_MAX) coll_global_max(ctx);
+
+  /* push */
+  comm_req **push = calloc((size_t)K, sizeof *push);
+  coll_msg *self = NULL;
+  for (int s = 0; s < K; s++) {
+    size_t lo, hi;
+    coll_chunk(ctx->n, K, s, &lo, &hi);
+    coll_msg *m = coll_encode_own(ctx, s, lo, hi);
+    for (size_t i = 0; i < m->n; i++) ctx->exact_sum[lo + i] += m->exact[i];
+    free(m->exact);
+    m->exact = NULL;
+    if (s == r) self = m;
+    else push[s] = coll_isend(ctx, s, m, (double)m->nbytes);
+  }
+
+  /* serve */
+  comm_req **pull = NULL;
+  if (r < K) {
+    size_t lo, hi;
+    coll_chunk(ctx->n, K, r, &lo, &hi);
+    const size_t n = hi - lo;
+    comm_rreq **rq = malloc((size_t)N * sizeof *rq);
+    for (int w = 0; w < N; w++) rq[w] = w == r ? NULL : comm_irecv(w, r);
+    float *acc = calloc(n + 1, sizeof *acc), *y = malloc((n + 1) * sizeof *y);
+    ccomp_call call = coll_call(ctx, lo, 0xF1);
+    for (int w = 0; w < N; w++) {
+      coll_msg *m = w == r ? self : comm_wait_recv(rq[w]);
+      ccomp_decode(ctx->comp, m->bytes, m->nbytes, n, 1, &call, y);
+      for (size_t i = 0; i < n; i++) acc[i] += y[i];
+      coll_msg_free(m);
+    }
+    free(rq);
+    const double *exact = ctx->exact_sum + lo;
+    err_acc_add(&ctx->metrics->hops[0], acc, exact, n, 1.0);
+    ctx->metrics->hops[0].workers = (uint32_t)N;
+    ccomp_finish(ctx->comp, acc, n, (uint32_t)N);
+
+    coll_msg *ans = coll_msg_new(ctx, r, (uint32_t)N, n, 0);
+    if (downlink) {
+      ccomp_call ecall = coll_call(ctx, lo, 0xD0);
+      ans->nbytes = ccomp_encode(ctx->comp, acc, n, &ecall, ans->bytes);
+    } else {
+      free(ans->bytes);
+      ans->bytes = malloc(n * sizeof *acc + 1);
+      memcpy(ans->bytes, acc, n * sizeof *acc);
+      ans->nbytes = n * sizeof *acc;
+    }
+    answer_decode(ctx, ans, lo, y);
+    if (downlink && ctx->metrics->nhops > 1) {
+      err_acc_add(&ctx->metrics->hops[1], y, exact, n, 1.0 / N);
+      ctx->metrics->hops[1].workers = (uint32_t)N;
+    }
+    err_acc_add(&ctx->metrics->final, y, exact, n, 1.0 / N);
+    ctx->metrics->final.workers = (uint32_t)N;
+    memcpy(ctx->out + lo, y, n * sizeof *y);
+    memset(ctx->exact_sum + lo, 0, n * sizeof *ctx->exact_sum);
+    free(acc);
+    free(y);
+    pull = malloc((size_t)N * sizeof *pull);
+    for (int w = 0; w < N; w++)
+      pull[w] = w == r ? NULL : coll_isend(ctx, w, coll_msg_ref(ans), (double)ans->nbytes);
+    coll_msg_free(ans);
+  }
+
+  /* pull */
+  comm_rreq **rq = malloc((size_t)K * sizeof *rq);
+  for (int s = 0; s < K; s++) rq[s] = s == r ? NULL : comm_irecv(s, r);
+  for (int s = 0; s < K; s++) {
+    if (s == r) continue;
+    coll_msg *m = comm_wait_recv(rq[s]);
+    if (!ctx->out_shared) {
+      size_t lo, hi;
+      coll_chunk(ctx->n, K, s, &lo, &hi);
+      answer_decode(ctx, m, lo, ctx->out + lo);
+    }
+    coll_msg_free(m);
+  }
+  free(rq);
+  for (int s = 0; s < K; s++)
+    if (push[s]) comm_wait(push[s]);
+  free(push);
+  if (pull) {
+    for (int w = 0; w < N; w++)
+      if (pull[w]) comm_wait(pull[w]);
+    free(pull);
+  }
+}
+
+static size_t ps_hops(int n, const double *params) {
+  (void)n;
+  return params[1] != 0 ? 2 : 1;
+}
+
+/* N - 1 shard-sized pushes per server and as many answers. */
+static double ps_dense_bytes(size_t n, int N, const double *params) {
+  (void)params;
+  return 2.0 * (N - 1) * 4.0 * (double)n;
+}
+
+const collective_type coll_ps = {
+    .name = "ps",
+    .description = "sharded parameter server on the workers: push, decode and sum at the server, "
+                   "pull (fp32 or recompressed); any compressor",
+    .requires = COLL_NEEDS_EXACT_SUM,
+    .params = ps_params,
+    .nparams = sizeof ps_params / sizeof ps_params[0],
+    .hops = ps_hops,
+    .dense_bytes = ps_dense_bytes,
+    .check = ps_check,
+    .run = ps_run,
+};

@@ -1,0 +1,114 @@
+/* src/collectives/ring_recompress.c — the ring all-reduce that decodes, adds
+ * and re-encodes at every hop: the cascading-compression case.
+ *
+ *   hop:   decode(in) + p_self  ──encode──►  next
+ *
+ * Same ring, same chunks and same steps as allreduce/ring, so any compressor
+ * runs on it: at reduce-scatter step s a worker decodes the partial
+ * aggregate it received (a sum over s + 1 workers), adds its own input for
+ * that chunk in fp32, and encodes the sum afresh; the payload it sends on is
+ * a new encoding of a float sum, so decode() is told it represents one
+ * "worker" (for the compressor it is one tensor) while hops.csv counts the
+ * workers it really sums.  Every re-encoding loses information again: that
+ * is the error hops.csv shows growing hop by hop.  The all-gather forwards
+ * the final payloads unchanged, as in allreduce/ring, and finish() turns
+ * the decoded sum over N into the aggregate (the mean, or the majority
+ * vote's sign).
+ *
+ * Error feedback: a worker encodes every element range exactly once per
+ * iteration (its own chunk alone at step 0, the others as partial sums), and
+ * its memory is told what it encoded and what that decodes to: the
+ * compression error of a partial sum is kept by the worker that made it and
+ * fed back into its next gradient ("hop-wise" error feedback).  The total
+ * error the ring drops is therefore carried forward, not lost.
+ *
+ * Time: as allreduce/ring, with the bytes each re-encoding produces. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "collective.h"
+#include "comm.h"
+
+/* in + own input on [lo, hi), re-encoded; consumes in. */
+static coll_msg *recompress(coll_ctx *ctx, coll_msg *in, size_t lo, size_t hi, uint64_t salt,
+                            float *y, float *p) {
+  const size_t n = hi - lo;
+  ccomp_call dcall = coll_call(ctx, lo, salt);
+  ccomp_decode(ctx->comp, in->bytes, in->nbytes, n, in->enc_workers, &dcall, y);
+  ctx->io.input(ctx->io.arg, lo, hi, p);
+  coll_msg *out = coll_msg_new(ctx, in->chunk, in->workers + 1, n, 0);
+  out->enc_workers = 1;
+  out->exact = in->exact; /* the receiver owns in: take its shadow */
+  in->exact = NULL;
+  for (size_t i = 0; i < n; i++) {
+    out->exact[i] += p[i];
+    y[i] += p[i];
+  }
+  coll_msg_free(in);
+  ccomp_call ecall = coll_call(ctx, lo, salt ^ 0xE0C0DE);
+  out->nbytes = ccomp_encode(ctx->comp, y, n, &ecall, out->bytes);
+  if (ctx->io.encoded) {
+    /* p := what the memory is told was encoded; y := what it decodes to */
+    memcpy(p, y, n * sizeof *p);
+    ccomp_decode(ctx->comp, out->bytes, out->nbytes, n, 1, &ecall, y);
+    ctx->io.encoded(ctx->io.arg, lo, hi, p, ctx->io.wants_own ? y : NULL);
+  }
+  return out;
+}
+
+static void rr_run(coll_ctx *ctx) {
+  const int N = ctx->nworkers, r = ctx->rank, next = (r + 1) % N, prev = (r + N - 1) % N;
+  ctx->global_max = 0;
+  if (ctx->comp->type->flags & CCOMP_GLOBAL_MAX) coll_global_max(ctx);
+  size_t lo, hi, maxchunk = ctx->n / (size_t)N + 2;
+  float *y = malloc(maxchunk * sizeof *y), *p = malloc(maxchunk * sizeof *p);
+  coll_chunk(ctx->n, N, r, &lo, &hi);
+  coll_msg *hold = coll_encode_own(ctx, r, lo, hi);
+  for (int s = 0; s < N - 1; s++) {
+    comm_req *req = coll_isend(ctx, next, hold, (double)hold->nbytes);
+    coll_msg *in = comm_recv(prev, r);
+    coll_chunk(ctx->n, N, in->chunk, &lo, &hi);
+    coll_msg *sum = recompress(ctx, in, lo, hi, 1 + (uint64_t)s, y, p);
+    coll_measure(ctx, &ctx->metrics->hops[s], sum, lo, 0xF1, y);
+    comm_wait(req);
+    hold = sum;
+  }
+  /* hold: chunk (r + 1) mod N summed over all N workers. */
+  coll_chunk(ctx->n, N, hold->chunk, &lo, &hi);
+  coll_deliver(ctx, hold, lo, 1);
+  free(hold->exact);
+  hold->exact = NULL;
+  for (int s = 0; s < N - 1; s++) {
+    comm_req *req = coll_isend(ctx, next, hold, (double)hold->nbytes);
+    coll_msg *in = comm_recv(prev, r);
+    if (!ctx->out_shared) {
+      coll_chunk(ctx->n, N, in->chunk, &lo, &hi);
+      coll_deliver(ctx, in, lo, 0);
+    }
+    comm_wait(req);
+    hold = in;
+  }
+  coll_msg_free(hold);
+  free(y);
+  free(p);
+}
+
+static size_t rr_hops(int nworkers, const double *params) {
+  (void)params;
+  return nworkers > 1 ? (size_t)nworkers - 1 : 0;
+}
+
+static double rr_dense_bytes(size_t n, int nworkers, const double *params) {
+  (void)params;
+  return 2.0 * (nworkers - 1) * 4.0 * (double)n;
+}
+
+const collective_type coll_allreduce_ring_recompress = {
+    .name = "allreduce/ring-recompress",
+    .description = "ring all-reduce that decodes, adds and re-encodes at every hop (cascading "
+                   "compression); any compressor",
+    .requires = 0,
+    .hops = rr_hops,
+    .dense_bytes = rr_dense_bytes,
+    .run = rr_run,
+};
