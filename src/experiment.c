@@ -631,12 +631,13 @@ experiment *experiment_load(const char *file, char *const *sets, int nsets, ccsi
     return NULL;
   }
   normalize(root);
-  for (int i = 0; i < nsets; i++)
+  for (int i = 0; i < nsets; i++) {
     if (experiment_set(root, file, sets[i], err)) {
       json_decref(root);
       return NULL;
     }
-  normalize(root);
+    normalize(root); /* --set collective=NAME --set collective.PARAM=.. */
+  }
   experiment *e = calloc(1, sizeof *e);
   e->file = strdup(file);
   char *tmp = strdup(file);
