@@ -9,7 +9,9 @@
  *                              with trace_read in irregular ranges
  *   test_trace --write DIR     write the unit tests' trace (3 workers x 4
  *                              iterations) to DIR, for numpy to read
- * The last three serve tests/trace_torch.sh. */
+ *   test_trace --bench         throughput of writing, trace_check and trace_read
+ *                              on a 256 MiB trace in $TMPDIR (meson test --benchmark)
+ * --check, --dump and --write serve tests/trace_torch.sh. */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -21,6 +23,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -496,7 +499,69 @@ static int cmd_dump(const char *dir, const char *out) {
   return rc ? 2 : 0;
 }
 
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* 8 workers x 4 iterations x 2^21 elements (8 MiB a file, 256 MiB in all),
+ * in one layer.  Times are wall clock; the files sit in the page cache after
+ * writing, so the read figures are the reader's cost, not the disk's. */
+static int cmd_bench(void) {
+  enum { BW = 8, BT = 4, BN = 1 << 21 };
+  char dir[512], err[2048];
+  snprintf(dir, sizeof dir, "%s/ccsim-trace-bench-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  if (!mkdtemp(dir)) return perror(dir), 1;
+  float *g = malloc((size_t)BN * sizeof *g);
+  for (size_t e = 0; e < BN; e++) g[e] = value(0, 0, e);
+  const trace_layer L = {.name = "all", .ndim = 1, .shape = {BN}};
+  const double mib = (double)BW * BT * BN * 4 / 1048576.0;
+  double t0 = now();
+  trace_writer *wr = trace_writer_new(dir, BW, BT, &L, 1, "bench", err, sizeof err);
+  int rc = !wr;
+  for (unsigned w = 0; w < BW && !rc; w++)
+    for (unsigned it = 0; it < BT && !rc; it++) rc = trace_write(wr, w, it, g, BN, err, sizeof err);
+  if (!rc) rc = trace_writer_close(wr, err, sizeof err);
+  double t1 = now();
+  if (!rc) printf("write        %7.0f MiB/s  (%.0f MiB, %d files)\n", mib / (t1 - t0), mib, BW * BT);
+  trace_reader *t = rc ? NULL : trace_open(dir, err, sizeof err);
+  if (!rc && !t) rc = 1;
+  for (int rep = 0; rep < 3 && !rc; rep++) {
+    t0 = now();
+    rc = trace_check(t, err, sizeof err);
+    t1 = now();
+    if (!rc) printf("trace_check  %7.0f MiB/s\n", mib / (t1 - t0));
+  }
+  /* a ring's access pattern: each iteration, every worker's 1/BW-th chunks */
+  const size_t chunk = BN / BW;
+  t0 = now();
+  for (unsigned it = 0; it < BT && !rc; it++)
+    for (unsigned c = 0; c < BW && !rc; c++)
+      for (unsigned w = 0; w < BW && !rc; w++) {
+        size_t lo = (size_t)((c + w) % BW) * chunk;
+        rc = trace_read(t, w, it, lo, lo + chunk, g, err, sizeof err);
+      }
+  t1 = now();
+  if (!rc) printf("trace_read   %7.0f MiB/s  (%zu KiB chunks)\n", mib / (t1 - t0), chunk * 4 / 1024);
+  const int nsmall = 200000;
+  t0 = now();
+  for (int k = 0; k < nsmall && !rc; k++) {
+    size_t lo = next_u64() % (BN - 1024);
+    rc = trace_read(t, (unsigned)(next_u64() % BW), (unsigned)(next_u64() % BT), lo, lo + 1024, g,
+                    err, sizeof err);
+  }
+  t1 = now();
+  if (!rc) printf("trace_read   %7.2f us per random 4 KiB range\n", (t1 - t0) / nsmall * 1e6);
+  if (rc) fprintf(stderr, "%s\n", err);
+  trace_close(t);
+  free(g);
+  rm_rf(dir);
+  return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--bench") == 0) return cmd_bench();
   if (argc == 3 && strcmp(argv[1], "--check") == 0) return cmd_check(argv[2]);
   if (argc == 4 && strcmp(argv[1], "--dump") == 0) return cmd_dump(argv[2], argv[3]);
   if (argc == 3 && strcmp(argv[1], "--write") == 0) {
@@ -508,7 +573,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc != 1) {
-    fprintf(stderr, "usage: test_trace [--check DIR | --dump DIR OUT | --write DIR]\n");
+    fprintf(stderr, "usage: test_trace [--check DIR | --dump DIR OUT | --write DIR | --bench]\n");
     return 2;
   }
   snprintf(root, sizeof root, "%s/ccsim-trace-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
