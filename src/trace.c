@@ -28,7 +28,7 @@
 
 #define MAX_WORKERS (1u << 20)
 #define MAX_ITERATIONS (1u << 30)
-#define MAX_FILES (1ull << 28)
+#define MAX_FILES (1ull << 24) /* the file table: 8 bytes each */
 #define MAX_ELEMENTS (1ull << 40)
 
 typedef struct tfile {

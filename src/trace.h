@@ -17,7 +17,7 @@
  *   { "format": "ccsim-trace",
  *     "version": 1,
  *     "workers": W,                    integer >= 1
- *     "iterations": T,                 integer >= 1
+ *     "iterations": T,                 integer >= 1, W x T <= 2^24
  *     "layers": [ {"name": "conv1.weight", "shape": [16, 1, 3, 3], "count": 144},
  *                 ... ],               in the order they are concatenated;
  *                                      names unique and non-empty, shape of
