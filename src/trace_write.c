@@ -1,0 +1,225 @@
+/* src/trace_write.c — writing gradient traces (the format: trace.h).
+ *
+ * Files are written as they come; index.json, the one file that makes the
+ * directory a trace, is written last, to a temporary name then renamed, and
+ * only once every (worker, iteration) is on disk.  A recording that dies
+ * half-way therefore leaves a directory trace_open refuses. */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "results.h"
+#include "trace.h"
+
+struct trace_writer {
+  char *dir;
+  unsigned workers, iterations;
+  size_t elements;
+  json_t *index;          /* index.json, complete but for nothing */
+  unsigned char *written; /* [worker * iterations + iteration] */
+  unsigned char *made;    /* [worker]: w{worker}/ exists */
+};
+
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(char *err, size_t errlen, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (err && errlen) vsnprintf(err, errlen, fmt, ap);
+  va_end(ap);
+  return code;
+}
+
+static int copy_error(const ccsim_error *e, char *err, size_t errlen) {
+  return fail(err, errlen, e->code, "%s", e->msg);
+}
+
+/* index.json for these layers, or NULL with err set. */
+static json_t *make_index(const char *dir, unsigned workers, unsigned iterations,
+                          const trace_layer *layers, size_t nlayers, const char *source,
+                          size_t *elements, char *err, size_t errlen) {
+  json_t *arr = json_array();
+  unsigned long long total = 0;
+  for (size_t i = 0; i < nlayers; i++) {
+    const trace_layer *L = &layers[i];
+    if (!L->name || !*L->name || L->ndim > TRACE_MAX_DIMS) {
+      json_decref(arr);
+      fail(err, errlen, CCSIM_ERR_INPUT, "%s: layer %zu: needs a non-empty name and at most %d dims",
+           dir, i, TRACE_MAX_DIMS);
+      return NULL;
+    }
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(layers[j].name, L->name) == 0) {
+        json_decref(arr);
+        fail(err, errlen, CCSIM_ERR_INPUT, "%s: layers %zu and %zu are both named \"%s\"", dir, j,
+             i, L->name);
+        return NULL;
+      }
+    json_t *shape = json_array();
+    unsigned long long count = 1;
+    for (unsigned d = 0; d < L->ndim; d++) {
+      if (L->shape[d] == 0 || count > (1ull << 40) / L->shape[d]) {
+        json_decref(shape);
+        json_decref(arr);
+        fail(err, errlen, CCSIM_ERR_INPUT,
+             "%s: layer \"%s\": dimension %u is %zu; dimensions are positive and a trace has "
+             "at most 2^40 elements",
+             dir, L->name, d, L->shape[d]);
+        return NULL;
+      }
+      count *= L->shape[d];
+      json_array_append_new(shape, json_integer((json_int_t)L->shape[d]));
+    }
+    json_t *o = json_object();
+    json_object_set_new(o, "name", json_string(L->name));
+    json_object_set_new(o, "shape", shape);
+    json_object_set_new(o, "count", json_integer((json_int_t)count));
+    json_array_append_new(arr, o);
+    total += count;
+  }
+  if (nlayers == 0 || workers == 0 || iterations == 0 || total > (1ull << 40)) {
+    json_decref(arr);
+    fail(err, errlen, CCSIM_ERR_INPUT,
+         "%s: a trace needs at least one layer, worker and iteration and at most 2^40 elements", dir);
+    return NULL;
+  }
+  json_t *ix = json_object();
+  json_object_set_new(ix, "format", json_string(TRACE_FORMAT));
+  json_object_set_new(ix, "version", json_integer(TRACE_VERSION));
+  json_object_set_new(ix, "workers", json_integer(workers));
+  json_object_set_new(ix, "iterations", json_integer(iterations));
+  json_object_set_new(ix, "layers", arr);
+  json_object_set_new(ix, "elements", json_integer((json_int_t)total));
+  json_object_set_new(ix, "files", json_string(TRACE_FILES));
+  json_object_set_new(ix, "source", json_string(source ? source : ""));
+  *elements = (size_t)total;
+  return ix;
+}
+
+void trace_writer_free(trace_writer *w) {
+  if (!w) return;
+  json_decref(w->index);
+  free(w->written);
+  free(w->made);
+  free(w->dir);
+  free(w);
+}
+
+trace_writer *trace_writer_new(const char *dir, unsigned workers, unsigned iterations,
+                               const trace_layer *layers, size_t nlayers, const char *source,
+                               char *err, size_t errlen) {
+  trace_writer *w = calloc(1, sizeof *w);
+  if (!w) {
+    fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: out of memory", dir);
+    return NULL;
+  }
+  w->workers = workers;
+  w->iterations = iterations;
+  w->index = make_index(dir, workers, iterations, layers, nlayers, source, &w->elements, err, errlen);
+  if (!w->index) {
+    trace_writer_free(w);
+    return NULL;
+  }
+  w->dir = strdup(dir);
+  w->written = calloc((size_t)workers * iterations, 1);
+  w->made = calloc(workers, 1);
+  if (!w->dir || !w->written || !w->made) {
+    fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: out of memory", dir);
+    trace_writer_free(w);
+    return NULL;
+  }
+  ccsim_error e;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/index.json", dir);
+  if (results_mkdir(dir, &e)) {
+    copy_error(&e, err, errlen);
+    trace_writer_free(w);
+    return NULL;
+  }
+  if (unlink(path) != 0 && errno != ENOENT) {
+    fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: cannot remove the old index: %s", path,
+         strerror(errno));
+    trace_writer_free(w);
+    return NULL;
+  }
+  return w;
+}
+
+static int write_all(int fd, const void *buf, size_t n) {
+  const char *p = buf;
+  while (n) {
+    ssize_t k = write(fd, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) return -1;
+    p += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+int trace_write(trace_writer *w, unsigned worker, unsigned iteration, const float *g, size_t n,
+                char *err, size_t errlen) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/w%u/it%u.npy", w->dir, worker, iteration);
+  if (worker >= w->workers || iteration >= w->iterations)
+    return fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: outside the trace's %u workers x %u iterations",
+                path, w->workers, w->iterations);
+  const size_t k = (size_t)worker * w->iterations + iteration;
+  if (w->written[k]) return fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: written twice", path);
+  if (n != w->elements)
+    return fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: %zu elements; the layers hold %zu", path, n,
+                w->elements);
+  size_t bad = trace_first_nonfinite(g, n);
+  if (bad < n)
+    return fail(err, errlen, CCSIM_ERR_INPUT, "%s: element %zu is %s; a trace holds finite values",
+                path, bad, g[bad] != g[bad] ? "NaN" : "infinite");
+  if (!w->made[worker]) {
+    char sub[4200];
+    snprintf(sub, sizeof sub, "%s/w%u", w->dir, worker);
+    if (mkdir(sub, 0777) != 0 && errno != EEXIST)
+      return fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: cannot create: %s", sub, strerror(errno));
+    w->made[worker] = 1;
+  }
+  /* numpy.save's header: padded with spaces so the data starts at a multiple of 64 */
+  char hdr[128];
+  int len = snprintf(hdr + 10, sizeof hdr - 10,
+                     "{'descr': '<f4', 'fortran_order': False, 'shape': (%zu,), }", n);
+  size_t total = ((size_t)10 + (size_t)len + 1 + 63) / 64 * 64;
+  memcpy(hdr, "\x93NUMPY\x01\x00", 8);
+  hdr[8] = (char)((total - 10) & 0xff);
+  hdr[9] = (char)((total - 10) >> 8);
+  memset(hdr + 10 + len, ' ', total - 11 - (size_t)len);
+  hdr[total - 1] = '\n';
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) return fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
+  if (write_all(fd, hdr, total) != 0 || write_all(fd, g, n * sizeof *g) != 0) {
+    int e = errno;
+    close(fd);
+    return fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(e));
+  }
+  if (close(fd) != 0)
+    return fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
+  w->written[k] = 1;
+  return 0;
+}
+
+int trace_writer_close(trace_writer *w, char *err, size_t errlen) {
+  int rc = 0;
+  for (size_t k = 0; k < (size_t)w->workers * w->iterations && !rc; k++)
+    if (!w->written[k])
+      rc = fail(err, errlen, CCSIM_ERR_RUNTIME,
+                "%s/w%zu/it%zu.npy: never written; no index.json, so %s is not a trace", w->dir,
+                k / w->iterations, k % w->iterations, w->dir);
+  ccsim_error e;
+  if (!rc && results_write_json(w->dir, "index.json", w->index, &e)) rc = copy_error(&e, err, errlen);
+  trace_writer_free(w);
+  return rc;
+}

@@ -1,0 +1,590 @@
+/* tests/test_trace.c — gradient traces (src/trace.h).
+ *
+ *   test_trace                 unit tests: write a trace, read back exact bits at
+ *                              random ranges; every refusal names its file
+ *   test_trace --check DIR     trace_open + trace_check; exit 2 and one line on
+ *                              stderr when DIR is refused
+ *   test_trace --dump DIR OUT  check DIR, then write every value (worker, then
+ *                              iteration, then element) as raw <f4 to OUT, read
+ *                              with trace_read in irregular ranges
+ *   test_trace --write DIR     write the unit tests' trace (3 workers x 4
+ *                              iterations) to DIR, for numpy to read
+ *   test_trace --bench         throughput of writing, trace_check and trace_read
+ *                              on a 256 MiB trace in $TMPDIR (meson test --benchmark)
+ * --check, --dump and --write serve tests/trace_torch.sh. */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "error.h"
+#include "trace.h"
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint64_t next_u64(void) { /* splitmix64 */
+  uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* The test trace: five layers (a scalar among them), 421 elements. */
+static const trace_layer LAYERS[] = {
+    {.name = "conv.weight", .ndim = 4, .shape = {4, 1, 3, 3}},
+    {.name = "conv.bias", .ndim = 1, .shape = {4}},
+    {.name = "fc.weight", .ndim = 2, .shape = {10, 37}},
+    {.name = "fc.bias", .ndim = 1, .shape = {10}},
+    {.name = "temperature", .ndim = 0},
+};
+#define NLAYERS 5
+#define ELEMENTS 421
+#define W 3
+#define T 4
+
+/* Any finite float32 bit pattern: random sign and mantissa, every exponent
+ * but 255 (subnormals, zeros and the largest values included). */
+static float value(unsigned w, unsigned it, size_t e) {
+  uint64_t z = ((uint64_t)w << 48) ^ ((uint64_t)it << 32) ^ e;
+  z = (z ^ (z >> 33)) * 0xff51afd7ed558ccdull;
+  z = (z ^ (z >> 33)) * 0xc4ceb9fe1a85ec53ull;
+  z ^= z >> 33;
+  uint32_t bits = (uint32_t)z;
+  if (((bits >> 23) & 0xff) == 0xff) bits ^= 1u << 23;
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+static int write_test_trace(const char *dir, unsigned workers, unsigned iterations, char *err,
+                            size_t errlen) {
+  trace_writer *wr =
+      trace_writer_new(dir, workers, iterations, LAYERS, NLAYERS, "tests/test_trace.c", err, errlen);
+  if (!wr) return 1;
+  float g[ELEMENTS];
+  for (unsigned w = 0; w < workers; w++)
+    for (unsigned it = 0; it < iterations; it++) {
+      for (size_t e = 0; e < ELEMENTS; e++) g[e] = value(w, it, e);
+      if (trace_write(wr, w, it, g, ELEMENTS, err, errlen)) {
+        trace_writer_free(wr);
+        return 1;
+      }
+    }
+  return trace_writer_close(wr, err, errlen);
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb, (void)flag, (void)ftw;
+  return remove(p);
+}
+static void rm_rf(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+static char root[256];
+
+/* A fresh valid trace (2 workers x 2 iterations) in root/NAME. */
+static const char *fresh(const char *name) {
+  static char dir[512];
+  char err[1024];
+  snprintf(dir, sizeof dir, "%s/%s", root, name);
+  rm_rf(dir);
+  if (write_test_trace(dir, 2, 2, err, sizeof err)) {
+    fprintf(stderr, "cannot write %s: %s\n", dir, err);
+    exit(1);
+  }
+  return dir;
+}
+
+/* Write a .npy file by hand: magic, version, dict padded to 64, data. */
+static void write_npy(const char *path, int major, const char *dict, const void *data,
+                      size_t nbytes) {
+  char hdr[512];
+  size_t len = strlen(dict), total = (10 + len + 1 + 63) / 64 * 64;
+  memcpy(hdr, "\x93NUMPY", 6);
+  hdr[6] = (char)major;
+  hdr[7] = 0;
+  hdr[8] = (char)((total - 10) & 0xff);
+  hdr[9] = (char)((total - 10) >> 8);
+  memcpy(hdr + 10, dict, len);
+  memset(hdr + 10 + len, ' ', total - 11 - len);
+  hdr[total - 1] = '\n';
+  FILE *f = fopen(path, "wb");
+  fwrite(hdr, 1, total, f);
+  fwrite(data, 1, nbytes, f);
+  fclose(f);
+}
+
+/* Open dir and read every file; return the first error (or "" when none). */
+static const char *refusal(const char *dir) {
+  static char err[2048];
+  err[0] = 0;
+  trace_reader *t = trace_open(dir, err, sizeof err);
+  if (!t) return err;
+  if (trace_check(t, err, sizeof err) == 0) err[0] = 0;
+  trace_close(t);
+  return err;
+}
+
+#define CHECK_REFUSED(dir, ...)                                                           \
+  do {                                                                                    \
+    const char *msg_ = refusal(dir);                                                      \
+    const char *want_[] = {__VA_ARGS__, NULL};                                            \
+    int ok_ = msg_[0] != 0;                                                               \
+    for (const char **w_ = want_; *w_ && ok_; w_++) ok_ = strstr(msg_, *w_) != NULL;      \
+    CHECK(ok_, "%s: refusal \"%s\" lacks one of the expected phrases (%s ...)", dir, msg_, \
+          want_[0]);                                                                      \
+  } while (0)
+
+static void test_round_trip(void) {
+  char dir[512], err[2048];
+  snprintf(dir, sizeof dir, "%s/good", root);
+  CHECK(write_test_trace(dir, W, T, err, sizeof err) == 0, "write: %s", err);
+  trace_reader *t = trace_open(dir, err, sizeof err);
+  CHECK(t != NULL, "open: %s", err);
+  if (!t) return;
+  CHECK(trace_workers(t) == W && trace_iterations(t) == T && trace_elements(t) == ELEMENTS,
+        "dimensions %u x %u x %zu", trace_workers(t), trace_iterations(t), trace_elements(t));
+  CHECK(trace_nlayers(t) == NLAYERS, "%zu layers", trace_nlayers(t));
+  CHECK(strcmp(trace_source(t), "tests/test_trace.c") == 0, "source %s", trace_source(t));
+  size_t off = 0;
+  for (size_t i = 0; i < NLAYERS && i < trace_nlayers(t); i++) {
+    const trace_layer *L = trace_layer_at(t, i);
+    size_t count = 1;
+    for (unsigned d = 0; d < LAYERS[i].ndim; d++) count *= LAYERS[i].shape[d];
+    CHECK(strcmp(L->name, LAYERS[i].name) == 0 && L->ndim == LAYERS[i].ndim &&
+              memcmp(L->shape, LAYERS[i].shape, sizeof L->shape) == 0 && L->count == count &&
+              L->offset == off,
+          "layer %zu: %s ndim %u count %zu offset %zu", i, L->name, L->ndim, L->count, L->offset);
+    CHECK(trace_layer_of(t, off) == i && trace_layer_of(t, off + count - 1) == i,
+          "trace_layer_of at layer %zu's ends", i);
+    off += count;
+  }
+  CHECK(trace_check(t, err, sizeof err) == 0, "check: %s", err);
+  /* exact bits at random ranges, files touched in random order */
+  float got[ELEMENTS], want[ELEMENTS];
+  int mismatches = 0;
+  for (int k = 0; k < 2000; k++) {
+    unsigned w = (unsigned)(next_u64() % W), it = (unsigned)(next_u64() % T);
+    size_t lo = next_u64() % (ELEMENTS + 1), hi = next_u64() % (ELEMENTS + 1);
+    if (lo > hi) {
+      size_t s = lo;
+      lo = hi;
+      hi = s;
+    }
+    for (size_t e = lo; e < hi; e++) want[e - lo] = value(w, it, e);
+    if (trace_read(t, w, it, lo, hi, got, err, sizeof err) != 0) {
+      CHECK(0, "read w%u it%u [%zu, %zu): %s", w, it, lo, hi, err);
+      break;
+    }
+    mismatches += memcmp(got, want, (hi - lo) * sizeof *got) != 0;
+  }
+  CHECK(mismatches == 0, "%d of 2000 random ranges differ from what was written", mismatches);
+  /* out of range is refused, not read */
+  CHECK(trace_read(t, W, 0, 0, 1, got, err, sizeof err) != 0 && strstr(err, "outside"), "%s", err);
+  CHECK(trace_read(t, 0, 0, 5, ELEMENTS + 1, got, err, sizeof err) != 0, "range past the end");
+  trace_close(t);
+
+  /* a descriptor limit far below the file count: files are closed and
+   * re-opened as the reader goes, and the values stay exact */
+  struct rlimit old, low;
+  getrlimit(RLIMIT_NOFILE, &old);
+  low = old;
+  low.rlim_cur = 20; /* room for 5 open trace files */
+  setrlimit(RLIMIT_NOFILE, &low);
+  t = trace_open(dir, err, sizeof err);
+  CHECK(t != NULL, "open with 20 descriptors: %s", err);
+  mismatches = 0;
+  for (int k = 0; t && k < 500; k++) {
+    unsigned w = (unsigned)(next_u64() % W), it = (unsigned)(next_u64() % T);
+    size_t e = next_u64() % ELEMENTS;
+    float v;
+    if (trace_read(t, w, it, e, e + 1, &v, err, sizeof err) != 0) {
+      CHECK(0, "read with few descriptors: %s", err);
+      break;
+    }
+    float x = value(w, it, e);
+    mismatches += memcmp(&v, &x, 4) != 0;
+  }
+  CHECK(mismatches == 0, "%d of 500 single reads differ under a low descriptor limit", mismatches);
+  trace_close(t);
+  setrlimit(RLIMIT_NOFILE, &old);
+}
+
+static void test_writer(void) {
+  char dir[512], err[2048];
+  snprintf(dir, sizeof dir, "%s/writer", root);
+  float g[ELEMENTS];
+  for (size_t e = 0; e < ELEMENTS; e++) g[e] = value(0, 0, e);
+  /* overwriting a trace removes its index first */
+  fresh("writer");
+  trace_writer *wr = trace_writer_new(dir, 2, 2, LAYERS, NLAYERS, "x", err, sizeof err);
+  CHECK(wr != NULL, "writer_new: %s", err);
+  if (!wr) return;
+  char ix[600];
+  snprintf(ix, sizeof ix, "%s/index.json", dir);
+  CHECK(access(ix, F_OK) != 0, "%s survives a new writer: a killed rewrite would look valid", ix);
+  CHECK(trace_write(wr, 0, 0, g, ELEMENTS - 1, err, sizeof err) != 0 && strstr(err, "420 elements"),
+        "%s", err);
+  CHECK(trace_write(wr, 2, 0, g, ELEMENTS, err, sizeof err) != 0 && strstr(err, "outside"), "%s", err);
+  g[77] = NAN;
+  CHECK(trace_write(wr, 0, 0, g, ELEMENTS, err, sizeof err) != 0 && strstr(err, "element 77") &&
+            strstr(err, "w0/it0.npy"),
+        "%s", err);
+  g[77] = 1.0f;
+  CHECK(trace_write(wr, 0, 0, g, ELEMENTS, err, sizeof err) == 0, "%s", err);
+  CHECK(trace_write(wr, 0, 0, g, ELEMENTS, err, sizeof err) != 0 && strstr(err, "twice"), "%s", err);
+  CHECK(trace_write(wr, 1, 1, g, ELEMENTS, err, sizeof err) == 0, "%s", err);
+  /* incomplete: no index, and the directory is refused */
+  CHECK(trace_writer_close(wr, err, sizeof err) != 0 && strstr(err, "never written") &&
+            strstr(err, "w0/it1.npy"),
+        "%s", err);
+  CHECK(access(ix, F_OK) != 0, "an incomplete trace got an index.json");
+  CHECK_REFUSED(dir, "index.json", "cannot open");
+  /* the writer's own refusals */
+  trace_layer dup[2] = {LAYERS[1], LAYERS[1]};
+  CHECK(trace_writer_new(dir, 1, 1, dup, 2, "x", err, sizeof err) == NULL && strstr(err, "both named"),
+        "%s", err);
+  trace_layer zero = {.name = "z", .ndim = 2, .shape = {3, 0}};
+  CHECK(trace_writer_new(dir, 1, 1, &zero, 1, "x", err, sizeof err) == NULL && strstr(err, "\"z\""),
+        "%s", err);
+  CHECK(trace_writer_new(dir, 0, 1, LAYERS, 1, "x", err, sizeof err) == NULL, "0 workers accepted");
+}
+
+/* Rewrite dir/index.json after fn edits it. */
+static void edit_index(const char *dir, void (*fn)(json_t *)) {
+  char p[600];
+  snprintf(p, sizeof p, "%s/index.json", dir);
+  json_t *ix = json_load_file(p, 0, NULL);
+  fn(ix);
+  json_dump_file(ix, p, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+  json_decref(ix);
+}
+
+static json_t *layer(json_t *ix, size_t i) { return json_array_get(json_object_get(ix, "layers"), i); }
+static void ix_format(json_t *ix) { json_object_set_new(ix, "format", json_string("npz")); }
+static void ix_version(json_t *ix) { json_object_set_new(ix, "version", json_integer(2)); }
+static void ix_workers0(json_t *ix) { json_object_set_new(ix, "workers", json_integer(0)); }
+static void ix_workers_str(json_t *ix) { json_object_set_new(ix, "workers", json_string("2")); }
+static void ix_iter_real(json_t *ix) { json_object_set_new(ix, "iterations", json_real(2.5)); }
+static void ix_no_layers(json_t *ix) { json_object_del(ix, "layers"); }
+static void ix_empty_layers(json_t *ix) { json_object_set_new(ix, "layers", json_array()); }
+static void ix_count(json_t *ix) { json_object_set_new(layer(ix, 2), "count", json_integer(371)); }
+static void ix_shape0(json_t *ix) {
+  json_array_set_new(json_object_get(layer(ix, 0), "shape"), 1, json_integer(0));
+}
+static void ix_shape_str(json_t *ix) { json_object_set_new(layer(ix, 1), "shape", json_string("4")); }
+static void ix_noname(json_t *ix) { json_object_set_new(layer(ix, 3), "name", json_string("")); }
+static void ix_dupname(json_t *ix) { json_object_set_new(layer(ix, 3), "name", json_string("conv.bias")); }
+static void ix_layer_key(json_t *ix) { json_object_set_new(layer(ix, 0), "dtype", json_string("f4")); }
+static void ix_elements(json_t *ix) { json_object_set_new(ix, "elements", json_integer(420)); }
+static void ix_files(json_t *ix) { json_object_set_new(ix, "files", json_string("{layer}.npy")); }
+static void ix_unknown(json_t *ix) { json_object_set_new(ix, "lr", json_real(0.1)); }
+static void ix_no_source(json_t *ix) { json_object_del(ix, "source"); }
+/* more workers than there are files: the reader finds the missing one */
+static void ix_more_workers(json_t *ix) { json_object_set_new(ix, "workers", json_integer(3)); }
+/* consistent index, but the files hold fewer elements than it says */
+static void ix_bigger(json_t *ix) {
+  json_object_set_new(layer(ix, 4), "shape", json_pack("[i]", 2));
+  json_object_set_new(layer(ix, 4), "count", json_integer(2));
+  json_object_set_new(ix, "elements", json_integer(422));
+}
+
+static void test_index_refusals(void) {
+  char p[600];
+  const char *d = fresh("ix");
+  snprintf(p, sizeof p, "%s/index.json", d);
+  remove(p);
+  CHECK_REFUSED(d, "ix/index.json", "cannot open");
+  d = fresh("ix");
+  FILE *f = fopen(p, "w");
+  fputs("{\"format\": \"ccsim-trace\",\n \"version\": 1,,}", f);
+  fclose(f);
+  CHECK_REFUSED(d, "ix/index.json:2:", "malformed JSON");
+  d = fresh("ix");
+  f = fopen(p, "w");
+  fputs("[1, 2]", f);
+  fclose(f);
+  CHECK_REFUSED(d, "ix/index.json", "(top level)", "expected a JSON object");
+
+  static const struct {
+    void (*fn)(json_t *);
+    const char *a, *b;
+  } cases[] = {
+      {ix_format, "format: expected \"ccsim-trace\"", "\"npz\""},
+      {ix_version, "version: expected 1", "got 2"},
+      {ix_workers0, "workers: expected an integer in [1,", "got 0"},
+      {ix_workers_str, "workers: expected an integer", "\"2\""},
+      {ix_iter_real, "iterations: expected an integer", "2.5"},
+      {ix_no_layers, "missing key \"layers\"", "(top level)"},
+      {ix_empty_layers, "layers: expected a non-empty array", "[]"},
+      {ix_count, "layers[2].count: expected 370", "got 371"},
+      {ix_shape0, "layers[0].shape[1]: expected an integer in [1,", "got 0"},
+      {ix_shape_str, "layers[1].shape: expected an array", "\"4\""},
+      {ix_noname, "layers[3].name: expected a non-empty string", "\"\""},
+      {ix_dupname, "layers[3].name", "layers[1]'s name"},
+      {ix_layer_key, "layers[0]: unknown key \"dtype\"", "name, shape, count"},
+      {ix_elements, "elements: expected 421", "got 420"},
+      {ix_files, "files: expected \"w{worker}/it{iteration}.npy\"", "{layer}.npy"},
+      {ix_unknown, "unknown key \"lr\"", "(top level)"},
+      {ix_no_source, "missing key \"source\"", "(top level)"},
+      {ix_more_workers, "ix/w2/it0.npy (worker 2, iteration 0)", "cannot open"},
+      {ix_bigger, "ix/w0/it0.npy (worker 0, iteration 0)", "shape (421,)"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    d = fresh("ix");
+    edit_index(d, cases[i].fn);
+    const char *want_index = strncmp(cases[i].a, "ix/", 3) == 0 ? "ix/w" : "ix/index.json: ";
+    CHECK_REFUSED(d, want_index, cases[i].a, cases[i].b);
+  }
+}
+
+static void test_npy_refusals(void) {
+  char p[600], err[2048];
+  float data[ELEMENTS + 2];
+  double data8[ELEMENTS];
+  for (size_t e = 0; e < ELEMENTS + 2; e++) data[e] = 0.5f;
+  for (size_t e = 0; e < ELEMENTS; e++) data8[e] = 0.5;
+  const char *d;
+#define NPY(file) (snprintf(p, sizeof p, "%s/%s", d, file), p)
+
+  d = fresh("npy");
+  write_npy(NPY("w1/it0.npy"), 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (421,), }",
+            data8, sizeof data8);
+  CHECK_REFUSED(d, "npy/w1/it0.npy (worker 1, iteration 0)", "dtype '<f8'", "'<f4'");
+  d = fresh("npy");
+  write_npy(NPY("w0/it1.npy"), 1, "{'descr': '>f4', 'fortran_order': False, 'shape': (421,), }",
+            data, ELEMENTS * 4);
+  CHECK_REFUSED(d, "npy/w0/it1.npy", "dtype '>f4'");
+  d = fresh("npy");
+  write_npy(NPY("w1/it1.npy"), 1, "{'descr': '<f4', 'fortran_order': True, 'shape': (421,), }",
+            data, ELEMENTS * 4);
+  CHECK_REFUSED(d, "npy/w1/it1.npy", "fortran_order is True");
+  d = fresh("npy");
+  write_npy(NPY("w1/it1.npy"), 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (420,), }",
+            data, 420 * 4);
+  CHECK_REFUSED(d, "npy/w1/it1.npy", "shape (420,)", "(421,)");
+  d = fresh("npy");
+  write_npy(NPY("w0/it0.npy"), 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 421), }",
+            data, ELEMENTS * 4);
+  CHECK_REFUSED(d, "npy/w0/it0.npy", "shape (1,421)");
+  d = fresh("npy");
+  write_npy(NPY("w0/it0.npy"), 2, "{'descr': '<f4', 'fortran_order': False, 'shape': (421,), }",
+            data, ELEMENTS * 4);
+  CHECK_REFUSED(d, "npy/w0/it0.npy", "format version 2.0");
+  d = fresh("npy");
+  write_npy(NPY("w0/it0.npy"), 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (421,), "
+                                  "'extra': 1}", data, ELEMENTS * 4);
+  CHECK_REFUSED(d, "npy/w0/it0.npy", "unknown key 'extra'");
+  d = fresh("npy");
+  write_npy(NPY("w0/it0.npy"), 1, "{'descr': '<f4', 'shape': (421,)}", data, ELEMENTS * 4);
+  CHECK_REFUSED(d, "npy/w0/it0.npy", "lacks 'fortran_order'");
+  d = fresh("npy");
+  write_npy(NPY("w0/it0.npy"), 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (421,), ",
+            data, ELEMENTS * 4);
+  CHECK_REFUSED(d, "npy/w0/it0.npy", "malformed .npy header");
+  d = fresh("npy");
+  FILE *f = fopen(NPY("w1/it0.npy"), "wb");
+  fputs("PK\x03\x04 this is a zip, not a .npy file", f);
+  fclose(f);
+  CHECK_REFUSED(d, "npy/w1/it0.npy", "not a NumPy .npy file");
+  /* truncated: 6 bytes short, so the data ends inside element 419 */
+  d = fresh("npy");
+  struct stat st;
+  stat(NPY("w1/it0.npy"), &st);
+  CHECK(truncate(p, st.st_size - 6) == 0, "truncate");
+  CHECK_REFUSED(d, "npy/w1/it0.npy (worker 1, iteration 0)", "truncated", "data ends at element 419");
+  d = fresh("npy");
+  CHECK(truncate(NPY("w0/it1.npy"), 30) == 0, "truncate");
+  CHECK_REFUSED(d, "npy/w0/it1.npy", "truncated .npy header");
+  d = fresh("npy");
+  write_npy(NPY("w1/it1.npy"), 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (421,), }",
+            data, (ELEMENTS + 2) * 4);
+  CHECK_REFUSED(d, "npy/w1/it1.npy", "8 bytes after the last");
+  d = fresh("npy");
+  remove(NPY("w1/it0.npy"));
+  CHECK_REFUSED(d, "npy/w1/it0.npy (worker 1, iteration 0)", "cannot open", "No such file");
+
+  /* non-finite values: refused by trace_check and by a read that covers
+   * them, and named by layer; a read elsewhere in the file still works */
+  static const struct {
+    float v;
+    size_t at;
+    const char *what, *where;
+  } bad[] = {
+      {NAN, 100, "is NaN", "element 100 (layer \"fc.weight\", its element 60)"},
+      {INFINITY, 0, "is +Inf", "element 0 (layer \"conv.weight\", its element 0)"},
+      {-INFINITY, 420, "is -Inf", "element 420 (layer \"temperature\", its element 0)"},
+  };
+  for (size_t i = 0; i < 3; i++) {
+    d = fresh("npy");
+    for (size_t e = 0; e < ELEMENTS; e++) data[e] = value(0, 1, e);
+    data[bad[i].at] = bad[i].v;
+    write_npy(NPY("w0/it1.npy"), 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (421,), }",
+              data, ELEMENTS * 4);
+    CHECK_REFUSED(d, "npy/w0/it1.npy (worker 0, iteration 1)", bad[i].what, bad[i].where);
+    trace_reader *t = trace_open(d, err, sizeof err);
+    float out[ELEMENTS];
+    size_t lo = bad[i].at == 0 ? 1 : 0, hi = bad[i].at == 0 ? ELEMENTS : bad[i].at;
+    CHECK(t && trace_read(t, 0, 1, lo, hi, out, err, sizeof err) == 0 &&
+              memcmp(out, data + lo, (hi - lo) * 4) == 0,
+          "the finite part [%zu, %zu) of a file with a bad value: %s", lo, hi, err);
+    CHECK(t && trace_read(t, 0, 1, bad[i].at, bad[i].at + 1, out, err, sizeof err) != 0 &&
+              strstr(err, bad[i].where),
+          "reading the bad value: %s", err);
+    trace_close(t);
+  }
+  /* lazy: a reader opens without touching the files, and a broken file only
+   * fails the reads (and the check) that touch it */
+  d = fresh("npy");
+  remove(NPY("w1/it1.npy"));
+  trace_reader *t = trace_open(d, err, sizeof err);
+  float out[ELEMENTS];
+  CHECK(t && trace_read(t, 0, 0, 0, ELEMENTS, out, err, sizeof err) == 0, "%s", err);
+  CHECK(t && trace_read(t, 1, 1, 3, 4, out, err, sizeof err) == CCSIM_ERR_INPUT &&
+            strstr(err, "w1/it1.npy"),
+        "%s", err);
+  trace_close(t);
+#undef NPY
+}
+
+static int cmd_check(const char *dir) {
+  char err[2048];
+  trace_reader *t = trace_open(dir, err, sizeof err);
+  if (!t || trace_check(t, err, sizeof err)) {
+    fprintf(stderr, "%s\n", err);
+    trace_close(t);
+    return 2;
+  }
+  printf("%s: %u workers x %u iterations x %zu elements in %zu layers: every value finite\n", dir,
+         trace_workers(t), trace_iterations(t), trace_elements(t), trace_nlayers(t));
+  trace_close(t);
+  return 0;
+}
+
+static int cmd_dump(const char *dir, const char *out) {
+  char err[2048];
+  trace_reader *t = trace_open(dir, err, sizeof err);
+  if (!t || trace_check(t, err, sizeof err)) {
+    fprintf(stderr, "%s\n", err);
+    trace_close(t);
+    return 2;
+  }
+  const size_t n = trace_elements(t);
+  float *g = malloc(n * sizeof *g);
+  FILE *f = fopen(out, "wb");
+  int rc = !g || !f;
+  /* iterations outer, workers inner, as a replay reads; irregular chunks */
+  for (unsigned w = 0; w < trace_workers(t) && !rc; w++)
+    for (unsigned it = 0; it < trace_iterations(t) && !rc; it++) {
+      for (size_t lo = 0; lo < n && !rc;) {
+        size_t hi = lo + 1 + next_u64() % 5000;
+        if (hi > n) hi = n;
+        rc = trace_read(t, w, it, lo, hi, g + lo, err, sizeof err);
+        lo = hi;
+      }
+      if (!rc && fwrite(g, sizeof *g, n, f) != n) rc = 1, snprintf(err, sizeof err, "%s: write", out);
+    }
+  if (f && fclose(f)) rc = 1;
+  if (rc) fprintf(stderr, "%s\n", err);
+  free(g);
+  trace_close(t);
+  return rc ? 2 : 0;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* 8 workers x 4 iterations x 2^21 elements (8 MiB a file, 256 MiB in all),
+ * in one layer.  Times are wall clock; the files sit in the page cache after
+ * writing, so the read figures are the reader's cost, not the disk's. */
+static int cmd_bench(void) {
+  enum { BW = 8, BT = 4, BN = 1 << 21 };
+  char dir[512], err[2048];
+  snprintf(dir, sizeof dir, "%s/ccsim-trace-bench-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  if (!mkdtemp(dir)) return perror(dir), 1;
+  float *g = malloc((size_t)BN * sizeof *g);
+  for (size_t e = 0; e < BN; e++) g[e] = value(0, 0, e);
+  const trace_layer L = {.name = "all", .ndim = 1, .shape = {BN}};
+  const double mib = (double)BW * BT * BN * 4 / 1048576.0;
+  double t0 = now();
+  trace_writer *wr = trace_writer_new(dir, BW, BT, &L, 1, "bench", err, sizeof err);
+  int rc = !wr;
+  for (unsigned w = 0; w < BW && !rc; w++)
+    for (unsigned it = 0; it < BT && !rc; it++) rc = trace_write(wr, w, it, g, BN, err, sizeof err);
+  if (!rc) rc = trace_writer_close(wr, err, sizeof err);
+  double t1 = now();
+  if (!rc) printf("write        %7.0f MiB/s  (%.0f MiB, %d files)\n", mib / (t1 - t0), mib, BW * BT);
+  trace_reader *t = rc ? NULL : trace_open(dir, err, sizeof err);
+  if (!rc && !t) rc = 1;
+  for (int rep = 0; rep < 3 && !rc; rep++) {
+    t0 = now();
+    rc = trace_check(t, err, sizeof err);
+    t1 = now();
+    if (!rc) printf("trace_check  %7.0f MiB/s\n", mib / (t1 - t0));
+  }
+  /* a ring's access pattern: each iteration, every worker's 1/BW-th chunks */
+  const size_t chunk = BN / BW;
+  t0 = now();
+  for (unsigned it = 0; it < BT && !rc; it++)
+    for (unsigned c = 0; c < BW && !rc; c++)
+      for (unsigned w = 0; w < BW && !rc; w++) {
+        size_t lo = (size_t)((c + w) % BW) * chunk;
+        rc = trace_read(t, w, it, lo, lo + chunk, g, err, sizeof err);
+      }
+  t1 = now();
+  if (!rc) printf("trace_read   %7.0f MiB/s  (%zu KiB chunks)\n", mib / (t1 - t0), chunk * 4 / 1024);
+  const int nsmall = 200000;
+  t0 = now();
+  for (int k = 0; k < nsmall && !rc; k++) {
+    size_t lo = next_u64() % (BN - 1024);
+    rc = trace_read(t, (unsigned)(next_u64() % BW), (unsigned)(next_u64() % BT), lo, lo + 1024, g,
+                    err, sizeof err);
+  }
+  t1 = now();
+  if (!rc) printf("trace_read   %7.2f us per random 4 KiB range\n", (t1 - t0) / nsmall * 1e6);
+  if (rc) fprintf(stderr, "%s\n", err);
+  trace_close(t);
+  free(g);
+  rm_rf(dir);
+  return rc ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--bench") == 0) return cmd_bench();
+  if (argc == 3 && strcmp(argv[1], "--check") == 0) return cmd_check(argv[2]);
+  if (argc == 4 && strcmp(argv[1], "--dump") == 0) return cmd_dump(argv[2], argv[3]);
+  if (argc == 3 && strcmp(argv[1], "--write") == 0) {
+    char err[2048];
+    if (write_test_trace(argv[2], W, T, err, sizeof err)) {
+      fprintf(stderr, "%s\n", err);
+      return 2;
+    }
+    return 0;
+  }
+  if (argc != 1) {
+    fprintf(stderr, "usage: test_trace [--check DIR | --dump DIR OUT | --write DIR | --bench]\n");
+    return 2;
+  }
+  snprintf(root, sizeof root, "%s/ccsim-trace-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  if (!mkdtemp(root)) {
+    perror(root);
+    return 1;
+  }
+  test_round_trip();
+  test_writer();
+  test_index_refusals();
+  test_npy_refusals();
+  rm_rf(root);
+  return check_status("trace");
+}
