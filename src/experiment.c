@@ -547,12 +547,10 @@ static int read_collective(reader *rd, experiment *e, json_t *root) {
                 t->name, e->compressor->name, summable,
                 others[0] ? " or a collective that takes any: " : "", others);
   }
-  if (e->compressor->phases >= 2 && !(t->requires & COLL_NEEDS_SUMMABLE))
-    return fail(rd, "collective",
-                "\"%s\" aggregates in %u all-reduce rounds per iteration (its payloads are summed "
-                "round by round), which %s does not drive; use an all-reduce (allreduce/ring, "
-                "allreduce/tree, allreduce/rhd, allreduce/torus2d, allreduce/hierarchical)",
-                e->compressor->name, e->compressor->phases, t->name);
+  if (e->compressor->phases >= 2 && e->memory)
+    return fail(rd, "compressor.memory",
+                "\"%s\" keeps its own error feedback across its rounds; set memory to \"none\"",
+                e->compressor->name);
   char cerr[256];
   if (t->check && t->check(e->workers, e->coll_params, cerr, sizeof cerr))
     return fail(rd, "collective", "%s", cerr);

@@ -24,6 +24,13 @@ typedef struct shared {
   grad_source grads;
   float *agg;             /* the aggregate, identical on every worker: one copy */
   double *exact_sum;      /* COLL_NEEDS_EXACT_SUM collectives: [elements] */
+  /* Multi-phase compressors (PowerSGD): each round's fp32 payloads are
+   * summed by the collective through a plain-sum instance; the exact sums
+   * of the inputs alternate between two buffers by iteration parity, so a
+   * worker that starts the next iteration early cannot disturb the one
+   * being measured. */
+  double *phase_exact[2];
+  float *phase_y; /* [elements] scratch for phase_decode (no yield while in use) */
   coll_metrics *metrics;  /* [iterations] */
   double *ends;           /* [iterations * workers]: when each worker finished */
   int quiet, tty;
@@ -36,6 +43,10 @@ typedef struct worker {
   ccomp *comp;
   ccomp_memory *mem;
   float *out; /* private aggregate (run_opts.private_outputs), else NULL */
+  ccomp *sum;  /* multi-phase compressors: plain fp32 sums of the rounds */
+  coll_metrics phase_metrics; /* what the rounds' collectives record */
+  float *x, *round_in, *round_out; /* phase buffers */
+  size_t round_n;
   float *g; /* scratch for a gradient chunk */
   size_t gcap;
 } worker;
@@ -74,6 +85,56 @@ static void progress(shared *sh, int it, double now) {
   }
 }
 
+/* coll_io.input of a round: the round's fp32 payload. */
+static void round_input(void *arg, size_t lo, size_t hi, float *p) {
+  worker *w = arg;
+  memcpy(p, w->round_in + lo, (hi - lo) * sizeof *p);
+}
+
+/* One iteration of a multi-phase compressor: every round is encoded, summed
+ * over all workers by the experiment's all-reduce on fp32 payloads, and
+ * decoded, in order; the last round yields the aggregate. */
+static void run_phased(worker *w, coll_ctx *base) {
+  shared *sh = w->sh;
+  const experiment *e = sh->e;
+  const size_t n = e->model.elements;
+  const int N = e->workers;
+  worker_input(w, 0, n, w->x);
+  double *exact = sh->phase_exact[w->iteration % 2];
+  for (size_t i = 0; i < n; i++) exact[i] += w->x[i];
+  ccomp_call call = {.key = ccr_key(base->key, 0x9A5E),
+                     .shared_key = base->shared_key,
+                     .iteration = w->iteration};
+  const unsigned P = ccomp_phases(w->comp);
+  for (unsigned ph = 0; ph < P; ph++) {
+    const size_t bytes = ccomp_phase_bytes(w->comp, n, ph), m = bytes / 4;
+    ccomp_phase_encode(w->comp, w->x, n, ph, &call, (uint8_t *)w->round_in);
+    coll_ctx ctx = *base;
+    ctx.comp = w->sum;
+    ctx.n = m;
+    ctx.io = (coll_io){.arg = w, .input = round_input};
+    ctx.out = w->round_out;
+    ctx.out_shared = 0;
+    for (size_t h = 0; h < w->phase_metrics.nhops; h++) w->phase_metrics.hops[h] = (err_acc){0};
+    w->phase_metrics.final = (err_acc){0};
+    w->phase_metrics.bytes = 0;
+    ctx.metrics = &w->phase_metrics;
+    ctx.shared_key = ccr_key(base->shared_key, 0x9A5E + ph);
+    e->collective->run(&ctx);
+    base->metrics->bytes += w->phase_metrics.bytes;
+    ccomp_phase_decode(w->comp, w->x, (const uint8_t *)w->round_out, n, ph, (uint32_t)N, &call,
+                       sh->phase_y);
+  }
+  /* sh->phase_y: the decoded sum over all N (the same on every worker) */
+  ccomp_finish(w->comp, sh->phase_y, n, (uint32_t)N);
+  if (w->out || w->rank == 0) memcpy(w->out ? w->out : sh->agg, sh->phase_y, n * sizeof(float));
+  if (w->rank == 0) {
+    err_acc_add(&base->metrics->final, sh->phase_y, exact, n, 1.0 / N);
+    base->metrics->final.workers = (uint32_t)N;
+    memset(exact, 0, n * sizeof *exact);
+  }
+}
+
 static void worker_main(void *arg) {
   worker *w = arg;
   shared *sh = w->sh;
@@ -99,13 +160,21 @@ static void worker_main(void *arg) {
     ctx.metrics = &sh->metrics[it];
     ctx.shared_key = ccr_key(base, (uint64_t)it);
     ctx.key = ccr_key(ctx.shared_key, 1 + (uint64_t)w->rank);
-    e->collective->run(&ctx);
+    if (w->sum) run_phased(w, &ctx);
+    else e->collective->run(&ctx);
     if (w->mem && w->mem->type->aggregated)
       w->mem->type->aggregated(w->mem->state, ctx.out, e->model.elements, 0);
     sh->ends[(size_t)it * e->workers + w->rank] = comm_now();
     if (w->rank == 0) progress(sh, it, comm_now());
   }
 }
+
+/* fp32 payloads summed, not averaged: 'none' with an identity finish, the
+ * collective's arithmetic for the rounds of multi-phase compressors. */
+static void identity_finish(const void *state, float *y, size_t n, uint32_t workers) {
+  (void)state, (void)y, (void)n, (void)workers;
+}
+static ccomp_type run_sum_type;
 
 static double peak_rss_mb(void) {
   struct rusage ru;
@@ -157,7 +226,7 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
   f = results_open(dir, "hops.csv", err);
   if (!f) return free(rows), CCSIM_ERR_RUNTIME;
   fprintf(f, "iteration,hop,workers,rel_error,cosine\n");
-  const size_t H = e->collective->hops(N, e->coll_params);
+  const size_t H = T ? sh->metrics[0].nhops : 0; /* none for multi-phase compressors */
   for (int it = 0; it < T; it++)
     for (size_t h = 0; h < H; h++) {
       const err_acc *a = &sh->metrics[it].hops[h];
@@ -214,6 +283,9 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
 int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsim_error *err) {
   const double host0 = host_seconds();
   memset(rep, 0, sizeof *rep);
+  run_sum_type = *ccomp_find("none");
+  run_sum_type.name = "sum";
+  run_sum_type.finish = identity_finish;
   const char *dir = o->out_dir ? o->out_dir : e->out_dir;
   snprintf(rep->out_dir, sizeof rep->out_dir, "%s", dir);
   char platform_path[1200];
@@ -254,9 +326,19 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
     rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements x %d workers", n, e->workers);
     goto out;
   }
+  const int phased = e->compressor->phases > 1;
   for (int it = 0; it < e->iterations; it++) {
     sh.metrics[it].hops = hops + (size_t)it * H;
-    sh.metrics[it].nhops = H;
+    sh.metrics[it].nhops = phased ? 0 : H; /* rounds' fp32 sums: no hop errors to report */
+  }
+  if (phased) {
+    sh.phase_exact[0] = calloc(n ? n : 1, sizeof(double));
+    sh.phase_exact[1] = calloc(n ? n : 1, sizeof(double));
+    sh.phase_y = calloc(n ? n : 1, sizeof(float));
+    if (!sh.phase_exact[0] || !sh.phase_exact[1] || !sh.phase_y) {
+      rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements", n);
+      goto out;
+    }
   }
   for (int r = 0; r < e->workers; r++) {
     char cerr[CCOMP_ERRLEN];
@@ -271,6 +353,27 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
     if (!workers[r].comp) {
       rc = ccsim_fail(err, CCSIM_ERR_INPUT, "%s: compressor: %s", e->file, cerr);
       goto out;
+    }
+    if (phased) {
+      size_t m = 0;
+      for (unsigned ph = 0; ph < ccomp_phases(workers[r].comp); ph++) {
+        size_t b = ccomp_phase_bytes(workers[r].comp, n, ph) / 4;
+        if (b > m) m = b;
+      }
+      ccomp_setup ss = su;
+      ss.n = m;
+      workers[r].sum = ccomp_new(&run_sum_type, NULL, &ss, cerr, sizeof cerr);
+      workers[r].x = malloc((n + 1) * sizeof(float));
+      workers[r].round_in = malloc((m + 1) * sizeof(float));
+      workers[r].round_out = malloc((m + 1) * sizeof(float));
+      workers[r].round_n = m;
+      workers[r].phase_metrics.hops = calloc(H + 1, sizeof(err_acc));
+      workers[r].phase_metrics.nhops = H;
+      if (!workers[r].sum || !workers[r].x || !workers[r].round_in || !workers[r].round_out) {
+        rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot set up the rounds of %s: %s",
+                        e->compressor->name, workers[r].sum ? "out of memory" : cerr);
+        goto out;
+      }
     }
     if (e->memory) {
       workers[r].mem = ccomp_memory_new(e->memory, e->mem_params, n, cerr, sizeof cerr);
@@ -303,6 +406,11 @@ out:
     ccomp_memory_free(workers[r].mem);
     free(workers[r].g);
     free(workers[r].out);
+    ccomp_free(workers[r].sum);
+    free(workers[r].x);
+    free(workers[r].round_in);
+    free(workers[r].round_out);
+    free(workers[r].phase_metrics.hops);
   }
   free(workers);
   free(hops);
@@ -310,5 +418,8 @@ out:
   free(sh.metrics);
   free(sh.agg);
   free(sh.exact_sum);
+  free(sh.phase_exact[0]);
+  free(sh.phase_exact[1]);
+  free(sh.phase_y);
   return rc;
 }

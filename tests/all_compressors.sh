@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # tests/all_compressors.sh CCSIM SRCDIR — every registered compressor, end to
-# end through the ring all-reduce on a small experiment: summable ones run
-# and report a finite error and the bytes they produced; the others are
-# refused by `validate` (exit 2) with a message naming the alternatives.
+# end on small experiments through every collective that can take it:
+# summable ones through the combining all-reduces (ring, tree, rhd, torus2d,
+# hierarchical) and the ones that take anything; the others through
+# ring-recompress, the all-gathers and the parameter server, and refused by
+# `validate` (exit 2, a message naming the alternatives) on allreduce/ring.
+# Each run must finish with finite errors, a positive byte count and, for
+# the lossless ones, an exact aggregate.  PowerSGD at full rank (64 >= the
+# 64 x 64 matrix's rank) must be exact through its two all-reduce rounds.
 set -u
 CCSIM=$1
 SRC=$2
@@ -10,24 +15,61 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 pass=0
 fail=0
+ANY="allreduce/ring-recompress allgather/ring allgather/rd ps"
+SUMMABLE="allreduce/ring allreduce/tree allreduce/rhd allreduce/torus2d allreduce/hierarchical"
+
+small() { # summary.json bound: agg_rel_error below bound
+  local v
+  v=$(grep -o '"agg_rel_error": [-0-9.eE+]*' "$1" | cut -d' ' -f2)
+  [ -n "$v" ] && awk -v v="$v" -v b="$2" 'BEGIN { exit !(v < b) }'
+}
+
+run() { # name collective [extra --set...]
+  local name=$1 coll=$2; shift 2
+  local out="$T/${name}-${coll//\//-}"
+  if "$CCSIM" run "$SRC/tests/golden/small.json" --quiet --out "$out" --set compressor="$name" \
+       --set workers=8 --set 'model={"elements": 1001}' --set "collective=\"$coll\"" "$@" >"$T/log" 2>&1 &&
+     grep -q '"agg_cosine": [-0-9]' "$out/summary.json" &&
+     ! grep -qiE 'nan|inf' "$out/iterations.csv" "$out/hops.csv" &&
+     awk -F, 'NR > 1 && $7 <= 0 { bad = 1 } END { exit bad }' "$out/iterations.csv"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1)); echo "FAIL $name over $coll: did not run cleanly"; cat "$T/log"
+  fi
+}
+
 while read -r name kind _; do
   if [ "$kind" = summable ]; then
-    if "$CCSIM" run "$SRC/tests/golden/small.json" --quiet --out "$T/$name" --set compressor="$name" \
-         --set workers=5 --set 'model={"elements": 1001}' >"$T/log" 2>&1 &&
-       grep -q '"agg_cosine": [-0-9]' "$T/$name/summary.json" &&
-       ! grep -qiE 'nan|inf' "$T/$name/iterations.csv"; then
-      pass=$((pass + 1))
-    else
-      fail=$((fail + 1)); echo "FAIL $name: did not run cleanly"; cat "$T/log"
-    fi
+    for c in $SUMMABLE $ANY; do
+      if [ "$c" = allreduce/hierarchical ]; then run "$name" "$c" --set collective.node_size=4
+      else run "$name" "$c"; fi
+    done
   else
+    for c in $ANY; do run "$name" "$c"; done
+    if [ "$name" = powersgd ]; then
+      run "$name" allreduce/ring
+      run "$name" allreduce/rhd --set compressor.rank=64 --set 'model={"elements": 4096}'
+      if small "$T/powersgd-allreduce-rhd/summary.json" 1e-5; then
+        pass=$((pass + 1))
+      else
+        fail=$((fail + 1)); echo "FAIL powersgd at full rank is not exact:"; grep agg_rel "$T/powersgd-allreduce-rhd/summary.json"
+      fi
+      continue
+    fi
     "$CCSIM" validate "$SRC/tests/golden/small.json" --set compressor="$name" >/dev/null 2>"$T/err"
-    if [ $? -eq 2 ] && grep -q "not summable; use a summable compressor" "$T/err"; then
+    if [ $? -eq 2 ] && grep -q "not summable; use a summable compressor" "$T/err" &&
+       grep -q "allreduce/ring-recompress" "$T/err"; then
       pass=$((pass + 1))
     else
       fail=$((fail + 1)); echo "FAIL $name: non-summable compressor not refused clearly"; cat "$T/err"
     fi
   fi
 done < <("$CCSIM" list compressors)
+# lossless through every collective: the exact mean
+for c in $SUMMABLE $ANY; do
+  f="$T/none-${c//\//-}/summary.json"
+  if small "$f" 1e-6; then pass=$((pass + 1))
+  else fail=$((fail + 1)); echo "FAIL none over $c is not exact:"; grep agg_rel "$f"; fi
+done
 echo "all_compressors: $pass passed, $fail failed"
-[ $fail -eq 0 ] && [ $pass -ge 2 ]
+[ $fail -eq 0 ] && [ $pass -ge 100 ]
