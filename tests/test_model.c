@@ -240,6 +240,7 @@ static void check_bad_specs(void) {
       {.kind = TMODEL_SOFTMAX, .inputs = 0, .classes = 3},
       {.kind = TMODEL_MLP, .inputs = 4, .classes = 3, .nhidden = TMODEL_MAX_HIDDEN + 1},
       {.kind = TMODEL_MLP, .inputs = SIZE_MAX / 2, .classes = 3, .nhidden = 1, .hidden = {16}},
+      {.kind = TMODEL_MLP, .inputs = 10, .classes = 3, .nhidden = 2, .hidden = {50000, 50000}},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     ccsim_error err = {0};
@@ -251,6 +252,9 @@ static void check_bad_specs(void) {
   ccsim_error err = {0};
   tmodel *m = make(TMODEL_SOFTMAX, 3, 2, 0, NULL);
   CHECK(tmodel_ws_new(m, 0, &err) == NULL && err.code == CCSIM_ERR_INPUT, "max_batch 0");
+  err.code = 0;
+  CHECK(tmodel_ws_new(m, (size_t)1 << 40, &err) == NULL && err.code == CCSIM_ERR_INPUT,
+        "max_batch 2^40");
   tmodel_free(m);
 }
 

@@ -27,6 +27,7 @@
 
 #include <assert.h>
 #include <gsl/gsl_cblas.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,8 +109,13 @@ tmodel *tmodel_new(const tmodel_spec *spec, ccsim_error *err) {
   m->max_width = m->width[0];
   for (size_t l = 1; l <= m->layers; l++) {
     size_t in = m->width[l - 1], out = m->width[l], w;
-    if (!mul_ok(in, out, &w) || off > SIZE_MAX / 2 - w - out || acts > SIZE_MAX / 2 - out) {
-      ccsim_fail(err, CCSIM_ERR_INPUT, "model: parameter count overflows");
+    /* GSL's CBLAS indexes a matrix with an int: keep every tensor below 2^31 */
+    if (!mul_ok(in, out, &w) || w > INT_MAX || off > SIZE_MAX / 2 - w - out ||
+        acts > SIZE_MAX / 2 - out) {
+      ccsim_fail(err, CCSIM_ERR_INPUT,
+                 "model: layer %zu (%zu x %zu) too large: a weight tensor must hold < 2^31 "
+                 "elements",
+                 l, in, out);
       free(m);
       return NULL;
     }
@@ -169,7 +175,7 @@ tmodel_ws *tmodel_ws_new(const tmodel *m, size_t max_batch, ccsim_error *err) {
   }
   size_t acts, deltas, total;
   if (!mul_ok(max_batch, m->act_total, &acts) || !mul_ok(max_batch, m->max_width, &deltas) ||
-      acts > SIZE_MAX / 8 || deltas > SIZE_MAX / 8 || m->max_wt > SIZE_MAX / 8) {
+      deltas > INT_MAX || acts > SIZE_MAX / 8 || m->max_wt > SIZE_MAX / 8) {
     ccsim_fail(err, CCSIM_ERR_INPUT, "model workspace: size overflows (max_batch %zu)",
                max_batch);
     return NULL;

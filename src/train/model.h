@@ -52,7 +52,7 @@ typedef struct tmodel_ws tmodel_ws;
 
 /* A model of the given shape, or NULL with err set when the spec is invalid
  * (kind and hidden count disagree, a zero width, fewer than 2 classes, a
- * parameter count that overflows). */
+ * weight tensor of 2^31 elements or more: GSL's CBLAS indexes with int). */
 tmodel *tmodel_new(const tmodel_spec *spec, ccsim_error *err);
 void tmodel_free(tmodel *m);
 
@@ -77,7 +77,7 @@ void tmodel_init(const tmodel *m, float *theta, uint64_t seed);
 /* Scratch for one caller, sized for mini-batches of up to max_batch samples
  * (larger batches are processed in chunks of max_batch, with the same
  * result up to float summation order).  NULL with err set when out of
- * memory or max_batch is 0. */
+ * memory, max_batch is 0, or max_batch x the widest layer reaches 2^31. */
 tmodel_ws *tmodel_ws_new(const tmodel *m, size_t max_batch, ccsim_error *err);
 void tmodel_ws_free(tmodel_ws *ws);
 
