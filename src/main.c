@@ -10,10 +10,12 @@
 #include "error.h"
 #include "experiment.h"
 #include "run.h"
+#include "sweep.h"
 
 static const char usage[] =
     "usage: ccsim run EXPERIMENT.json [--out DIR] [--set PATH=VALUE]... [--quiet] [--cfg=K:V]...\n"
     "       ccsim validate EXPERIMENT.json [--set PATH=VALUE]...\n"
+    "       ccsim sweep SWEEP.json [--jobs N] [--out DIR] [--quiet] [--dry-run]\n"
     "       ccsim list compressors|memories|collectives|platforms\n"
     "       ccsim bench [--compressor NAME] [--elements N]... [--repeat R] [--json]\n"
     "       ccsim hosts PLATFORM.xml   the hosts workers run on, in order (worker i on line i)\n"
@@ -22,6 +24,8 @@ static const char usage[] =
     "  run        simulate the experiment; write summary.json, iterations.csv, hops.csv\n"
     "             and platform.xml (generated platforms) to DIR (default: output.dir)\n"
     "  validate   check the experiment (and load its platform file) without running\n"
+    "  sweep      run a base experiment over a grid of values, N at a time; resumable\n"
+    "             (points with a summary.json are skipped); DIR/sweep.csv lists them\n"
     "  --set      override one field, e.g. --set workers=64 --set platform.bandwidth=10Gbps\n"
     "             (VALUE is read as JSON when it parses, else as a string)\n"
     "  --cfg=...  passed to SimGrid, e.g. --cfg=network/model:LV08; --log=... likewise\n"
@@ -102,6 +106,7 @@ int main(int argc, char **argv) {
     return list(argv[2]);
   }
   if (!strcmp(cmd, "bench")) return bench_main(argc - 2, argv + 2);
+  if (!strcmp(cmd, "sweep")) return sweep_main(argc - 2, argv + 2);
   if (!strcmp(cmd, "hosts")) {
     if (argc != 3) {
       fputs(usage, stderr);

@@ -1,0 +1,419 @@
+/* src/sweep.c — `ccsim sweep SWEEP.json`: a base experiment run over a grid
+ * of values, one `ccsim run` process per point (SimGrid starts once per
+ * process), several at a time with --jobs, resumable.
+ *
+ *   {
+ *     "name": "cascade",
+ *     "base": "base.json",                       relative to the sweep file
+ *     "axes": [
+ *       {"name": "workers", "path": "workers", "values": [4, 8, 16]},
+ *       {"name": "method", "values": [
+ *          {"label": "marsit", "set": {"compressor": "marsit",
+ *                                      "collective": "allreduce/ring"}},
+ *          ...]}
+ *     ],
+ *     "output": {"dir": "results/cascade"}        relative to the working dir
+ *   }
+ *
+ * A "path" axis sets one field to each value; a labelled axis applies each
+ * value's "set" object (field -> JSON value).  Point p's results go to
+ * DIR/<axis>=<label>,<axis>=<label>/; a point whose summary.json exists is
+ * done already (results are written to a temporary name and renamed, so a
+ * file that exists is complete): a killed sweep resumes where it stopped.
+ * Every point is loaded and checked before the first one runs, so a bad
+ * value stops the sweep with exit 2 before any simulation.  At the end
+ * DIR/sweep.csv lists every point with its headline figures. */
+#include "sweep.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "experiment.h"
+#include "results.h"
+
+typedef struct point {
+  char id[512];   /* "workers=4,method=marsit" */
+  char **sets;    /* --set assignments */
+  int nsets;
+  char **labels;  /* one per axis */
+  int status;     /* 0 to run, 1 done earlier, 2 ran ok, 3 failed */
+} point;
+
+typedef struct sweep {
+  char *file, *dir, *base, *out, *name;
+  int naxes;
+  char **axis_names;
+  point *points;
+  size_t npoints;
+} sweep;
+
+static int fail(ccsim_error *err, const char *file, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(ccsim_error *err, const char *file, const char *path, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: %s: %s", file, path, msg);
+}
+
+static char *dump(json_t *v) { return json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT); }
+
+/* A label for a plain value: its JSON text without quotes, '/' as '-'. */
+static void label_of(json_t *v, char *buf, size_t len) {
+  char *s = json_is_string(v) ? strdup(json_string_value(v)) : dump(v);
+  snprintf(buf, len, "%s", s);
+  free(s);
+  for (char *c = buf; *c; c++)
+    if (*c == '/' || *c == ',' || *c == ' ' || *c == '"') *c = '-';
+}
+
+static void sweep_free(sweep *s) {
+  for (size_t p = 0; p < s->npoints; p++) {
+    for (int k = 0; k < s->points[p].nsets; k++) free(s->points[p].sets[k]);
+    for (int a = 0; a < s->naxes; a++) free(s->points[p].labels[a]);
+    free(s->points[p].sets);
+    free(s->points[p].labels);
+  }
+  for (int a = 0; a < s->naxes; a++) free(s->axis_names[a]);
+  free(s->axis_names);
+  free(s->points);
+  free(s->file), free(s->dir), free(s->base), free(s->out), free(s->name);
+}
+
+static int known_keys(json_t *o, const char *file, const char *path, const char *const *known,
+                      ccsim_error *err) {
+  const char *key;
+  json_t *v;
+  json_object_foreach(o, key, v) {
+    int ok = 0;
+    for (const char *const *k = known; *k; k++) ok |= !strcmp(*k, key);
+    if (!ok) {
+      char list[256] = "";
+      for (const char *const *k = known; *k; k++) {
+        if (list[0]) strcat(list, ", ");
+        strncat(list, *k, sizeof list - strlen(list) - 8);
+      }
+      char p[256];
+      snprintf(p, sizeof p, "%s%s%s", path, path[0] ? "." : "", key);
+      return fail(err, file, p, "unknown key \"%s\" (known here: %s)", key, list);
+    }
+  }
+  return 0;
+}
+
+/* One axis value: its label and its assignments. */
+typedef struct choice {
+  char label[128];
+  char *sets[32];
+  int nsets;
+} choice;
+
+static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *count, char **name,
+                     ccsim_error *err) {
+  char path[64];
+  snprintf(path, sizeof path, "axes[%d]", i);
+  if (!json_is_object(ax)) return fail(err, file, path, "expected an object with \"values\"");
+  static const char *const known[] = {"name", "path", "values", NULL};
+  int rc;
+  if ((rc = known_keys(ax, file, path, known, err))) return rc;
+  json_t *jp = json_object_get(ax, "path"), *jn = json_object_get(ax, "name");
+  json_t *vals = json_object_get(ax, "values");
+  if (jp && !json_is_string(jp)) return fail(err, file, path, "\"path\" must be a string such as \"workers\"");
+  if (jn && !json_is_string(jn)) return fail(err, file, path, "\"name\" must be a string");
+  if (!jp && !jn) return fail(err, file, path, "give \"path\" (a field to vary) or \"name\" (labelled values)");
+  if (!json_is_array(vals) || json_array_size(vals) == 0)
+    return fail(err, file, path, "\"values\" must be a non-empty array");
+  *name = strdup(json_string_value(jn ? jn : jp));
+  *count = json_array_size(vals);
+  *out = calloc(*count, sizeof **out);
+  size_t k;
+  json_t *v;
+  json_array_foreach(vals, k, v) {
+    choice *c = &(*out)[k];
+    char vp[96];
+    snprintf(vp, sizeof vp, "%s.values[%zu]", path, k);
+    if (jp) { /* a plain value for one field */
+      label_of(v, c->label, sizeof c->label);
+      char *text = dump(v);
+      size_t need = strlen(json_string_value(jp)) + strlen(text) + 2;
+      c->sets[0] = malloc(need);
+      snprintf(c->sets[0], need, "%s=%s", json_string_value(jp), text);
+      free(text);
+      c->nsets = 1;
+      continue;
+    }
+    json_t *lab = json_object_get(v, "label"), *set = json_object_get(v, "set");
+    if (!json_is_object(v) || !json_is_string(lab) || !json_is_object(set))
+      return fail(err, file, vp, "expected {\"label\": \"...\", \"set\": {FIELD: VALUE, ...}}");
+    static const char *const vknown[] = {"label", "set", NULL};
+    if ((rc = known_keys(v, file, vp, vknown, err))) return rc;
+    label_of(lab, c->label, sizeof c->label);
+    const char *key;
+    json_t *x;
+    json_object_foreach(set, key, x) {
+      if (c->nsets == 32) return fail(err, file, vp, "at most 32 fields per value");
+      char *text = dump(x);
+      size_t need = strlen(key) + strlen(text) + 2;
+      c->sets[c->nsets] = malloc(need);
+      snprintf(c->sets[c->nsets++], need, "%s=%s", key, text);
+      free(text);
+    }
+  }
+  return 0;
+}
+
+static int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error *err) {
+  memset(s, 0, sizeof *s);
+  json_error_t jerr;
+  json_t *root = json_load_file(file, 0, &jerr);
+  if (!root)
+    return ccsim_fail(err, CCSIM_ERR_INPUT, "%s:%d:%d: %s", file, jerr.line, jerr.column, jerr.text);
+  int rc = 0;
+  choice **choices = NULL;
+  size_t *counts = NULL;
+  static const char *const known[] = {"name", "description", "base", "axes", "output", NULL};
+  if ((rc = known_keys(root, file, "", known, err))) goto out;
+  s->file = strdup(file);
+  char *tmp = strdup(file), *slash = strrchr(tmp, '/');
+  if (slash) *slash = 0;
+  s->dir = strdup(slash ? tmp : ".");
+  free(tmp);
+  json_t *jname = json_object_get(root, "name"), *jbase = json_object_get(root, "base");
+  json_t *axes = json_object_get(root, "axes"), *jout = json_object_get(root, "output");
+  if (!json_is_string(jname)) { rc = fail(err, file, "name", "expected a string"); goto out; }
+  if (!json_is_string(jbase)) {
+    rc = fail(err, file, "base", "expected the path of the base experiment (relative to this file)");
+    goto out;
+  }
+  s->name = strdup(json_string_value(jname));
+  const char *b = json_string_value(jbase);
+  size_t need = strlen(s->dir) + strlen(b) + 2;
+  s->base = malloc(need);
+  if (b[0] == '/') snprintf(s->base, need, "%s", b);
+  else snprintf(s->base, need, "%s/%s", s->dir, b);
+  if (out_override) {
+    s->out = strdup(out_override);
+  } else if (jout) {
+    json_t *d = json_is_object(jout) ? json_object_get(jout, "dir") : NULL;
+    if (!json_is_string(d)) { rc = fail(err, file, "output.dir", "expected a string"); goto out; }
+    s->out = strdup(json_string_value(d));
+  } else {
+    char def[512];
+    snprintf(def, sizeof def, "results/%s", s->name);
+    s->out = strdup(def);
+  }
+  if (!json_is_array(axes) || json_array_size(axes) == 0 || json_array_size(axes) > 8) {
+    rc = fail(err, file, "axes", "expected an array of 1 to 8 axes");
+    goto out;
+  }
+  s->naxes = (int)json_array_size(axes);
+  s->axis_names = calloc((size_t)s->naxes, sizeof *s->axis_names);
+  choices = calloc((size_t)s->naxes, sizeof *choices);
+  counts = calloc((size_t)s->naxes, sizeof *counts);
+  s->npoints = 1;
+  for (int a = 0; a < s->naxes; a++) {
+    if ((rc = read_axis(json_array_get(axes, (size_t)a), file, a, &choices[a], &counts[a],
+                        &s->axis_names[a], err)))
+      goto out;
+    s->npoints *= counts[a];
+  }
+  if (s->npoints > 100000) { rc = fail(err, file, "axes", "%zu points: too many", s->npoints); goto out; }
+  s->points = calloc(s->npoints, sizeof *s->points);
+  for (size_t p = 0; p < s->npoints; p++) {
+    point *pt = &s->points[p];
+    pt->labels = calloc((size_t)s->naxes, sizeof *pt->labels);
+    pt->sets = calloc(32 * (size_t)s->naxes + 1, sizeof *pt->sets);
+    size_t rest = p;
+    size_t idx[8];
+    for (int a = s->naxes - 1; a >= 0; a--) idx[a] = rest % counts[a], rest /= counts[a];
+    for (int a = 0; a < s->naxes; a++) {
+      const choice *c = &choices[a][idx[a]];
+      pt->labels[a] = strdup(c->label);
+      char part[160];
+      snprintf(part, sizeof part, "%s%s=%s", a ? "," : "", s->axis_names[a], c->label);
+      strncat(pt->id, part, sizeof pt->id - strlen(pt->id) - 1);
+      for (int k = 0; k < c->nsets; k++) pt->sets[pt->nsets++] = strdup(c->sets[k]);
+    }
+  }
+out:
+  for (int a = 0; choices && a < s->naxes; a++) {
+    for (size_t k = 0; choices[a] && k < counts[a]; k++)
+      for (int j = 0; j < choices[a][k].nsets; j++) free(choices[a][k].sets[j]);
+    free(choices[a]);
+  }
+  free(choices);
+  free(counts);
+  json_decref(root);
+  return rc;
+}
+
+static void point_dir(const sweep *s, const point *p, char *buf, size_t len) {
+  snprintf(buf, len, "%s/%s", s->out, p->id);
+}
+
+static int exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+static pid_t start(const sweep *s, const point *p) {
+  char dir[1100];
+  point_dir(s, p, dir, sizeof dir);
+  const int argc = 6 + 2 * p->nsets;
+  char **argv = calloc((size_t)argc + 1, sizeof *argv);
+  int k = 0;
+  argv[k++] = "ccsim";
+  argv[k++] = "run";
+  argv[k++] = s->base;
+  argv[k++] = "--quiet";
+  argv[k++] = "--out";
+  argv[k++] = dir;
+  for (int i = 0; i < p->nsets; i++) argv[k++] = "--set", argv[k++] = p->sets[i];
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    execv("/proc/self/exe", argv);
+    fprintf(stderr, "ccsim sweep: cannot run /proc/self/exe: %s\n", strerror(errno));
+    _exit(1);
+  }
+  free(argv);
+  return pid;
+}
+
+static void write_index(const sweep *s, ccsim_error *err) {
+  FILE *f = results_open(s->out, "sweep.csv", err);
+  if (!f) return;
+  fprintf(f, "point");
+  for (int a = 0; a < s->naxes; a++) fprintf(f, ",%s", s->axis_names[a]);
+  fprintf(f, ",status,workers,compressor,collective,iteration_time_s,compression_ratio,"
+             "agg_rel_error,agg_cosine,last_hop_rel_error,host_time_s\n");
+  static const char *const status[] = {"pending", "done", "done", "failed"};
+  for (size_t i = 0; i < s->npoints; i++) {
+    const point *p = &s->points[i];
+    char dir[1100], path[1200];
+    point_dir(s, p, dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    json_t *j = json_load_file(path, 0, NULL);
+    fprintf(f, "\"%s\"", p->id);
+    for (int a = 0; a < s->naxes; a++) fprintf(f, ",%s", p->labels[a]);
+    fprintf(f, ",%s", j ? "done" : status[p->status]);
+    if (j) {
+      json_t *lh = json_object_get(j, "last_hop_rel_error");
+      char lhs[32] = "";
+      if (lh) snprintf(lhs, sizeof lhs, "%.10g", json_number_value(lh));
+      fprintf(f, ",%lld,%s,%s,%.10g,%.10g,%.10g,%.12g,%s,%.4g\n",
+              (long long)json_integer_value(json_object_get(j, "workers")),
+              json_string_value(json_object_get(j, "compressor")),
+              json_string_value(json_object_get(j, "collective")),
+              json_number_value(json_object_get(j, "iteration_time_s")),
+              json_number_value(json_object_get(j, "compression_ratio")),
+              json_number_value(json_object_get(j, "agg_rel_error")),
+              json_number_value(json_object_get(j, "agg_cosine")), lhs,
+              json_number_value(json_object_get(j, "host_time_s")));
+      json_decref(j);
+    } else {
+      fprintf(f, ",,,,,,,,,\n");
+    }
+  }
+  results_commit(f, s->out, "sweep.csv", err);
+}
+
+int sweep_main(int argc, char **argv) {
+  const char *file = NULL, *out = NULL;
+  int jobs = 1, quiet = 0, dry = 0;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--jobs") && i + 1 < argc) jobs = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
+    else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) quiet = 1;
+    else if (!strcmp(argv[i], "--dry-run")) dry = 1;
+    else if (argv[i][0] != '-' && !file) file = argv[i];
+    else {
+      fprintf(stderr, "usage: ccsim sweep SWEEP.json [--jobs N] [--out DIR] [--quiet] [--dry-run]\n");
+      return CCSIM_ERR_INPUT;
+    }
+  }
+  if (!file || jobs < 1) {
+    fprintf(stderr, "usage: ccsim sweep SWEEP.json [--jobs N] [--out DIR] [--quiet] [--dry-run]\n");
+    return CCSIM_ERR_INPUT;
+  }
+  sweep s;
+  ccsim_error err = {0};
+  int rc = sweep_load(file, out, &s, &err);
+  if (rc) {
+    fprintf(stderr, "ccsim: %s\n", err.msg);
+    sweep_free(&s);
+    return rc;
+  }
+  /* every point is checked before anything runs */
+  for (size_t i = 0; i < s.npoints; i++) {
+    experiment *e = experiment_load(s.base, s.points[i].sets, s.points[i].nsets, &err);
+    if (!e) {
+      fprintf(stderr, "ccsim sweep: %s: point %s: %s\n", file, s.points[i].id, err.msg);
+      sweep_free(&s);
+      return CCSIM_ERR_INPUT;
+    }
+    experiment_free(e);
+  }
+  if ((rc = results_mkdir(s.out, &err))) {
+    fprintf(stderr, "ccsim: %s\n", err.msg);
+    sweep_free(&s);
+    return rc;
+  }
+  size_t todo = 0, earlier = 0, failed = 0, next = 0, running = 0;
+  for (size_t i = 0; i < s.npoints; i++) {
+    char dir[1100], path[1200];
+    point_dir(&s, &s.points[i], dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    if (exists(path)) s.points[i].status = 1, earlier++;
+    else todo++;
+  }
+  if (!quiet)
+    fprintf(stderr, "ccsim sweep %s: %zu points, %zu done earlier, %zu to run, %d at a time\n",
+            s.name, s.npoints, earlier, todo, jobs);
+  if (dry) {
+    for (size_t i = 0; i < s.npoints; i++)
+      printf("%s %s\n", s.points[i].status ? "done" : "todo", s.points[i].id);
+    sweep_free(&s);
+    return 0;
+  }
+  pid_t *pids = calloc(s.npoints, sizeof *pids);
+  size_t finished = 0;
+  while (finished < todo) {
+    while (running < (size_t)jobs && next < s.npoints) {
+      if (s.points[next].status == 0) {
+        pids[next] = start(&s, &s.points[next]);
+        running++;
+      }
+      next++;
+    }
+    int st;
+    pid_t pid = wait(&st);
+    if (pid < 0) break;
+    for (size_t i = 0; i < s.npoints; i++)
+      if (pids[i] == pid) {
+        const int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        s.points[i].status = ok ? 2 : 3;
+        failed += !ok;
+        running--;
+        finished++;
+        if (!quiet || !ok)
+          fprintf(stderr, "ccsim sweep: [%zu/%zu] %s %s\n", finished, todo, s.points[i].id,
+                  ok ? "done" : "FAILED");
+      }
+  }
+  free(pids);
+  write_index(&s, &err);
+  if (!quiet) fprintf(stderr, "ccsim sweep: results in %s (sweep.csv)\n", s.out);
+  sweep_free(&s);
+  return failed ? CCSIM_ERR_RUNTIME : 0;
+}
