@@ -41,7 +41,7 @@ typedef struct experiment {
     int hosts;      /* generated: host count (crossbar: given; others: from the topology) */
     int gpus_per_node; /* workers per node that share a fast intra-node fabric: multigpu's
                         * gpus_per_node, or what a platform file says; 1 elsewhere */
-    double bandwidth; /* bytes/s, per link (cloud: every NIC unless nics; multigpu: each NIC) */
+    double bandwidth; /* bytes/s, per link (cloud: every NIC, or the first of nics; multigpu: each NIC) */
     double latency;   /* s, per link */
     char *network_model;
     int crosstraffic;

@@ -425,8 +425,8 @@ int platform_write(const experiment *e, const char *path, ccsim_error *err) {
 
 double platform_hop_latency(const experiment *e) {
   const char *g = e->platform.generate;
-  if (!strcmp(g, "torus")) /* h0 and h1 are neighbours in the first dimension, or the same rank */
-    return e->platform.torus.dims[0] > 1 ? e->platform.latency : 0;
+  if (!strcmp(g, "torus")) /* h0 and h1 are neighbours in the first dimension of size > 1 */
+    return e->platform.latency;
   if (!strcmp(g, "fat-tree")) { /* h0 and h1 meet at the lowest level whose subtree holds both */
     long long below = e->platform.fat_tree.down[0];
     int l = 1;
@@ -541,10 +541,13 @@ void platform_list(FILE *out, const char *dir) {
   }
   fprintf(out, "%-10s any SimGrid XML platform: \"platform\": \"path.xml\" (relative to the experiment)\n",
           "file");
-  DIR *d = dir ? opendir(dir) : NULL;
+  if (!dir) {
+    fprintf(out, "\nshipped platforms: no directory known; set CCSIM_PLATFORMS\n");
+    return;
+  }
+  DIR *d = opendir(dir);
   if (!d) {
-    fprintf(out, "\nshipped platforms: none found (directory %s: %s; set CCSIM_PLATFORMS)\n",
-            dir ? dir : "(unset)", strerror(errno));
+    fprintf(out, "\nshipped platforms: cannot read %s: %s (set CCSIM_PLATFORMS)\n", dir, strerror(errno));
     return;
   }
   char **names = NULL;
