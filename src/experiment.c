@@ -434,7 +434,8 @@ static int read_fat_tree(reader *rd, experiment *e, json_t *p) {
     json_array_append_new(def_up, json_integer(i ? down[i - 1] : 1));
     json_array_append_new(def_par, json_integer(1));
   }
-  if ((rc = read_int_array(rd, p, "platform", "up", def_up, 1, MAX_HOSTS, PLATFORM_MAX_LEVELS, "[1, 8]", up, &n))) {
+  if ((rc = read_int_array(rd, p, "platform", "up", def_up, 1, MAX_HOSTS, PLATFORM_MAX_LEVELS, "[1, 8]", up,
+                           &n))) {
     json_decref(def_par);
     return rc;
   }
@@ -446,7 +447,8 @@ static int read_fat_tree(reader *rd, experiment *e, json_t *p) {
                            "[1, 1]", e->platform.fat_tree.parallel, &n)))
     return rc;
   if (n != L)
-    return fail(rd, "platform.parallel", "expected %d integers (one per level, like platform.down), got %d", L, n);
+    return fail(rd, "platform.parallel", "expected %d integers (one per level, like platform.down), got %d", L,
+                n);
   for (int l = 1; l <= L; l++) { /* switches of level l: up[0..l-1] x down[l..L-1] */
     double sw = 1;
     for (int i = 0; i < l; i++) sw *= up[i];
@@ -550,7 +552,8 @@ static int read_multigpu(reader *rd, experiment *e, json_t *p) {
                 "expected a divisor of platform.gpus_per_node (%d) so that GPUs share NICs evenly, got %lld",
                 e->platform.gpus_per_node, x);
   e->platform.multigpu.nics_per_node = (int)x;
-  if ((rc = read_unit(rd, p, "platform", "bandwidth", "25Gbps", U_BANDWIDTH, &e->platform.bandwidth))) return rc;
+  if ((rc = read_unit(rd, p, "platform", "bandwidth", "25Gbps", U_BANDWIDTH, &e->platform.bandwidth)))
+    return rc;
   if ((rc = read_unit(rd, p, "platform", "latency", "5us", U_TIME, &e->platform.latency))) return rc;
   if ((rc = read_unit(rd, p, "platform", "intra_bandwidth", "150GBps", U_BANDWIDTH,
                       &e->platform.multigpu.intra_bandwidth)))

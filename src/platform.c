@@ -122,7 +122,8 @@ void platform_host_formula(const experiment *e, char *out, size_t len) {
     snprintf(out, len, "racks x hosts_per_rack = %d x %d", e->platform.cloud.racks,
              e->platform.cloud.hosts_per_rack);
   } else if (!strcmp(g, "multigpu")) {
-    snprintf(out, len, "nodes x gpus_per_node = %d x %d", e->platform.multigpu.nodes, e->platform.gpus_per_node);
+    snprintf(out, len, "nodes x gpus_per_node = %d x %d", e->platform.multigpu.nodes,
+             e->platform.gpus_per_node);
   } else {
     snprintf(out, len, "platform.hosts = %d", e->platform.hosts);
   }
@@ -435,9 +436,9 @@ double platform_hop_latency(const experiment *e) {
   }
   if (!strcmp(g, "dragonfly")) /* same router, else one router-to-router link (groups <= routers) */
     return (e->platform.dragonfly.nodes_per_router > 1 ? 2 : 3) * e->platform.latency;
-  if (!strcmp(g, "cloud"))
-    return e->platform.cloud.hosts_per_rack > 1 ? 2.0 * e->platform.latency
-                                                : 2.0 * (e->platform.latency + e->platform.cloud.uplink_latency);
+  if (!strcmp(g, "cloud")) /* same rack, else across two uplinks */
+    return 2.0 * (e->platform.latency +
+                  (e->platform.cloud.hosts_per_rack > 1 ? 0 : e->platform.cloud.uplink_latency));
   if (!strcmp(g, "multigpu"))
     return e->platform.gpus_per_node > 1 ? 2.0 * e->platform.multigpu.intra_latency : 2.0 * e->platform.latency;
   return 2.0 * e->platform.latency;

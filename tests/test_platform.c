@@ -49,7 +49,8 @@ int main(int argc, char **argv) {
       {"{\"generate\": \"cloud\", \"racks\": 3, \"hosts_per_rack\": 1, \"latency\": \"1us\","
        " \"uplink_latency\": \"4us\"}",
        3, 1, 10e-6},
-      {"{\"generate\": \"multigpu\", \"nodes\": 3, \"gpus_per_node\": 4, \"intra_latency\": \"1us\"}", 12, 4, 2e-6},
+      {"{\"generate\": \"multigpu\", \"nodes\": 3, \"gpus_per_node\": 4, \"intra_latency\": \"1us\"}", 12, 4,
+       2e-6},
       {"{\"generate\": \"multigpu\", \"nodes\": 3, \"gpus_per_node\": 1, \"latency\": \"3us\"}", 3, 1, 6e-6},
   };
   for (size_t i = 0; i < sizeof gens / sizeof gens[0]; i++) {
@@ -73,7 +74,8 @@ int main(int argc, char **argv) {
       CHECK(e->platform.fat_tree.parallel[i] == 1, "parallel[%d] = %d", i, e->platform.fat_tree.parallel[i]);
     }
     char *s = json_dumps(json_object_get(e->resolved, "platform"), JSON_COMPACT | JSON_SORT_KEYS);
-    CHECK(strstr(s, "\"up\":[1,4,3]") && strstr(s, "\"parallel\":[1,1,1]") && strstr(s, "\"bandwidth\":\"25Gbps\""),
+    CHECK(strstr(s, "\"up\":[1,4,3]") && strstr(s, "\"parallel\":[1,1,1]") &&
+              strstr(s, "\"bandwidth\":\"25Gbps\""),
           "resolved platform %s", s);
     free(s);
     experiment_free(e);
@@ -104,7 +106,8 @@ int main(int argc, char **argv) {
   }
   snprintf(plat, sizeof plat, "\"%s/platforms/cluster-backbone-80.xml\"", argv[1]);
   if ((e = load(plat, 2))) {
-    CHECK(e->platform.gpus_per_node == 1, "cluster-backbone-80.xml: gpus_per_node %d", e->platform.gpus_per_node);
+    CHECK(e->platform.gpus_per_node == 1, "cluster-backbone-80.xml: gpus_per_node %d",
+          e->platform.gpus_per_node);
     experiment_free(e);
   }
 
@@ -120,7 +123,8 @@ int main(int argc, char **argv) {
   FILE *f = fopen(plat, "w");
   fputs("<?xml version='1.0'?>\n<platform version=\"4.1\"><!--\n  Two clusters and a host.\n  more -->\n"
         "<zone id=\"z\" routing=\"Full\"><prop id=\"gpus_per_node\" value=\"3\"/>\n"
-        "<cluster id=\"a\" prefix=\"a\" suffix=\"\" radical=\"0-9,20,30-31\" speed=\"1Gf\" bw=\"1Bps\" lat=\"0\"/>\n"
+        "<cluster id=\"a\" prefix=\"a\" suffix=\"\" radical=\"0-9,20,30-31\" speed=\"1Gf\"\n"
+        "  bw=\"1Bps\" lat=\"0\"/>\n"
         "<!-- <host id=\"commented-out\" speed=\"1f\"/> -->\n"
         "<host id=\"x\" speed=\"1Gf\"/><hostlink/></zone></platform>\n",
         f);
