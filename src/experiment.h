@@ -18,6 +18,11 @@
 
 struct collective_type;
 
+/* Bounds of the generated platforms' parameter lists. */
+#define PLATFORM_MAX_LEVELS 8
+#define PLATFORM_MAX_DIMS 8
+#define PLATFORM_MAX_NICS 16
+
 enum grad_distribution { GRAD_NORMAL, GRAD_LAPLACE, GRAD_UNIFORM };
 
 typedef struct experiment {
@@ -28,14 +33,47 @@ typedef struct experiment {
   int workers;
   int iterations;
 
+  /* Where the workers run: a SimGrid XML file, or one of the generators of
+   * src/platform.c (platforms/README.md documents each and its fields). */
   struct {
     char *file;     /* SimGrid XML platform (resolved path), or NULL when generated */
-    char *generate; /* "crossbar" */
-    int hosts;      /* generated: host count */
-    double bandwidth; /* bytes/s, per link */
+    char *generate; /* "crossbar", "fat-tree", "torus", "dragonfly", "cloud", "multigpu" */
+    int hosts;      /* generated: host count (crossbar: given; others: from the topology) */
+    int gpus_per_node; /* workers per node that share a fast intra-node fabric: multigpu's
+                        * gpus_per_node, or what a platform file says; 1 elsewhere */
+    double bandwidth; /* bytes/s, per link (cloud: every NIC, or the first of nics; multigpu: each NIC) */
     double latency;   /* s, per link */
     char *network_model;
     int crosstraffic;
+    struct {          /* fat-tree: SimGrid FAT_TREE, levels = length of down */
+      int levels;
+      int down[PLATFORM_MAX_LEVELS];     /* children of a switch of level i+1 */
+      int up[PLATFORM_MAX_LEVELS];       /* parents of a node of level i */
+      int parallel[PLATFORM_MAX_LEVELS]; /* parallel links between a node of level i and each parent */
+    } fat_tree;
+    struct {
+      int ndims;
+      int dims[PLATFORM_MAX_DIMS];
+    } torus;
+    struct {          /* dragonfly: SimGrid DRAGONFLY */
+      int groups, chassis, routers, nodes_per_router;
+      int group_links, chassis_links, router_links; /* parallel links of each level */
+    } dragonfly;
+    struct {
+      int racks, hosts_per_rack;
+      double oversubscription; /* a rack's NIC bandwidth over its uplink's */
+      double uplink_latency;   /* s, rack switch to core */
+      int nnics;               /* 0: every NIC has platform.bandwidth */
+      struct {
+        int count;
+        double bandwidth;
+      } nics[PLATFORM_MAX_NICS]; /* cycled over the hosts in order */
+    } cloud;
+    struct {
+      int nodes, nics_per_node;
+      double intra_bandwidth; /* bytes/s per direction, each GPU to the node's fabric */
+      double intra_latency;   /* s, each GPU to the node's fabric */
+    } multigpu;
   } platform;
 
   struct {

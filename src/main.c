@@ -9,6 +9,7 @@
 #include "engine.h"
 #include "error.h"
 #include "experiment.h"
+#include "platform.h"
 #include "run.h"
 #include "sweep.h"
 
@@ -62,10 +63,14 @@ static int list(const char *what) {
              reg[i]->description);
     return 0;
   }
+  /* platforms: the generators, then the shipped files of $CCSIM_PLATFORMS,
+   * else of the directory src/meson.build compiles in (CCSIM_PLATFORMS_DIR). */
   if (strcmp(what, "platforms") == 0) {
-    printf("%-14s %s\n", "crossbar",
-           "generate: N hosts, one private full-duplex link each (bandwidth, latency, hosts)");
-    printf("%-14s %s\n", "file", "any SimGrid XML platform: \"platform\": \"path.xml\" (relative to the experiment)");
+    const char *dir = getenv("CCSIM_PLATFORMS");
+#ifdef CCSIM_PLATFORMS_DIR
+    if (!dir || !*dir) dir = CCSIM_PLATFORMS_DIR;
+#endif
+    platform_list(stdout, dir && *dir ? dir : NULL);
     return 0;
   }
   fprintf(stderr, "ccsim list: unknown list \"%s\" (known: compressors, memories, collectives, platforms)\n",

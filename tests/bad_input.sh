@@ -90,6 +90,61 @@ expect set-value 'good.json: workers: expected an integer in [1, ' "$CCSIM" vali
 expect set-into-scalar 'good.json: workers: --set workers.x=1: cannot set inside an integer' "$CCSIM" validate "$T/good.json" --set workers.x=1
 expect run-bad-unit 'good.json: platform.latency: expected a time' "$CCSIM" run "$T/good.json" --out "$T/o" --set platform.latency=fast
 
+# platforms: the generators' fields
+exp tdim '{"workers": 2, "platform": {"generate": "torus", "dims": [4, 0, 4]}, '"$ok"'}'
+expect torus-dim-zero 'tdim.json: platform.dims[1]: expected an integer >= 1, got 0' "$CCSIM" validate "$T/tdim.json"
+exp tdimt '{"workers": 2, "platform": {"generate": "torus", "dims": [4, "4"]}, '"$ok"'}'
+expect torus-dim-type 'tdimt.json: platform.dims[1]: expected an integer >= 1, got "4"' "$CCSIM" validate "$T/tdimt.json"
+exp tdims '{"workers": 2, "platform": {"generate": "torus", "dims": "4x4"}, '"$ok"'}'
+expect torus-dims-not-array 'tdims.json: platform.dims: expected an array of integers >= 1 such as [4, 4, 4], got "4x4"' "$CCSIM" validate "$T/tdims.json"
+exp tnodims '{"workers": 2, "platform": {"generate": "torus"}, '"$ok"'}'
+expect torus-no-dims 'tnodims.json: platform.dims: missing; expected an array of integers >= 1' "$CCSIM" validate "$T/tnodims.json"
+exp tlong '{"workers": 2, "platform": {"generate": "torus", "dims": [2, 2, 2, 2, 2, 2, 2, 2, 2]}, '"$ok"'}'
+expect torus-too-many-dims 'tlong.json: platform.dims: expected 1 to 8 integers, got 9' "$CCSIM" validate "$T/tlong.json"
+exp tbig '{"workers": 2, "platform": {"generate": "torus", "dims": [1024, 1024, 2]}, '"$ok"'}'
+expect torus-too-many-hosts 'tbig.json: platform: the torus would have more than 1048576 hosts (product of platform.dims = 1024 x 1024 x 2)' "$CCSIM" validate "$T/tbig.json"
+exp ftw '{"workers": 80, "platform": {"generate": "fat-tree", "down": [8, 8]}, '"$ok"'}'
+expect fat-tree-workers-gt-hosts 'ftw.json: workers: 80 workers but the fat-tree platform has 64 hosts (product of platform.down = 8 x 8)' "$CCSIM" validate "$T/ftw.json"
+exp ftup '{"workers": 2, "platform": {"generate": "fat-tree", "down": [8, 8], "up": [1, 8, 8]}, '"$ok"'}'
+expect fat-tree-up-length 'ftup.json: platform.up: expected 2 integers (one per level, like platform.down), got 3' "$CCSIM" validate "$T/ftup.json"
+exp ftpar '{"workers": 2, "platform": {"generate": "fat-tree", "down": [8, 8], "parallel": [0, 1]}, '"$ok"'}'
+expect fat-tree-parallel-zero 'ftpar.json: platform.parallel[0]: expected an integer >= 1, got 0' "$CCSIM" validate "$T/ftpar.json"
+exp dfgr '{"workers": 2, "platform": {"generate": "dragonfly", "groups": 4, "chassis": 2, "routers": 3, "nodes_per_router": 2}, '"$ok"'}'
+expect dragonfly-groups-gt-routers 'dfgr.json: platform.groups: 4 groups but 3 routers per chassis' "$CCSIM" validate "$T/dfgr.json"
+exp dfmiss '{"workers": 2, "platform": {"generate": "dragonfly", "groups": 2, "chassis": 2, "nodes_per_router": 2}, '"$ok"'}'
+expect dragonfly-no-routers 'dfmiss.json: platform.routers: missing; expected an integer >= 1' "$CCSIM" validate "$T/dfmiss.json"
+exp dflinks '{"workers": 2, "platform": {"generate": "dragonfly", "groups": 1, "chassis": 1, "routers": 2, "nodes_per_router": 2, "group_links": 0}, '"$ok"'}'
+expect dragonfly-zero-links 'dflinks.json: platform.group_links: expected an integer in [1, 1024], got 0' "$CCSIM" validate "$T/dflinks.json"
+exp clboth '{"workers": 2, "platform": {"generate": "cloud", "racks": 2, "hosts_per_rack": 2, "bandwidth": "10Gbps", "nics": [{"bandwidth": "25Gbps"}]}, '"$ok"'}'
+expect cloud-bandwidth-and-nics 'clboth.json: platform.bandwidth: give either platform.bandwidth (every NIC) or platform.nics' "$CCSIM" validate "$T/clboth.json"
+exp clnic '{"workers": 2, "platform": {"generate": "cloud", "racks": 2, "hosts_per_rack": 2, "nics": [{"bandwidth": "25Gbps"}, {"count": 2, "bandwidth": "100Gbit"}]}, '"$ok"'}'
+expect cloud-nic-unit 'clnic.json: platform.nics[1].bandwidth: expected a bandwidth such as "25Gbps"' "$CCSIM" validate "$T/clnic.json"
+exp clnickey '{"workers": 2, "platform": {"generate": "cloud", "racks": 2, "hosts_per_rack": 2, "nics": [{"speed": "25Gbps"}]}, '"$ok"'}'
+expect cloud-nic-key 'clnickey.json: platform.nics[0].speed: unknown key "speed" (known here: count, bandwidth)' "$CCSIM" validate "$T/clnickey.json"
+exp clnics '{"workers": 2, "platform": {"generate": "cloud", "racks": 2, "hosts_per_rack": 2, "nics": []}, '"$ok"'}'
+expect cloud-nics-empty 'clnics.json: platform.nics: expected an array of 1 to 16 objects' "$CCSIM" validate "$T/clnics.json"
+exp clover '{"workers": 2, "platform": {"generate": "cloud", "racks": 2, "hosts_per_rack": 2, "oversubscription": 0.5}, '"$ok"'}'
+expect cloud-oversubscription 'clover.json: platform.oversubscription: expected a number in [1, 1e+06], got 0.5' "$CCSIM" validate "$T/clover.json"
+exp clw '{"workers": 9, "platform": {"generate": "cloud", "racks": 2, "hosts_per_rack": 4}, '"$ok"'}'
+expect cloud-workers-gt-hosts 'clw.json: workers: 9 workers but the cloud platform has 8 hosts (racks x hosts_per_rack = 2 x 4)' "$CCSIM" validate "$T/clw.json"
+exp mgnic '{"workers": 2, "platform": {"generate": "multigpu", "nodes": 2, "gpus_per_node": 8, "nics_per_node": 3}, '"$ok"'}'
+expect multigpu-nics-divide 'mgnic.json: platform.nics_per_node: expected a divisor of platform.gpus_per_node (8)' "$CCSIM" validate "$T/mgnic.json"
+exp mgintra '{"workers": 2, "platform": {"generate": "multigpu", "nodes": 2, "gpus_per_node": 8, "intra_bandwidth": "fast"}, '"$ok"'}'
+expect multigpu-intra-unit 'mgintra.json: platform.intra_bandwidth: expected a bandwidth' "$CCSIM" validate "$T/mgintra.json"
+exp other '{"workers": 2, "platform": {"generate": "torus", "dims": [4], "down": [2]}, '"$ok"'}'
+expect field-of-other-generator 'other.json: platform.down: not a field of "generate": "torus" (its fields: dims, bandwidth, latency)' "$CCSIM" validate "$T/other.json"
+exp thosts '{"workers": 2, "platform": {"generate": "torus", "dims": [4], "hosts": 4}, '"$ok"'}'
+expect hosts-not-for-torus 'thosts.json: platform.hosts: not a field of "generate": "torus"' "$CCSIM" validate "$T/thosts.json"
+exp mesh '{"workers": 2, "platform": {"generate": "mesh"}, '"$ok"'}'
+expect unknown-generator 'mesh.json: platform.generate: unknown value "mesh" (known: crossbar, fat-tree, torus, dragonfly, cloud, multigpu)' "$CCSIM" validate "$T/mesh.json"
+exp gpnf '{"workers": 2, "platform": {"file": "two.xml", "gpus_per_node": 0}, '"$ok"'}'
+expect file-gpus-per-node 'gpnf.json: platform.gpus_per_node: expected an integer in [1, ' "$CCSIM" validate "$T/gpnf.json"
+exp gpnx '{"workers": 2, "platform": {"generate": "crossbar", "gpus_per_node": 2}, '"$ok"'}'
+expect crossbar-gpus-per-node 'gpnx.json: platform.gpus_per_node: not a field of "generate": "crossbar"' "$CCSIM" validate "$T/gpnx.json"
+exp fdims '{"workers": 2, "platform": {"file": "two.xml", "dims": [2]}, '"$ok"'}'
+expect file-with-dims 'fdims.json: platform.dims: only for generated platforms' "$CCSIM" validate "$T/fdims.json"
+# end platforms
+
 # and a good file is fine, with exit 0
 if "$CCSIM" validate "$T/good.json" >/dev/null 2>&1; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL good file rejected" >&2; fi
 echo "bad_input: $pass passed, $fail failed"
