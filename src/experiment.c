@@ -773,6 +773,13 @@ static int read_collective(reader *rd, experiment *e, json_t *root) {
     return rc;
   if ((rc = read_params(rd, c, "collective", t->name, t->params, t->nparams, NULL, e->coll_params)))
     return rc;
+  /* allreduce/hierarchical: node_size 0 means the platform's GPUs per node */
+  for (size_t i = 0; i < t->nparams; i++)
+    if (!strcmp(t->params[i].name, "node_size") && e->coll_params[i] == 0 &&
+        e->platform.gpus_per_node > 1) {
+      e->coll_params[i] = e->platform.gpus_per_node;
+      json_object_set_new(c, "node_size", json_integer(e->platform.gpus_per_node));
+    }
   if (t->nparams == 0) json_object_set_new(root, "collective", json_string(t->name));
 
   if ((t->requires & COLL_NEEDS_SUMMABLE) && !(e->compressor->flags & CCOMP_SUMMABLE) &&

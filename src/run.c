@@ -115,7 +115,9 @@ static void run_phased(worker *w, coll_ctx *base) {
     ctx.io = (coll_io){.arg = w, .input = round_input};
     ctx.out = w->round_out;
     ctx.out_shared = 0;
-    for (size_t h = 0; h < w->phase_metrics.nhops; h++) w->phase_metrics.hops[h] = (err_acc){0};
+    ctx.measure_cascade = 0;
+    for (size_t h = 0; h < w->phase_metrics.nhops; h++)
+      w->phase_metrics.hops[h] = w->phase_metrics.cascade[h] = (err_acc){0};
     w->phase_metrics.final = (err_acc){0};
     w->phase_metrics.bytes = 0;
     ctx.metrics = &w->phase_metrics;
@@ -152,6 +154,7 @@ static void worker_main(void *arg) {
       .out = w->out ? w->out : sh->agg,
       .out_shared = w->out == NULL,
       .exact_sum = sh->exact_sum,
+      .measure_cascade = !(e->compressor->flags & CCOMP_STATEFUL),
   };
   const uint64_t base = ccr_key(e->seed, 0x636f6c6c /* "coll" */);
   for (int it = 0; it < e->iterations; it++) {
@@ -225,12 +228,15 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
 
   f = results_open(dir, "hops.csv", err);
   if (!f) return free(rows), CCSIM_ERR_RUNTIME;
-  fprintf(f, "iteration,hop,workers,rel_error,cosine\n");
+  fprintf(f, "iteration,hop,workers,rel_error,cosine,cascade_rel_error,cascade_gain\n");
   const size_t H = T ? sh->metrics[0].nhops : 0; /* none for multi-phase compressors */
   for (int it = 0; it < T; it++)
     for (size_t h = 0; h < H; h++) {
       const err_acc *a = &sh->metrics[it].hops[h];
-      fprintf(f, "%d,%zu,%u,%.10g,%.12g\n", it, h + 1, a->workers, err_acc_rel(a), err_acc_cos(a));
+      const err_acc *c = &sh->metrics[it].cascade[h];
+      fprintf(f, "%d,%zu,%u,%.10g,%.12g,", it, h + 1, a->workers, err_acc_rel(a), err_acc_cos(a));
+      if (c->count > 0) fprintf(f, "%.10g,%.10g\n", err_acc_rel(c), err_acc_gain(c));
+      else fprintf(f, ",\n");
     }
   if (results_commit(f, dir, "hops.csv", err)) return free(rows), CCSIM_ERR_RUNTIME;
 
@@ -261,6 +267,17 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
   json_object_set_new(s, "compression_ratio", json_real(rep->compression_ratio));
   json_object_set_new(s, "agg_rel_error", json_real(rep->agg_rel_error));
   json_object_set_new(s, "agg_cosine", json_real(rep->agg_cosine));
+  {
+    err_acc fc = {0};
+    for (int it = 0; it < T; it++) {
+      const err_acc *a = &sh->metrics[it].final_cascade;
+      fc.err2 += a->err2, fc.ref2 += a->ref2, fc.out2 += a->out2, fc.dot += a->dot, fc.count += a->count;
+    }
+    /* the aggregate against the mean of the workers' own decoded payloads:
+     * the error hop-by-hop aggregation adds (null where not measured) */
+    json_object_set_new(s, "agg_cascade_rel_error", fc.count > 0 ? json_real(err_acc_rel(&fc)) : json_null());
+    json_object_set_new(s, "agg_cascade_gain", fc.count > 0 ? json_real(err_acc_gain(&fc)) : json_null());
+  }
   if (H) {
     err_acc last_hop = {0};
     for (int it = 0; it < T; it++) {
@@ -268,6 +285,15 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
       last_hop.err2 += a->err2, last_hop.ref2 += a->ref2, last_hop.out2 += a->out2, last_hop.dot += a->dot;
     }
     json_object_set_new(s, "last_hop_rel_error", json_real(err_acc_rel(&last_hop)));
+    err_acc lc = {0};
+    for (int it = 0; it < T; it++) {
+      const err_acc *a = &sh->metrics[it].cascade[H - 1];
+      lc.err2 += a->err2, lc.ref2 += a->ref2, lc.out2 += a->out2, lc.dot += a->dot, lc.count += a->count;
+    }
+    if (lc.count > 0) {
+      json_object_set_new(s, "last_hop_cascade_rel_error", json_real(err_acc_rel(&lc)));
+      json_object_set_new(s, "last_hop_cascade_gain", json_real(err_acc_gain(&lc)));
+    }
   }
   json_object_set_new(s, "data_mode", json_string("full"));
   json_object_set_new(s, "network_model", json_string(engine_network_model()));
@@ -320,7 +346,7 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
   if (e->collective->requires & COLL_NEEDS_EXACT_SUM) sh.exact_sum = calloc(n, sizeof *sh.exact_sum);
   sh.metrics = calloc((size_t)e->iterations, sizeof *sh.metrics);
   sh.ends = calloc((size_t)e->iterations * e->workers, sizeof *sh.ends);
-  err_acc *hops = calloc((size_t)e->iterations * (H ? H : 1), sizeof *hops);
+  err_acc *hops = calloc(2 * (size_t)e->iterations * (H ? H : 1), sizeof *hops);
   worker *workers = calloc((size_t)e->workers, sizeof *workers);
   if (!sh.agg || !sh.metrics || !sh.ends || !hops || !workers) {
     rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements x %d workers", n, e->workers);
@@ -329,6 +355,7 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
   const int phased = e->compressor->phases > 1;
   for (int it = 0; it < e->iterations; it++) {
     sh.metrics[it].hops = hops + (size_t)it * H;
+    sh.metrics[it].cascade = hops + (size_t)(e->iterations + it) * H;
     sh.metrics[it].nhops = phased ? 0 : H; /* rounds' fp32 sums: no hop errors to report */
   }
   if (phased) {
@@ -367,7 +394,8 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
       workers[r].round_in = malloc((m + 1) * sizeof(float));
       workers[r].round_out = malloc((m + 1) * sizeof(float));
       workers[r].round_n = m;
-      workers[r].phase_metrics.hops = calloc(H + 1, sizeof(err_acc));
+      workers[r].phase_metrics.hops = calloc(2 * (H + 1), sizeof(err_acc));
+      workers[r].phase_metrics.cascade = workers[r].phase_metrics.hops + H + 1;
       workers[r].phase_metrics.nhops = H;
       if (!workers[r].sum || !workers[r].x || !workers[r].round_in || !workers[r].round_out) {
         rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot set up the rounds of %s: %s",

@@ -35,6 +35,7 @@ typedef struct gather {
   float *acc;    /* [n] sum of decoded payloads */
   float *y;      /* [n] scratch */
   double *exact; /* [n] exact sum of the same payloads (measuring worker) */
+  double *ideal; /* [n] their own-decoded sum (NULL unless measured) */
   uint32_t workers;
 } gather;
 
@@ -48,6 +49,7 @@ static void gather_init(gather *g, coll_ctx *ctx) {
     g->y = malloc((ctx->n + 1) * sizeof *g->y);
   }
   if (g->measure) g->exact = calloc(ctx->n + 1, sizeof *g->exact);
+  if (g->measure && ctx->measure_cascade) g->ideal = calloc(ctx->n + 1, sizeof *g->ideal);
 }
 
 /* Add payload m to the local sum; hop h (0-based) is measured after it when
@@ -61,12 +63,18 @@ static void gather_add(gather *g, coll_msg *m, size_t h) {
   g->workers += m->workers;
   if (!g->measure) return;
   for (size_t i = 0; i < m->n; i++) g->exact[i] += m->exact[i];
-  free(m->exact); /* nobody else needs it */
-  m->exact = NULL;
+  if (g->ideal && m->ideal)
+    for (size_t i = 0; i < m->n; i++) g->ideal[i] += m->ideal[i];
+  coll_drop_shadows(m); /* nobody else needs them */
   if (h != (size_t)-1 && h < ctx->metrics->nhops) {
     err_acc *a = &ctx->metrics->hops[h];
     err_acc_add(a, g->acc, g->exact, ctx->n, 1.0);
     if (g->workers > a->workers) a->workers = g->workers;
+    if (g->ideal) {
+      a = &ctx->metrics->cascade[h];
+      err_acc_add(a, g->acc, g->ideal, ctx->n, 1.0);
+      if (g->workers > a->workers) a->workers = g->workers;
+    }
   }
 }
 
@@ -78,11 +86,16 @@ static void gather_finish(gather *g) {
       err_acc_add(&ctx->metrics->final, g->acc, g->exact, ctx->n, 1.0 / ctx->nworkers);
       ctx->metrics->final.workers = g->workers;
     }
+    if (g->ideal) {
+      err_acc_add(&ctx->metrics->final_cascade, g->acc, g->ideal, ctx->n, 1.0 / ctx->nworkers);
+      ctx->metrics->final_cascade.workers = g->workers;
+    }
     if (g->measure || !ctx->out_shared) memcpy(ctx->out, g->acc, ctx->n * sizeof *g->acc);
   }
   free(g->acc);
   free(g->y);
   free(g->exact);
+  free(g->ideal);
 }
 
 static coll_msg *own_payload(coll_ctx *ctx) {

@@ -33,13 +33,29 @@ typedef struct err_acc {
 void err_acc_add(err_acc *a, const float *y, const double *ref, size_t n, double ref_scale);
 double err_acc_rel(const err_acc *a);
 double err_acc_cos(const err_acc *a);
+/* <y, r> / <r, r>: 1 when y is r plus noise uncorrelated with it. */
+double err_acc_gain(const err_acc *a);
 
-/* Shared by all workers of one iteration. */
+/* Shared by all workers of one iteration.
+ *
+ * Two references for every partial aggregate:
+ *   exact    the float64 sum of the workers' inputs: what an uncompressed
+ *            collective would produce (compression + cascading error);
+ *   ideal    the float64 sum of each worker's own payload decoded,
+ *            decode(encode(p_w)): what the same compressor gives when every
+ *            payload is decoded once and summed exactly, as a one-hop
+ *            all-gather does.  The error against it is the CASCADING error
+ *            alone: what combining or re-encoding hop by hop adds.  Its
+ *            "gain" <y, r> / <r, r> is 1 when the combination is unbiased.
+ * The ideal is measured for compressors without carried state (an extra
+ * encode would disturb the state of the others). */
 typedef struct coll_metrics {
-  err_acc *hops; /* [nhops]: hop h (1-based) at index h-1 */
+  err_acc *hops;    /* [nhops]: hop h (1-based) at index h-1, against exact */
+  err_acc *cascade; /* [nhops]: the same payloads against ideal (count 0: not measured) */
   size_t nhops;
-  err_acc final; /* the aggregate applied vs the exact mean */
-  double bytes;  /* bytes sent by all workers in this iteration */
+  err_acc final;         /* the aggregate applied vs the exact mean */
+  err_acc final_cascade; /* vs the ideal mean */
+  double bytes;          /* bytes sent by all workers in this iteration */
 } coll_metrics;
 
 /* Where a worker's data comes from and goes to. */
@@ -67,6 +83,7 @@ typedef struct coll_ctx {
   uint64_t key;        /* private randomness of this worker and iteration */
   uint64_t shared_key; /* shared by all workers for this iteration */
   float global_max;    /* CCOMP_GLOBAL_MAX compressors: max over workers, once known */
+  int measure_cascade; /* carry and measure the ideal shadow */
   /* COLL_NEEDS_EXACT_SUM collectives: [n] float64, shared by all workers,
    * zero at the start; workers add their inputs, the collective reads the
    * exact sum where it needs it and zeroes it again before returning. */
@@ -116,11 +133,14 @@ typedef struct coll_msg {
   size_t nbytes;
   uint8_t *bytes;
   double *exact; /* [n] exact sum over the same workers; NULL once not needed */
+  double *ideal; /* [n] sum of the same workers' own decoded payloads, or NULL */
 } coll_msg;
 
 /* A new payload of n elements with room for ccomp_max_wire_bytes(n) bytes
  * and, when `exact`, a zeroed shadow.  refs = 1. */
 coll_msg *coll_msg_new(const coll_ctx *ctx, int chunk, uint32_t workers, size_t n, int exact);
+/* Free m's shadows once it is final and only forwarded. */
+void coll_drop_shadows(coll_msg *m);
 /* Drop one reference; the last one frees. */
 void coll_msg_free(coll_msg *m);
 static inline coll_msg *coll_msg_ref(coll_msg *m) {
@@ -146,9 +166,8 @@ double coll_bundle_bytes(const coll_bundle *b);
 coll_msg *coll_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint64_t salt);
 
 /* Decode m (elements from lo) into scratch y and add its error against its
- * shadow to acc (hop errors: the shadow is the exact partial sum). */
-void coll_measure(coll_ctx *ctx, err_acc *acc, const coll_msg *m, size_t lo, uint64_t salt,
-                  float *y);
+ * shadows to hop h's figures (h 0-based; nothing when h >= nhops). */
+void coll_measure(coll_ctx *ctx, size_t h, const coll_msg *m, size_t lo, uint64_t salt, float *y);
 
 /* The aggregate: decode m (a sum over all workers) into ctx->out + lo and
  * finish it; with `final`, add the error against the exact mean to the

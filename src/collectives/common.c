@@ -30,6 +30,8 @@ double err_acc_cos(const err_acc *a) {
   return a->ref2 > 0 && a->out2 > 0 ? a->dot / sqrt(a->ref2 * a->out2) : 1.0;
 }
 
+double err_acc_gain(const err_acc *a) { return a->ref2 > 0 ? a->dot / a->ref2 : 1.0; }
+
 comm_req *coll_isend(coll_ctx *ctx, int dst, void *msg, double bytes) {
   ctx->metrics->bytes += bytes;
   return comm_isend(ctx->rank, dst, msg, bytes);
@@ -47,10 +49,18 @@ coll_msg *coll_msg_new(const coll_ctx *ctx, int chunk, uint32_t workers, size_t 
   return m;
 }
 
+void coll_drop_shadows(coll_msg *m) {
+  free(m->exact);
+  free(m->ideal);
+  m->exact = NULL;
+  m->ideal = NULL;
+}
+
 void coll_msg_free(coll_msg *m) {
   if (!m || --m->refs > 0) return;
   free(m->bytes);
   free(m->exact);
+  free(m->ideal);
   free(m);
 }
 
@@ -102,15 +112,17 @@ coll_msg *coll_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi) {
   m->nbytes = ccomp_encode(ctx->comp, p, n, &call, m->bytes);
   m->exact = malloc((n ? n : 1) * sizeof *m->exact);
   for (size_t i = 0; i < n; i++) m->exact[i] = p[i];
-  if (ctx->io.encoded) {
-    float *own = NULL;
-    if (ctx->io.wants_own) {
-      own = malloc((n ? n : 1) * sizeof *own);
-      ccomp_decode(ctx->comp, m->bytes, m->nbytes, n, 1, &call, own);
-    }
-    ctx->io.encoded(ctx->io.arg, lo, hi, p, own);
-    free(own);
+  float *own = NULL;
+  if ((ctx->io.encoded && ctx->io.wants_own) || ctx->measure_cascade) {
+    own = malloc((n ? n : 1) * sizeof *own);
+    ccomp_decode(ctx->comp, m->bytes, m->nbytes, n, 1, &call, own);
   }
+  if (ctx->measure_cascade) {
+    m->ideal = malloc((n ? n : 1) * sizeof *m->ideal);
+    for (size_t i = 0; i < n; i++) m->ideal[i] = own[i];
+  }
+  if (ctx->io.encoded) ctx->io.encoded(ctx->io.arg, lo, hi, p, ctx->io.wants_own ? own : NULL);
+  free(own);
   free(p);
   return m;
 }
@@ -130,16 +142,33 @@ coll_msg *coll_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint6
   }
   if (b->exact)
     for (size_t i = 0; i < s->n; i++) s->exact[i] += b->exact[i];
+  if (a->ideal && b->ideal) {
+    if (a->refs == 1) {
+      s->ideal = a->ideal;
+      a->ideal = NULL;
+    } else {
+      s->ideal = malloc((a->n ? a->n : 1) * sizeof *s->ideal);
+      memcpy(s->ideal, a->ideal, a->n * sizeof *s->ideal);
+    }
+    for (size_t i = 0; i < s->n; i++) s->ideal[i] += b->ideal[i];
+  }
   coll_msg_free(a);
   coll_msg_free(b);
   return s;
 }
 
-void coll_measure(coll_ctx *ctx, err_acc *acc, const coll_msg *m, size_t lo, uint64_t salt, float *y) {
+void coll_measure(coll_ctx *ctx, size_t h, const coll_msg *m, size_t lo, uint64_t salt, float *y) {
+  if (h >= ctx->metrics->nhops) return;
   ccomp_call call = coll_call(ctx, lo, salt);
   ccomp_decode(ctx->comp, m->bytes, m->nbytes, m->n, m->enc_workers, &call, y);
+  err_acc *acc = &ctx->metrics->hops[h];
   err_acc_add(acc, y, m->exact, m->n, 1.0);
   if (m->workers > acc->workers) acc->workers = m->workers;
+  if (m->ideal) {
+    err_acc *c = &ctx->metrics->cascade[h];
+    err_acc_add(c, y, m->ideal, m->n, 1.0);
+    if (m->workers > c->workers) c->workers = m->workers;
+  }
 }
 
 void coll_deliver(coll_ctx *ctx, const coll_msg *m, size_t lo, int final) {
@@ -150,6 +179,10 @@ void coll_deliver(coll_ctx *ctx, const coll_msg *m, size_t lo, int final) {
   if (final && m->exact) {
     err_acc_add(&ctx->metrics->final, y, m->exact, m->n, 1.0 / ctx->nworkers);
     ctx->metrics->final.workers = m->workers;
+  }
+  if (final && m->ideal) {
+    err_acc_add(&ctx->metrics->final_cascade, y, m->ideal, m->n, 1.0 / ctx->nworkers);
+    ctx->metrics->final_cascade.workers = m->workers;
   }
 }
 
@@ -204,8 +237,7 @@ static coll_bundle *bundle_combine(coll_ctx *ctx, coll_bundle *in, coll_bundle *
     sum->m[k] = coll_combine(ctx, in->m[k], mine->m[k], lo, 1 + (uint64_t)h);
     in->m[k] = mine->m[k] = NULL;
     if (h < ctx->metrics->nhops)
-      coll_measure(ctx, &ctx->metrics->hops[h], sum->m[k], lo, 1 + (uint64_t)h,
-                   scratch_get(sc, sum->m[k]->n));
+      coll_measure(ctx, h, sum->m[k], lo, 1 + (uint64_t)h, scratch_get(sc, sum->m[k]->n));
   }
   coll_bundle_free(in);
   coll_bundle_free(mine);

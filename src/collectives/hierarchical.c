@@ -112,8 +112,7 @@ static void hier_run(coll_ctx *ctx) {
     coll_bundle_free(h.node_sum);
     h.node_sum = NULL;
     coll_deliver(ctx, fin->m[0], hier_lo(&h, fin->chunk, 0), 1);
-    free(fin->m[0]->exact);
-    fin->m[0]->exact = NULL;
+    coll_drop_shadows(fin->m[0]);
     h.all->m[fin->chunk] = coll_msg_ref(fin->m[0]);
     coll_ring_allgather(ctx, &ring, fin, leader_got, &h);
     all = h.all;

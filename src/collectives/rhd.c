@@ -56,9 +56,7 @@ static void absorb(rhd *s, coll_msg **held, coll_bundle *in, size_t h) {
     const size_t lo = chunk_lo(s, c);
     held[c] = coll_combine(ctx, held[c], in->m[k], lo, 1 + (uint64_t)h);
     in->m[k] = NULL;
-    if (h < ctx->metrics->nhops)
-      coll_measure(ctx, &ctx->metrics->hops[h], held[c], lo, 1 + (uint64_t)h,
-                   scratch(s, held[c]->n));
+    if (h < ctx->metrics->nhops) coll_measure(ctx, h, held[c], lo, 1 + (uint64_t)h, scratch(s, held[c]->n));
   }
   coll_bundle_free(in);
 }
@@ -114,8 +112,7 @@ static void rhd_run(coll_ctx *ctx) {
     }
     /* held[v]: chunk v summed over all N */
     coll_deliver(ctx, held[v], chunk_lo(&s, v), 1);
-    free(held[v]->exact);
-    held[v]->exact = NULL;
+    coll_drop_shadows(held[v]);
     for (int d = 1; d < s.P; d *= 2) {
       const int partner = real_rank(&s, v ^ d);
       const int mine0 = v & ~(d - 1), theirs0 = (v ^ d) & ~(d - 1);

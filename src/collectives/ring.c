@@ -65,8 +65,7 @@ static void ring_run(coll_ctx *ctx) {
   coll_bundle *mine = coll_ring_reduce_scatter(ctx, &ring, ring_own, ring_lo, &st, 0);
   /* mine: chunk (rank + 1) mod N summed over all N workers. */
   coll_deliver(ctx, mine->m[0], ring_lo(&st, mine->chunk, 0), 1);
-  free(mine->m[0]->exact);
-  mine->m[0]->exact = NULL;
+  coll_drop_shadows(mine->m[0]);
   coll_ring_allgather(ctx, &ring, mine, ring_got, &st);
   free(ranks);
 }

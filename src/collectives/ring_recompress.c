@@ -38,8 +38,22 @@ static coll_msg *recompress(coll_ctx *ctx, coll_msg *in, size_t lo, size_t hi, u
   ctx->io.input(ctx->io.arg, lo, hi, p);
   coll_msg *out = coll_msg_new(ctx, in->chunk, in->workers + 1, n, 0);
   out->enc_workers = 1;
-  out->exact = in->exact; /* the receiver owns in: take its shadow */
+  out->exact = in->exact; /* the receiver owns in: take its shadows */
   in->exact = NULL;
+  if (in->ideal) {
+    /* this worker's payload had it encoded p alone: the one-hop reference
+     * (an extra encode, measurement only; stateless compressors only) */
+    uint8_t *alone = malloc(ccomp_max_wire_bytes(ctx->comp, n) + 1);
+    float *own = malloc((n + 1) * sizeof *own);
+    ccomp_call acall = coll_call(ctx, lo, salt ^ 0xA1043);
+    size_t nb = ccomp_encode(ctx->comp, p, n, &acall, alone);
+    ccomp_decode(ctx->comp, alone, nb, n, 1, &acall, own);
+    out->ideal = in->ideal;
+    in->ideal = NULL;
+    for (size_t i = 0; i < n; i++) out->ideal[i] += own[i];
+    free(alone);
+    free(own);
+  }
   for (size_t i = 0; i < n; i++) {
     out->exact[i] += p[i];
     y[i] += p[i];
@@ -76,15 +90,14 @@ static void rr_run(coll_ctx *ctx) {
     coll_msg *in = comm_recv(prev, r);
     coll_chunk(ctx->n, N, in->chunk, &lo, &hi);
     coll_msg *sum = recompress(ctx, in, lo, hi, 1 + (uint64_t)s, y, p);
-    coll_measure(ctx, &ctx->metrics->hops[s], sum, lo, 0xF1, y);
+    coll_measure(ctx, (size_t)s, sum, lo, 0xF1, y);
     comm_wait(req);
     hold = sum;
   }
   /* hold: chunk (r + 1) mod N summed over all N workers. */
   coll_chunk(ctx->n, N, hold->chunk, &lo, &hi);
   coll_deliver(ctx, hold, lo, 1);
-  free(hold->exact);
-  hold->exact = NULL;
+  coll_drop_shadows(hold);
   for (int s = 0; s < N - 1; s++) {
     comm_req *req = coll_isend(ctx, next, hold, (double)hold->nbytes);
     coll_msg *in = comm_recv(prev, r);

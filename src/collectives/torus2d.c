@@ -141,8 +141,7 @@ static void torus_run(coll_ctx *ctx) {
   coll_bundle_free(t.row_sum);
   /* mine: piece (i + 1) mod R of row chunk cr, summed over all N */
   coll_deliver(ctx, mine->m[0], col_lo(&t, mine->chunk, 0), 1);
-  free(mine->m[0]->exact);
-  mine->m[0]->exact = NULL;
+  coll_drop_shadows(mine->m[0]);
   t.collected->m[mine->chunk] = coll_msg_ref(mine->m[0]);
   coll_ring_allgather(ctx, &cring, mine, col_got, &t);
   coll_ring_allgather(ctx, &rring, t.collected, row_got, &t);

@@ -39,8 +39,7 @@ static void tree_run(coll_ctx *ctx) {
   coll_bundle *sum = coll_tree_reduce(ctx, &all, mine, tree_lo, &st, 0);
   if (sum) { /* the root: the sum over all N */
     coll_deliver(ctx, sum->m[0], 0, 1);
-    free(sum->m[0]->exact);
-    sum->m[0]->exact = NULL;
+    coll_drop_shadows(sum->m[0]);
   }
   coll_bundle *b = coll_tree_bcast(ctx, &all, sum);
   if (ctx->rank != 0 && !ctx->out_shared) coll_deliver(ctx, b->m[0], 0, 0);
