@@ -1,15 +1,29 @@
 #!/usr/bin/python3
-"""Plot the cascading-error curve of one or more ccsim runs.
+"""Plot cascading-compression error: per hop for runs, or against N for a sweep.
 
 usage: analysis/py analysis/plot_hops.py RESULT_DIR [RESULT_DIR...] [-o hops.png]
+       analysis/py analysis/plot_hops.py --sweep SWEEP_DIR [--at-n 64] [-o cascade.png]
 
-Reads each RESULT_DIR/hops.csv (written by `ccsim run`) and draws, per run, the
-relative L2 error of the partial aggregate against the hop it has reached
-(mean over iterations, with the min-max band), on a log scale.
+Runs: reads each RESULT_DIR/hops.csv (written by `ccsim run`) and draws, per
+run, the relative L2 error of the partial aggregate against the hop it has
+reached (mean over iterations, with the min-max band), on a log scale.
+
+Sweep: reads SWEEP_DIR/sweep.csv (written by `ccsim sweep`, e.g. for
+workloads/cascade/sweep.json; axes "method" and "workers") and every point's
+hops.csv and summary.json, and draws four panels:
+  (a) cascading error against hop at N = --at-n: the error of the partial
+      aggregate against the sum of the same workers' own decoded payloads,
+      i.e. what combining or re-encoding hop by hop adds to compression;
+  (b) the same for the final aggregate, against N;
+  (c) its gain <y, r>/<r, r> against N: 1 when the combination is unbiased
+      for the mean of what the workers compressed;
+  (d) the cosine of the final aggregate with the exact mean gradient.
+It also prints the numbers it plots as a table (for the README).
 """
 import argparse
 import csv
 import json
+import math
 import os
 import sys
 
@@ -20,35 +34,35 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 
-def load(run_dir):
+def load_hops(run_dir, column="rel_error"):
     path = os.path.join(run_dir, "hops.csv")
     rows = {}
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
-            rows.setdefault(int(r["hop"]), []).append(float(r["rel_error"]))
-    if not rows:
-        raise SystemExit(f"{path}: no hops (a single worker, or a one-hop collective)")
-    label = run_dir
+            if r.get(column, "") == "":
+                continue
+            rows.setdefault(int(r["hop"]), []).append(float(r[column]))
+    hops = np.array(sorted(rows))
+    return hops, [np.array(rows[h]) for h in hops]
+
+
+def label_of(run_dir):
     summary = os.path.join(run_dir, "summary.json")
     if os.path.exists(summary):
         with open(summary) as f:
             s = json.load(f)
-        label = f'{s["compressor"]} / {s["collective"]}, N={s["workers"]}'
-    hops = np.array(sorted(rows))
-    err = [np.array(rows[h]) for h in hops]
-    return label, hops, err
+        return f'{s["compressor"]} / {s["collective"]}, N={s["workers"]}'
+    return run_dir
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("runs", nargs="+", help="result directories of ccsim run")
-    ap.add_argument("-o", "--output", default="hops.png", help="PNG to write")
-    a = ap.parse_args()
+def plot_runs(runs, output):
     fig, ax = plt.subplots(figsize=(7, 4.2))
-    for run in a.runs:
-        label, hops, err = load(run)
+    for run in runs:
+        hops, err = load_hops(run)
+        if len(hops) == 0:
+            raise SystemExit(f"{run}/hops.csv: no hops (a single worker, or a one-hop collective)")
         mean = np.array([e.mean() for e in err])
-        ax.plot(hops, mean, marker="o", ms=3, label=label)
+        ax.plot(hops, mean, marker="o", ms=3, label=label_of(run))
         ax.fill_between(hops, [e.min() for e in err], [e.max() for e in err], alpha=0.2)
     ax.set_xlabel("hop (links the partial aggregate has crossed)")
     ax.set_ylabel("relative L2 error vs exact partial sum")
@@ -56,8 +70,88 @@ def main():
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(a.output, dpi=120)
-    print(f"wrote {a.output}", file=sys.stderr)
+    fig.savefig(output, dpi=120)
+
+
+def num(s, key):
+    v = s.get(key)
+    return float("nan") if v is None else float(v)
+
+
+def plot_sweep(sweep_dir, at_n, output):
+    index = os.path.join(sweep_dir, "sweep.csv")
+    with open(index, newline="") as f:
+        points = [r for r in csv.DictReader(f) if r["status"] == "done"]
+    if not points or "method" not in points[0] or "workers" not in points[0]:
+        raise SystemExit(f"{index}: expected a sweep with axes 'method' and 'workers'")
+    methods = list(dict.fromkeys(p["method"] for p in points))
+    data = {}
+    for p in points:
+        d = os.path.join(sweep_dir, p["point"])
+        with open(os.path.join(d, "summary.json")) as f:
+            s = json.load(f)
+        data[(p["method"], int(p["workers"]))] = (d, s)
+    ns = sorted({n for (_, n) in data})
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8.5))
+    (a, b), (c, dd) = axes
+    table = []
+    for m in methods:
+        xs = [n for n in ns if (m, n) in data]
+        casc = [num(data[(m, n)][1], "agg_cascade_rel_error") for n in xs]
+        gain = [num(data[(m, n)][1], "agg_cascade_gain") for n in xs]
+        cos = [num(data[(m, n)][1], "agg_cosine") for n in xs]
+        rel = [num(data[(m, n)][1], "agg_rel_error") for n in xs]
+        for n, e, g, co, r in zip(xs, casc, gain, cos, rel):
+            table.append((m, n, e, g, co, r))
+        b.plot(xs, casc, marker="o", ms=4, label=m)
+        c.plot(xs, gain, marker="o", ms=4, label=m)
+        dd.plot(xs, cos, marker="o", ms=4, label=m)
+        if (m, at_n) in data:
+            hops, err = load_hops(data[(m, at_n)][0], "cascade_rel_error")
+            if len(hops):
+                a.plot(hops, [e.mean() for e in err], marker=".", ms=3, label=m)
+    a.set_title(f"(a) cascading error by hop, N = {at_n}")
+    a.set_xlabel("hop (links the partial aggregate has crossed)")
+    a.set_ylabel("rel. L2 error vs own-decoded sum")
+    b.set_title("(b) cascading error of the final aggregate")
+    b.set_ylabel("rel. L2 error vs mean of own-decoded payloads")
+    c.set_title("(c) gain <y,r>/<r,r> (1 = unbiased combination)")
+    c.axhline(1.0, color="k", lw=0.8, ls=":")
+    dd.set_title("(d) cosine of the aggregate with the exact mean")
+    for ax in (b, c, dd):
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("workers N")
+    for ax in (a, b):  # fp32 rounding (~1e-7) is the floor of an exact combination
+        ax.set_yscale("log")
+        ax.set_ylim(bottom=1e-8)
+    for ax in axes.flat:
+        ax.grid(True, which="both", alpha=0.3)
+    a.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(output, dpi=110)
+    print("| method | N | cascading rel. error | gain | cosine vs exact mean | rel. error vs exact mean |")
+    print("|---|---|---|---|---|---|")
+    for m, n, e, g, co, r in table:
+        fmt = lambda v, f: "n/a" if math.isnan(v) else f % v  # noqa: E731
+        print(f"| {m} | {n} | {fmt(e, '%.4g')} | {fmt(g, '%.4f')} | {fmt(co, '%.4f')} | {fmt(r, '%.4g')} |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("runs", nargs="*", help="result directories of ccsim run")
+    ap.add_argument("--sweep", help="a ccsim sweep output directory (axes method, workers)")
+    ap.add_argument("--at-n", type=int, default=64, help="N of the by-hop panel (sweep mode)")
+    ap.add_argument("-o", "--output", default=None, help="PNG to write")
+    a = ap.parse_args()
+    if a.sweep:
+        out = a.output or "cascade.png"
+        plot_sweep(a.sweep, a.at_n, out)
+    elif a.runs:
+        out = a.output or "hops.png"
+        plot_runs(a.runs, out)
+    else:
+        ap.error("give result directories or --sweep DIR")
+    print(f"wrote {out}", file=sys.stderr)
 
 
 if __name__ == "__main__":
