@@ -702,7 +702,7 @@ static int read_model(reader *rd, experiment *e, json_t *root) {
   int rc = 0;
   json_t *m = object_at(rd, root, "model", &rc);
   if (!m) return rc;
-  static const char *const known[] = {"elements", "size", NULL};
+  static const char *const known[] = {"elements", "size", "sample", NULL};
   if ((rc = check_keys(rd, m, "model", known, NULL, NULL, NULL))) return rc;
   int has_e = json_object_get(m, "elements") != NULL, has_s = json_object_get(m, "size") != NULL;
   if (has_e == has_s)
@@ -717,6 +717,11 @@ static int read_model(reader *rd, experiment *e, json_t *root) {
     if (bytes < 4) return fail(rd, "model.size", "expected at least 4 bytes (one fp32), got %g", bytes);
     e->model.elements = (size_t)(bytes / 4);
   }
+  /* Coordinate sampling (DESIGN section 7): the data plane runs on `sample`
+   * evenly spaced coordinates, the network carries full-size messages. */
+  long long k;
+  if ((rc = read_int(rd, m, "model", "sample", 0, 0, 0, 1ll << 40, &k))) return rc;
+  e->model.sample = k > 0 && (size_t)k < e->model.elements ? (size_t)k : 0;
   return 0;
 }
 
@@ -859,8 +864,13 @@ static int read_all(reader *rd, experiment *e, json_t *root) {
   if ((rc = read_collective(rd, e, root))) return rc;
   if ((rc = read_output(rd, e, root))) return rc;
   /* Setup-dependent compressor checks (levels vs workers, ...). */
+  if (e->model.sample && e->compressor->phases > 1)
+    return fail(rd, "model.sample",
+                "coordinate sampling cannot run %s (its payload size follows the matrix shape of "
+                "the whole tensor); remove model.sample",
+                e->compressor->name);
   char cerr[CCOMP_ERRLEN];
-  ccomp_setup su = {.n = e->model.elements, .workers = (uint32_t)e->workers, .rank = 0, .seed = e->seed};
+  ccomp_setup su = {.n = e->model.sample ? e->model.sample : e->model.elements, .workers = (uint32_t)e->workers, .rank = 0, .seed = e->seed};
   ccomp *probe = ccomp_new(e->compressor, e->comp_params, &su, cerr, sizeof cerr);
   if (!probe) return fail(rd, "compressor", "%s", cerr);
   ccomp_free(probe);

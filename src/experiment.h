@@ -78,6 +78,7 @@ typedef struct experiment {
 
   struct {
     size_t elements;
+    size_t sample; /* coordinate sampling: data-plane elements, 0 = all */
   } model;
 
   struct {

@@ -54,8 +54,12 @@ typedef struct worker {
 /* coll_io.input: the gradient chunk, through the error-feedback memory. */
 static void worker_input(void *arg, size_t lo, size_t hi, float *p) {
   worker *w = arg;
+  const experiment *e = w->sh->e;
   if (!w->mem) {
-    grad_fill(&w->sh->grads, (uint32_t)w->rank, w->iteration, lo, hi, p);
+    if (e->model.sample)
+      grad_fill_sampled(&w->sh->grads, (uint32_t)w->rank, w->iteration, lo, hi, e->model.elements,
+                        e->model.sample, p);
+    else grad_fill(&w->sh->grads, (uint32_t)w->rank, w->iteration, lo, hi, p);
     return;
   }
   if (hi - lo > w->gcap) {
@@ -63,7 +67,10 @@ static void worker_input(void *arg, size_t lo, size_t hi, float *p) {
     w->gcap = hi - lo;
     w->g = malloc(w->gcap * sizeof *w->g);
   }
-  grad_fill(&w->sh->grads, (uint32_t)w->rank, w->iteration, lo, hi, w->g);
+  if (e->model.sample)
+    grad_fill_sampled(&w->sh->grads, (uint32_t)w->rank, w->iteration, lo, hi, e->model.elements,
+                      e->model.sample, w->g);
+  else grad_fill(&w->sh->grads, (uint32_t)w->rank, w->iteration, lo, hi, w->g);
   w->mem->type->compensate(w->mem->state, w->g, hi - lo, lo, p);
 }
 
@@ -85,6 +92,11 @@ static void progress(shared *sh, int it, double now) {
   }
 }
 
+/* Elements the data plane runs on: all, or the coordinate sample. */
+static size_t data_elements(const experiment *e) {
+  return e->model.sample ? e->model.sample : e->model.elements;
+}
+
 /* coll_io.input of a round: the round's fp32 payload. */
 static void round_input(void *arg, size_t lo, size_t hi, float *p) {
   worker *w = arg;
@@ -97,7 +109,7 @@ static void round_input(void *arg, size_t lo, size_t hi, float *p) {
 static void run_phased(worker *w, coll_ctx *base) {
   shared *sh = w->sh;
   const experiment *e = sh->e;
-  const size_t n = e->model.elements;
+  const size_t n = data_elements(e);
   const int N = e->workers;
   worker_input(w, 0, n, w->x);
   double *exact = sh->phase_exact[w->iteration % 2];
@@ -146,7 +158,8 @@ static void worker_main(void *arg) {
       .nworkers = e->workers,
       .params = e->coll_params,
       .comp = w->comp,
-      .n = e->model.elements,
+      .n = data_elements(e),
+      .n_full = e->model.elements,
       .io = {.arg = w,
              .input = worker_input,
              .encoded = w->mem ? worker_encoded : NULL,
@@ -154,7 +167,8 @@ static void worker_main(void *arg) {
       .out = w->out ? w->out : sh->agg,
       .out_shared = w->out == NULL,
       .exact_sum = sh->exact_sum,
-      .measure_cascade = !(e->compressor->flags & CCOMP_STATEFUL),
+      /* lossless: the ideal is the exact sum, nothing to add */
+      .measure_cascade = !(e->compressor->flags & (CCOMP_STATEFUL | CCOMP_LOSSLESS)),
   };
   const uint64_t base = ccr_key(e->seed, 0x636f6c6c /* "coll" */);
   for (int it = 0; it < e->iterations; it++) {
@@ -166,7 +180,7 @@ static void worker_main(void *arg) {
     if (w->sum) run_phased(w, &ctx);
     else e->collective->run(&ctx);
     if (w->mem && w->mem->type->aggregated)
-      w->mem->type->aggregated(w->mem->state, ctx.out, e->model.elements, 0);
+      w->mem->type->aggregated(w->mem->state, ctx.out, data_elements(e), 0);
     sh->ends[(size_t)it * e->workers + w->rank] = comm_now();
     if (w->rank == 0) progress(sh, it, comm_now());
   }
@@ -295,7 +309,8 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
       json_object_set_new(s, "last_hop_cascade_gain", json_real(err_acc_gain(&lc)));
     }
   }
-  json_object_set_new(s, "data_mode", json_string("full"));
+  json_object_set_new(s, "data_mode", json_string(e->model.sample ? "sampled" : "full"));
+  if (e->model.sample) json_object_set_new(s, "sampled_elements", json_integer((json_int_t)e->model.sample));
   json_object_set_new(s, "network_model", json_string(engine_network_model()));
   json_object_set_new(s, "host_time_s", json_real(rep->host_time_s));
   json_object_set_new(s, "peak_rss_mb", json_real(rep->peak_rss_mb));
@@ -341,7 +356,7 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
 
   shared sh = {.e = e, .quiet = o->quiet, .tty = isatty(2)};
   grad_source_init(&sh.grads, e);
-  const size_t n = e->model.elements, H = e->collective->hops(e->workers, e->coll_params);
+  const size_t n = data_elements(e), H = e->collective->hops(e->workers, e->coll_params);
   sh.agg = calloc(n, sizeof *sh.agg);
   if (e->collective->requires & COLL_NEEDS_EXACT_SUM) sh.exact_sum = calloc(n, sizeof *sh.exact_sum);
   sh.metrics = calloc((size_t)e->iterations, sizeof *sh.metrics);

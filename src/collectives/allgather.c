@@ -111,7 +111,7 @@ static void ag_ring_run(coll_ctx *ctx) {
   coll_msg *hold = own_payload(ctx);
   gather_add(&g, hold, (size_t)-1);
   for (int s = 0; s < N - 1; s++) {
-    comm_req *req = coll_isend(ctx, next, hold, (double)hold->nbytes);
+    comm_req *req = coll_isend(ctx, next, hold, coll_msg_charge(ctx, hold));
     coll_msg *in = comm_recv(prev, r);
     gather_add(&g, in, (size_t)s);
     comm_wait(req);
@@ -133,7 +133,7 @@ static void ag_rd_run(coll_ctx *ctx) {
     const int partner = r ^ mask, base = r & ~(mask - 1);
     coll_bundle *out = coll_bundle_new(base, (size_t)mask);
     for (int k = 0; k < mask; k++) out->m[k] = coll_msg_ref(held[base + k]);
-    comm_req *req = coll_isend(ctx, partner, out, coll_bundle_bytes(out));
+    comm_req *req = coll_isend(ctx, partner, out, coll_bundle_charge(ctx, out));
     coll_bundle *in = comm_recv(partner, r);
     for (size_t k = 0; k < in->count; k++) {
       held[in->chunk + (int)k] = in->m[k];

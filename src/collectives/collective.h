@@ -75,7 +75,9 @@ typedef struct coll_ctx {
   const double *params; /* the collective's parameters, [type->nparams] */
   uint32_t iteration;
   ccomp *comp; /* this worker's instance */
-  size_t n;    /* elements */
+  size_t n;      /* elements of the data plane */
+  size_t n_full; /* elements of the tensor the network carries (n, or more when
+                    the data plane runs on a coordinate sample) */
   coll_io io;
   float *out;  /* the aggregate applied, [n] */
   int out_shared; /* every worker's out is the same buffer: write only once */
@@ -159,6 +161,11 @@ coll_bundle *coll_bundle_new(int chunk, size_t count);
 /* Frees the bundle and drops one reference to each payload. */
 void coll_bundle_free(coll_bundle *b);
 double coll_bundle_bytes(const coll_bundle *b);
+/* Bytes the network is charged for m: its bytes, or, under coordinate
+ * sampling, what the full-size payload would have: max_wire_bytes of the
+ * full chunk for fixed-size formats, the bytes scaled by n_full / n else. */
+double coll_msg_charge(const coll_ctx *ctx, const coll_msg *m);
+double coll_bundle_charge(const coll_ctx *ctx, const coll_bundle *b);
 
 /* out = a + b for summable payloads of the same elements (offset lo), with
  * the shadows added; consumes a and b.  salt keeps the randomness of every

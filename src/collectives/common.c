@@ -11,16 +11,31 @@
 #include "comm.h"
 #include "rng.h"
 
+/* Four interleaved partial sums per quantity (lanes i mod 4), added up at
+ * the end: the compiler can keep them in vector registers, and the order
+ * of additions is fixed, so results stay deterministic. */
 void err_acc_add(err_acc *a, const float *y, const double *ref, size_t n, double ref_scale) {
-  double e2 = 0, r2 = 0, o2 = 0, d = 0;
-  for (size_t i = 0; i < n; i++) {
-    double r = ref[i] * ref_scale, v = y[i];
-    e2 += (v - r) * (v - r);
-    r2 += r * r;
-    o2 += v * v;
-    d += v * r;
+  double e2[4] = {0}, r2[4] = {0}, o2[4] = {0}, d[4] = {0};
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    for (int l = 0; l < 4; l++) {
+      const double r = ref[i + l] * ref_scale, v = y[i + l], diff = v - r;
+      e2[l] += diff * diff;
+      r2[l] += r * r;
+      o2[l] += v * v;
+      d[l] += v * r;
+    }
+  for (; i < n; i++) {
+    const double r = ref[i] * ref_scale, v = y[i], diff = v - r;
+    e2[0] += diff * diff;
+    r2[0] += r * r;
+    o2[0] += v * v;
+    d[0] += v * r;
   }
-  a->err2 += e2, a->ref2 += r2, a->out2 += o2, a->dot += d;
+  a->err2 += (e2[0] + e2[1]) + (e2[2] + e2[3]);
+  a->ref2 += (r2[0] + r2[1]) + (r2[2] + r2[3]);
+  a->out2 += (o2[0] + o2[1]) + (o2[2] + o2[3]);
+  a->dot += (d[0] + d[1]) + (d[2] + d[3]);
   a->count += 1;
 }
 
@@ -82,6 +97,20 @@ void coll_bundle_free(coll_bundle *b) {
 double coll_bundle_bytes(const coll_bundle *b) {
   double s = 0;
   for (size_t k = 0; k < b->count; k++) s += (double)b->m[k]->nbytes;
+  return s;
+}
+
+double coll_msg_charge(const coll_ctx *ctx, const coll_msg *m) {
+  if (ctx->n_full <= ctx->n || ctx->n == 0) return (double)m->nbytes;
+  const double f = (double)ctx->n_full / (double)ctx->n;
+  const size_t full = (size_t)((double)m->n * f + 0.5);
+  if (ctx->comp->type->flags & CCOMP_FIXED_SIZE) return (double)ccomp_max_wire_bytes(ctx->comp, full);
+  return m->n ? (double)m->nbytes * (double)full / (double)m->n : (double)m->nbytes;
+}
+
+double coll_bundle_charge(const coll_ctx *ctx, const coll_bundle *b) {
+  double s = 0;
+  for (size_t k = 0; k < b->count; k++) s += coll_msg_charge(ctx, b->m[k]);
   return s;
 }
 
@@ -254,7 +283,7 @@ coll_bundle *coll_ring_reduce_scatter(coll_ctx *ctx, const coll_ring *ring,
   scratch sc = {0};
   coll_bundle *hold = own(arg, pos); /* the partial aggregate this worker sends next */
   for (int s = 0; s < G - 1; s++) {
-    comm_req *req = coll_isend(ctx, next, hold, coll_bundle_bytes(hold));
+    comm_req *req = coll_isend(ctx, next, hold, coll_bundle_charge(ctx, hold));
     coll_bundle *in = comm_recv(prev, ctx->rank);
     coll_bundle *mine = own(arg, in->chunk);
     coll_bundle *sum = bundle_combine(ctx, in, mine, lo_of, arg, hop0 + (size_t)s, &sc);
@@ -271,7 +300,7 @@ void coll_ring_allgather(coll_ctx *ctx, const coll_ring *ring, coll_bundle *mine
   const int next = ring->ranks[(pos + 1) % G], prev = ring->ranks[(pos + G - 1) % G];
   coll_bundle *hold = mine;
   for (int s = 0; s < G - 1; s++) {
-    comm_req *req = coll_isend(ctx, next, hold, coll_bundle_bytes(hold));
+    comm_req *req = coll_isend(ctx, next, hold, coll_bundle_charge(ctx, hold));
     coll_bundle *in = comm_recv(prev, ctx->rank);
     if (got) got(arg, in);
     comm_wait(req);
@@ -290,7 +319,7 @@ coll_bundle *coll_tree_reduce(coll_ctx *ctx, const coll_ring *g, coll_bundle *mi
   size_t level = 0;
   for (int mask = 1; mask < G; mask <<= 1, level++) {
     if (p & mask) { /* send the subtree's sum to the parent, done */
-      comm_wait(coll_isend(ctx, g->ranks[p - mask], acc, coll_bundle_bytes(acc)));
+      comm_wait(coll_isend(ctx, g->ranks[p - mask], acc, coll_bundle_charge(ctx, acc)));
       free(sc.y);
       return NULL;
     }
@@ -316,7 +345,7 @@ coll_bundle *coll_tree_bcast(coll_ctx *ctx, const coll_ring *g, coll_bundle *b) 
   for (mask >>= 1; mask > 0; mask >>= 1)
     if (p + mask < G) {
       coll_bundle *c = bundle_share(b);
-      comm_wait(coll_isend(ctx, g->ranks[p + mask], c, coll_bundle_bytes(c)));
+      comm_wait(coll_isend(ctx, g->ranks[p + mask], c, coll_bundle_charge(ctx, c)));
     }
   return b;
 }

@@ -68,7 +68,7 @@ static void ps_run(coll_ctx *ctx) {
     for (size_t i = 0; i < m->n; i++) ctx->exact_sum[lo + i] += m->exact[i];
     coll_drop_shadows(m); /* the server sums decoded payloads: no cascade to measure */
     if (s == r) self = m;
-    else push[s] = coll_isend(ctx, s, m, (double)m->nbytes);
+    else push[s] = coll_isend(ctx, s, m, coll_msg_charge(ctx, m));
   }
 
   /* serve */
@@ -114,9 +114,13 @@ static void ps_run(coll_ctx *ctx) {
     memset(ctx->exact_sum + lo, 0, n * sizeof *ctx->exact_sum);
     free(acc);
     free(y);
+    /* fp32 answers: 4 bytes per element of the full shard */
+    const double charge = downlink ? coll_msg_charge(ctx, ans)
+                                   : 4.0 * (double)n * (double)(ctx->n_full > ctx->n ? ctx->n_full : ctx->n) /
+                                         (double)(ctx->n ? ctx->n : 1);
     pull = malloc((size_t)N * sizeof *pull);
     for (int w = 0; w < N; w++)
-      pull[w] = w == r ? NULL : coll_isend(ctx, w, coll_msg_ref(ans), (double)ans->nbytes);
+      pull[w] = w == r ? NULL : coll_isend(ctx, w, coll_msg_ref(ans), charge);
     coll_msg_free(ans);
   }
 

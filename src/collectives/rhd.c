@@ -91,7 +91,7 @@ static void rhd_run(coll_ctx *ctx) {
   if (s.R > 0) {
     if (r < 2 * s.R && r % 2 == 0) { /* hand everything to r + 1, wait for the result */
       coll_bundle *out = pack(held, 0, s.P, 1);
-      comm_wait(coll_isend(ctx, r + 1, out, coll_bundle_bytes(out)));
+      comm_wait(coll_isend(ctx, r + 1, out, coll_bundle_charge(ctx, out)));
     } else if (r < 2 * s.R) {
       absorb(&s, held, comm_recv(r - 1, r), h);
     }
@@ -106,7 +106,7 @@ static void rhd_run(coll_ctx *ctx) {
       if (v & d) k0 = c0, k1 = mid, c0 = mid;
       else k0 = mid, k1 = c1, c1 = mid;
       coll_bundle *out = pack(held, k0, k1, 1);
-      comm_req *req = coll_isend(ctx, partner, out, coll_bundle_bytes(out));
+      comm_req *req = coll_isend(ctx, partner, out, coll_bundle_charge(ctx, out));
       absorb(&s, held, comm_recv(partner, r), h);
       comm_wait(req);
     }
@@ -117,7 +117,7 @@ static void rhd_run(coll_ctx *ctx) {
       const int partner = real_rank(&s, v ^ d);
       const int mine0 = v & ~(d - 1), theirs0 = (v ^ d) & ~(d - 1);
       coll_bundle *out = pack(held, mine0, mine0 + d, 0);
-      comm_req *req = coll_isend(ctx, partner, out, coll_bundle_bytes(out));
+      comm_req *req = coll_isend(ctx, partner, out, coll_bundle_charge(ctx, out));
       coll_bundle *in = comm_recv(partner, r);
       for (size_t k = 0; k < in->count; k++) {
         const int c = theirs0 + (int)k;
@@ -130,7 +130,7 @@ static void rhd_run(coll_ctx *ctx) {
     }
     if (s.R > 0 && r < 2 * s.R) { /* odd: the result back to r - 1 */
       coll_bundle *out = pack(held, 0, s.P, 0);
-      comm_wait(coll_isend(ctx, r - 1, out, coll_bundle_bytes(out)));
+      comm_wait(coll_isend(ctx, r - 1, out, coll_bundle_charge(ctx, out)));
     }
   } else {
     coll_bundle *in = comm_recv(r + 1, r);

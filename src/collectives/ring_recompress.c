@@ -86,7 +86,7 @@ static void rr_run(coll_ctx *ctx) {
   coll_chunk(ctx->n, N, r, &lo, &hi);
   coll_msg *hold = coll_encode_own(ctx, r, lo, hi);
   for (int s = 0; s < N - 1; s++) {
-    comm_req *req = coll_isend(ctx, next, hold, (double)hold->nbytes);
+    comm_req *req = coll_isend(ctx, next, hold, coll_msg_charge(ctx, hold));
     coll_msg *in = comm_recv(prev, r);
     coll_chunk(ctx->n, N, in->chunk, &lo, &hi);
     coll_msg *sum = recompress(ctx, in, lo, hi, 1 + (uint64_t)s, y, p);
@@ -99,7 +99,7 @@ static void rr_run(coll_ctx *ctx) {
   coll_deliver(ctx, hold, lo, 1);
   coll_drop_shadows(hold);
   for (int s = 0; s < N - 1; s++) {
-    comm_req *req = coll_isend(ctx, next, hold, (double)hold->nbytes);
+    comm_req *req = coll_isend(ctx, next, hold, coll_msg_charge(ctx, hold));
     coll_msg *in = comm_recv(prev, r);
     if (!ctx->out_shared) {
       coll_chunk(ctx->n, N, in->chunk, &lo, &hi);

@@ -1,5 +1,6 @@
 /* src/engine/comm.c — messages between ranks over SimGrid mailboxes. */
 #include "comm.h"
+#include "engine.h"
 
 #include <simgrid/actor.h>
 #include <simgrid/comm.h>
@@ -10,10 +11,29 @@
 
 extern double engine_bytes_counter;
 
+/* Mailbox "src>dst", looked up once: rows of a table indexed by rank,
+ * allocated when a source first sends (up to 8192 ranks; beyond, by name
+ * every time). */
+static sg_mailbox_t **mb_rows;
+static size_t mb_n;
+
 static sg_mailbox_t mailbox(int src, int dst) {
+  if (!mb_rows) {
+    const char *const *h = engine_hosts(&mb_n);
+    (void)h;
+    if (mb_n <= 8192) mb_rows = calloc(mb_n ? mb_n : 1, sizeof *mb_rows);
+  }
+  sg_mailbox_t *row = NULL;
+  if (mb_rows && (size_t)src < mb_n && (size_t)dst < mb_n) {
+    if (!mb_rows[src]) mb_rows[src] = calloc(mb_n, sizeof **mb_rows);
+    row = mb_rows[src];
+    if (row[dst]) return row[dst];
+  }
   char name[48];
   snprintf(name, sizeof name, "%d>%d", src, dst);
-  return sg_mailbox_by_name(name);
+  sg_mailbox_t m = sg_mailbox_by_name(name);
+  if (row) row[dst] = m;
+  return m;
 }
 
 comm_req *comm_isend(int src, int dst, void *msg, double bytes) {
