@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "collectives/collective.h"
+#include "device.h"
+#include "profile.h"
 #include "platform.h"
 #include "units.h"
 
@@ -698,30 +700,175 @@ static int read_platform(reader *rd, experiment *e, json_t *root) {
   return 0;
 }
 
+/* One layer named name of n parameters and no flops (a plain tensor). */
+static model_profile *single_layer(size_t n) {
+  model_profile *p = calloc(1, sizeof *p);
+  p->name = strdup("tensor");
+  p->source = strdup("model.elements");
+  p->input = strdup("-");
+  p->nlayers = 1;
+  p->layers = calloc(1, sizeof *p->layers);
+  p->layers[0].name = strdup("gradient");
+  p->layers[0].params = n;
+  p->total_params = n;
+  return p;
+}
+
+/* "layers": [{"name", "params", "fwd_flops", "bwd_flops"}, ...] inline. */
+static int read_layers(reader *rd, experiment *e, json_t *arr) {
+  char p[128], b[80];
+  if (!json_is_array(arr) || json_array_size(arr) == 0)
+    return fail(rd, "model.layers", "expected a non-empty array of {\"name\", \"params\", \"fwd_flops\", \"bwd_flops\"}");
+  model_profile *pr = calloc(1, sizeof *pr);
+  e->model.layers = pr;
+  pr->name = strdup("inline");
+  pr->source = strdup("model.layers");
+  pr->input = strdup("one sample");
+  pr->nlayers = json_array_size(arr);
+  pr->layers = calloc(pr->nlayers, sizeof *pr->layers);
+  for (size_t i = 0; i < pr->nlayers; i++) {
+    json_t *l = json_array_get(arr, i);
+    snprintf(p, sizeof p, "model.layers[%zu]", i);
+    if (!json_is_object(l)) return fail(rd, p, "expected an object, got %s", show(l, b, sizeof b));
+    static const char *const known[] = {"name", "params", "fwd_flops", "bwd_flops", NULL};
+    int rc;
+    if ((rc = check_keys(rd, l, p, known, NULL, NULL, NULL))) return rc;
+    const char *name;
+    long long n;
+    char def[32];
+    snprintf(def, sizeof def, "layer%zu", i);
+    if ((rc = read_string(rd, l, p, "name", def, &name))) return rc;
+    if ((rc = read_int(rd, l, p, "params", 1, 0, 1, 1ll << 40, &n))) return rc;
+    pr->layers[i].name = strdup(name);
+    pr->layers[i].params = (size_t)n;
+    if ((rc = read_real(rd, l, p, "fwd_flops", 0, 0, 1e30, &pr->layers[i].fwd_flops))) return rc;
+    if ((rc = read_real(rd, l, p, "bwd_flops", 2 * pr->layers[i].fwd_flops, 0, 1e30,
+                        &pr->layers[i].bwd_flops)))
+      return rc;
+    pr->total_params += (size_t)n;
+    pr->total_fwd_flops += pr->layers[i].fwd_flops;
+    pr->total_bwd_flops += pr->layers[i].bwd_flops;
+  }
+  e->model.elements = pr->total_params;
+  return 0;
+}
+
+/* Where built-in model profiles live: $CCSIM_MODELS, else the source tree's
+ * workloads/models (compiled in). */
+static const char *models_dir(void) {
+  const char *d = getenv("CCSIM_MODELS");
+  return d && *d ? d : CCSIM_MODELS_DIR;
+}
+
 static int read_model(reader *rd, experiment *e, json_t *root) {
   int rc = 0;
   json_t *m = object_at(rd, root, "model", &rc);
   if (!m) return rc;
-  static const char *const known[] = {"elements", "size", "sample", NULL};
+  static const char *const known[] = {"elements", "size", "profile", "layers", "sample", "batch", NULL};
   if ((rc = check_keys(rd, m, "model", known, NULL, NULL, NULL))) return rc;
-  int has_e = json_object_get(m, "elements") != NULL, has_s = json_object_get(m, "size") != NULL;
-  if (has_e == has_s)
-    return fail(rd, "model", "give exactly one of \"elements\" (fp32 count) or \"size\" (e.g. \"4MB\")");
-  if (has_e) {
+  const int given = (json_object_get(m, "elements") != NULL) + (json_object_get(m, "size") != NULL) +
+                    (json_object_get(m, "profile") != NULL) + (json_object_get(m, "layers") != NULL);
+  if (given != 1)
+    return fail(rd, "model",
+                "give exactly one of \"elements\" (fp32 count), \"size\" (e.g. \"4MB\"), \"profile\" "
+                "(a model: `ccsim list models`) or \"layers\" (inline)");
+  if (json_object_get(m, "elements")) {
     long long n;
     if ((rc = read_int(rd, m, "model", "elements", 1, 0, 1, 1ll << 40, &n))) return rc;
     e->model.elements = (size_t)n;
-  } else {
+  } else if (json_object_get(m, "size")) {
     double bytes;
     if ((rc = read_unit(rd, m, "model", "size", NULL, U_SIZE, &bytes))) return rc;
     if (bytes < 4) return fail(rd, "model.size", "expected at least 4 bytes (one fp32), got %g", bytes);
     e->model.elements = (size_t)(bytes / 4);
+  } else if (json_object_get(m, "layers")) {
+    if ((rc = read_layers(rd, e, json_object_get(m, "layers")))) return rc;
+  } else {
+    const char *name;
+    if ((rc = read_string(rd, m, "model", "profile", NULL, &name))) return rc;
+    char path[1200];
+    ccsim_error perr = {0};
+    if (strchr(name, '/') || strstr(name, ".json")) {
+      if (name[0] == '/') snprintf(path, sizeof path, "%s", name);
+      else snprintf(path, sizeof path, "%s/%s", e->dir, name);
+    } else if (profile_path(models_dir(), name, path, sizeof path, &perr)) {
+      return fail(rd, "model.profile", "%s", perr.msg);
+    }
+    e->model.layers = profile_load(path, &perr);
+    if (!e->model.layers) return fail(rd, "model.profile", "%s", perr.msg);
+    e->model.elements = e->model.layers->total_params;
   }
+  if (!e->model.layers) e->model.layers = single_layer(e->model.elements);
+  if ((rc = read_real(rd, m, "model", "batch", 32, 1, 1e9, &e->model.batch))) return rc;
   /* Coordinate sampling (DESIGN section 7): the data plane runs on `sample`
    * evenly spaced coordinates, the network carries full-size messages. */
   long long k;
   if ((rc = read_int(rd, m, "model", "sample", 0, 0, 0, 1ll << 40, &k))) return rc;
   e->model.sample = k > 0 && (size_t)k < e->model.elements ? (size_t)k : 0;
+  return 0;
+}
+
+/* "device": "v100" or {"name": "v100", "efficiency": 0.5}; "none": no time. */
+static int read_device(reader *rd, experiment *e, json_t *root) {
+  json_t *d = field(root, "device", json_string("none"));
+  json_t *obj = NULL;
+  const char *name;
+  char b[80], names[256] = "";
+  size_t count;
+  const device_spec *const *reg = device_registry(&count);
+  for (size_t i = 0; i < count; i++) {
+    strncat(names, ", ", sizeof names - strlen(names) - 1);
+    strncat(names, reg[i]->name, sizeof names - strlen(names) - 1);
+  }
+  int rc;
+  if (json_is_string(d)) {
+    name = json_string_value(d);
+  } else if (json_is_object(d)) {
+    obj = d;
+    static const char *const known[] = {"name", "efficiency", NULL};
+    if ((rc = check_keys(rd, d, "device", known, NULL, NULL, NULL))) return rc;
+    if ((rc = read_string(rd, d, "device", "name", NULL, &name))) return rc;
+  } else {
+    return fail(rd, "device", "expected a device name (none%s) or an object, got %s", names,
+                show(d, b, sizeof b));
+  }
+  e->device = NULL;
+  if (strcmp(name, "none") != 0) {
+    e->device = device_find(name);
+    if (!e->device)
+      return fail(rd, obj ? "device.name" : "device", "unknown device \"%s\" (known: none%s)", name, names);
+  }
+  e->efficiency = e->device ? e->device->efficiency : 1.0;
+  if (obj && (rc = read_real(rd, obj, "device", "efficiency", e->efficiency, 1e-6, 1, &e->efficiency)))
+    return rc;
+  return 0;
+}
+
+/* "schedule": how the layers' gradients are grouped into collectives. */
+static int read_schedule(reader *rd, experiment *e, json_t *root) {
+  int rc = 0;
+  if (!json_object_get(root, "schedule")) json_object_set_new(root, "schedule", json_object());
+  json_t *s = object_at(rd, root, "schedule", &rc);
+  if (!s) return rc;
+  static const char *const known[] = {"kind", "bucket_mb", "groups", NULL};
+  if ((rc = check_keys(rd, s, "schedule", known, NULL, NULL, NULL))) return rc;
+  static const char *const kinds[] = {"single", "layerwise", "buckets", "mergecomp", NULL};
+  const char *k;
+  int ki;
+  if ((rc = read_string(rd, s, "schedule", "kind", "single", &k))) return rc;
+  if ((rc = one_of(rd, "schedule.kind", k, kinds, &ki))) return rc;
+  e->schedule.kind = (enum schedule_kind)ki;
+  double mb;
+  if ((rc = read_real(rd, s, "schedule", "bucket_mb", 25, 1e-6, 1e6, &mb))) return rc;
+  e->schedule.bucket_bytes = mb * 1e6;
+  long long g;
+  if ((rc = read_int(rd, s, "schedule", "groups", 0, 2, 1, 64, &g))) return rc;
+  e->schedule.groups = (int)g;
+  if (e->schedule.kind == SCHED_MERGECOMP && (size_t)g > e->model.layers->nlayers)
+    return fail(rd, "schedule.groups", "%lld groups but the model has %zu layers", g,
+                e->model.layers->nlayers);
+  if (e->schedule.kind != SCHED_SINGLE && e->compressor->phases > 1)
+    return fail(rd, "schedule.kind", "%s runs with the \"single\" schedule only", e->compressor->name);
   return 0;
 }
 
@@ -824,8 +971,9 @@ static int read_output(reader *rd, experiment *e, json_t *root) {
   int rc = 0;
   json_t *o = object_at(rd, root, "output", &rc);
   if (!o) return rc;
-  static const char *const known[] = {"dir", NULL};
+  static const char *const known[] = {"dir", "timeline", NULL};
   if ((rc = check_keys(rd, o, "output", known, NULL, NULL, NULL))) return rc;
+  if ((rc = read_bool(rd, o, "output", "timeline", 0, &e->timeline))) return rc;
   char def[512];
   snprintf(def, sizeof def, "results/%s", e->name);
   const char *dir;
@@ -838,7 +986,7 @@ static int read_all(reader *rd, experiment *e, json_t *root) {
   int rc;
   static const char *const known[] = {"name", "description", "seed", "workers", "iterations",
                                       "platform", "model", "gradients", "compressor",
-                                      "collective", "output", NULL};
+                                      "collective", "device", "schedule", "output", NULL};
   if ((rc = check_keys(rd, root, "", known, NULL, NULL, NULL))) return rc;
   char *base = strdup(e->file), *stem = basename(base), *dot = strrchr(stem, '.');
   if (dot) *dot = 0;
@@ -862,6 +1010,8 @@ static int read_all(reader *rd, experiment *e, json_t *root) {
   if ((rc = read_gradients(rd, e, root))) return rc;
   if ((rc = read_compressor(rd, e, root))) return rc;
   if ((rc = read_collective(rd, e, root))) return rc;
+  if ((rc = read_device(rd, e, root))) return rc;
+  if ((rc = read_schedule(rd, e, root))) return rc;
   if ((rc = read_output(rd, e, root))) return rc;
   /* Setup-dependent compressor checks (levels vs workers, ...). */
   if (e->model.sample && e->compressor->phases > 1)
@@ -870,7 +1020,7 @@ static int read_all(reader *rd, experiment *e, json_t *root) {
                 "the whole tensor); remove model.sample",
                 e->compressor->name);
   char cerr[CCOMP_ERRLEN];
-  ccomp_setup su = {.n = e->model.sample ? e->model.sample : e->model.elements, .workers = (uint32_t)e->workers, .rank = 0, .seed = e->seed};
+  ccomp_setup su = {.n = e->model.sample ? e->model.sample + e->model.layers->nlayers : e->model.elements, .workers = (uint32_t)e->workers, .rank = 0, .seed = e->seed};
   ccomp *probe = ccomp_new(e->compressor, e->comp_params, &su, cerr, sizeof cerr);
   if (!probe) return fail(rd, "compressor", "%s", cerr);
   ccomp_free(probe);
@@ -927,6 +1077,7 @@ void experiment_free(experiment *e) {
   free(e->platform.generate);
   free(e->platform.network_model);
   free(e->out_dir);
+  profile_free(e->model.layers);
   json_decref(e->resolved);
   free(e);
 }

@@ -17,6 +17,10 @@
 #include "memory.h"
 
 struct collective_type;
+struct device_spec;
+struct model_profile;
+
+enum schedule_kind { SCHED_SINGLE, SCHED_LAYERWISE, SCHED_BUCKETS, SCHED_MERGECOMP };
 
 /* Bounds of the generated platforms' parameter lists. */
 #define PLATFORM_MAX_LEVELS 8
@@ -79,7 +83,23 @@ typedef struct experiment {
   struct {
     size_t elements;
     size_t sample; /* coordinate sampling: data-plane elements, 0 = all */
+    /* The layers (parameter tensors, forward order) with per-sample forward
+     * and backward flops: from a profile, inline, or one layer of `elements`
+     * with no flops. */
+    struct model_profile *layers;
+    double batch; /* samples per worker per iteration (compute time) */
   } model;
+
+  /* The device every worker runs on (NULL: compute and compression take no
+   * simulated time), and the fraction of its peak dense kernels reach. */
+  const struct device_spec *device;
+  double efficiency;
+
+  struct {
+    enum schedule_kind kind;
+    double bucket_bytes; /* buckets: DDP's bucket cap */
+    int groups;          /* mergecomp: y */
+  } schedule;
 
   struct {
     enum grad_distribution distribution;
@@ -96,6 +116,7 @@ typedef struct experiment {
   double coll_params[16];
 
   char *out_dir;
+  int timeline; /* output.timeline: write timeline.csv */
   json_t *resolved; /* the experiment as run, defaults filled in */
 } experiment;
 

@@ -122,13 +122,13 @@ void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t
 }
 
 void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo,
-                       size_t hi, size_t full, size_t sample, float *out) {
+                       size_t hi, size_t base, size_t full, size_t sample, float *out) {
   if (!zig_ready) zig_init();
   const uint64_t it_key = ccr_key(ccr_key(g->seed, 0x67726164 /* "grad" */), iteration);
   const uint64_t wkey = ccr_key(it_key, worker), ckey = ccr_key(it_key, 0xC0FFEEull << 32);
   const double a = g->scale * sqrt(g->correlation), b = g->scale * sqrt(1.0 - g->correlation);
   for (size_t j = lo; j < hi; j++) {
-    const uint64_t t = (uint64_t)((unsigned __int128)j * full / sample);
+    const uint64_t t = base + (uint64_t)((unsigned __int128)j * full / sample);
     /* the same arithmetic as grad_fill, element by element */
     if (g->correlation <= 0) out[j - lo] = (float)(g->scale * draw(g->distribution, wkey, t));
     else out[j - lo] = (float)(a * draw(g->distribution, ckey, t) + b * draw(g->distribution, wkey, t));

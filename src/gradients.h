@@ -29,9 +29,10 @@ void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t
                float *out);
 
 /* Coordinate sampling: out[0 .. hi-lo) = the elements at global indices
- * floor(j * full / sample) for j in [lo, hi) (evenly spaced over [0, full)). */
+ * base + floor(j * full / sample) for j in [lo, hi) (evenly spaced over
+ * [base, base + full)). */
 void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo,
-                       size_t hi, size_t full, size_t sample, float *out);
+                       size_t hi, size_t base, size_t full, size_t sample, float *out);
 
 /* One standard normal variate, element `index` of stream `key` (Marsaglia &
  * Tsang's ziggurat, 128 strips, driven by counter-based bits). */

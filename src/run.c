@@ -17,7 +17,10 @@
 #include "gradients.h"
 #include "platform.h"
 #include "results.h"
+#include "device.h"
+#include "profile.h"
 #include "rng.h"
+#include "schedule.h"
 
 typedef struct shared {
   const experiment *e;
@@ -33,6 +36,15 @@ typedef struct shared {
   float *phase_y; /* [elements] scratch for phase_decode (no yield while in use) */
   coll_metrics *metrics;  /* [iterations] */
   double *ends;           /* [iterations * workers]: when each worker finished */
+  scheduler *sched;       /* bucket plan, and MergeComp's search */
+  comm_barrier *barrier;  /* all workers, between iterations */
+  /* time breakdown per iteration, as worker 0 saw it */
+  double *t_compute, *t_compress, *t_comm, *t_exposed;
+  FILE *timeline;         /* output.timeline: one row per activity, or NULL */
+  /* Coordinate sampling, layer by layer: layer l (forward order) keeps
+   * ceil(params_l K / elements) >= 1 evenly spaced coordinates, at data-plane
+   * offsets soff[l] .. soff[l + 1]; the layer's full offsets are foff[l]. */
+  size_t *soff, *foff;
   int quiet, tty;
 } shared;
 
@@ -49,17 +61,41 @@ typedef struct worker {
   size_t round_n;
   float *g; /* scratch for a gradient chunk */
   size_t gcap;
+  size_t base;                /* element offset of the bucket being aggregated */
+  const sched_plan *plan;     /* this iteration's buckets */
+  comm_sem *ready, *done;     /* compute -> communication: a bucket's gradient is
+                                 ready; communication -> compute: all aggregated */
+  double compress_s, comm_s;  /* this iteration, worker's own */
 } worker;
 
 /* coll_io.input: the gradient chunk, through the error-feedback memory. */
+/* Data-plane elements [lo, hi) of worker w's gradient into out: the
+ * generator's elements themselves, or, under coordinate sampling, each
+ * layer's evenly spaced sample. */
+static void fill(worker *w, size_t lo, size_t hi, float *out) {
+  const shared *sh = w->sh;
+  const experiment *e = sh->e;
+  if (!e->model.sample) {
+    grad_fill(&sh->grads, (uint32_t)w->rank, w->iteration, lo, hi, out);
+    return;
+  }
+  const size_t L = e->model.layers->nlayers;
+  size_t l = 0;
+  while (l + 1 < L && sh->soff[l + 1] <= lo) l++;
+  for (size_t j = lo; j < hi; l++) {
+    const size_t end = hi < sh->soff[l + 1] ? hi : sh->soff[l + 1];
+    grad_fill_sampled(&sh->grads, (uint32_t)w->rank, w->iteration, j - sh->soff[l], end - sh->soff[l],
+                      sh->foff[l], sh->foff[l + 1] - sh->foff[l], sh->soff[l + 1] - sh->soff[l],
+                      out + (j - lo));
+    j = end;
+  }
+}
+
 static void worker_input(void *arg, size_t lo, size_t hi, float *p) {
   worker *w = arg;
-  const experiment *e = w->sh->e;
+  lo += w->base, hi += w->base;
   if (!w->mem) {
-    if (e->model.sample)
-      grad_fill_sampled(&w->sh->grads, (uint32_t)w->rank, w->iteration, lo, hi, e->model.elements,
-                        e->model.sample, p);
-    else grad_fill(&w->sh->grads, (uint32_t)w->rank, w->iteration, lo, hi, p);
+    fill(w, lo, hi, p);
     return;
   }
   if (hi - lo > w->gcap) {
@@ -67,16 +103,41 @@ static void worker_input(void *arg, size_t lo, size_t hi, float *p) {
     w->gcap = hi - lo;
     w->g = malloc(w->gcap * sizeof *w->g);
   }
-  if (e->model.sample)
-    grad_fill_sampled(&w->sh->grads, (uint32_t)w->rank, w->iteration, lo, hi, e->model.elements,
-                      e->model.sample, w->g);
-  else grad_fill(&w->sh->grads, (uint32_t)w->rank, w->iteration, lo, hi, w->g);
+  fill(w, lo, hi, w->g);
   w->mem->type->compensate(w->mem->state, w->g, hi - lo, lo, p);
 }
 
 static void worker_encoded(void *arg, size_t lo, size_t hi, const float *p, const float *own) {
   worker *w = arg;
-  if (w->mem->type->encoded) w->mem->type->encoded(w->mem->state, p, own, hi - lo, lo);
+  if (w->mem->type->encoded) w->mem->type->encoded(w->mem->state, p, own, hi - lo, lo + w->base);
+}
+
+static void timeline_row(worker *w, const char *what, int bucket, double t0, double t1) {
+  if (w->sh->timeline && t1 > t0)
+    fprintf(w->sh->timeline, "%d,%u,%s,%d,%.12g,%.12g\n", w->rank, w->iteration, what, bucket, t0, t1);
+}
+
+/* Device time of one compression operation on n elements (0 without a
+ * device): DESIGN section 8, launches x overhead + bytes / bandwidth +
+ * flops / peak. */
+static double compress_seconds(const worker *w, enum ccomp_op op, size_t n) {
+  const experiment *e = w->sh->e;
+  if (!e->device || n == 0) return 0;
+  ccomp_cost c;
+  ccomp_cost_of(w->comp, n, op, &c);
+  return device_cost_seconds(e->device, &c);
+}
+
+/* coll_io.device: a compression operation inside the collective runs on the
+ * device, sharing it with backward. */
+static void worker_device(void *arg, enum ccomp_op op, size_t n) {
+  worker *w = arg;
+  const double d = compress_seconds(w, op, n);
+  if (d <= 0) return;
+  const double t0 = comm_now();
+  comm_execute(d);
+  w->compress_s += d;
+  timeline_row(w, "compress", -1, t0, comm_now());
 }
 
 static void progress(shared *sh, int it, double now) {
@@ -93,8 +154,10 @@ static void progress(shared *sh, int it, double now) {
 }
 
 /* Elements the data plane runs on: all, or the coordinate sample. */
+static size_t data_plane_n;
 static size_t data_elements(const experiment *e) {
-  return e->model.sample ? e->model.sample : e->model.elements;
+  (void)e;
+  return data_plane_n;
 }
 
 /* coll_io.input of a round: the round's fp32 payload. */
@@ -149,7 +212,10 @@ static void run_phased(worker *w, coll_ctx *base) {
   }
 }
 
-static void worker_main(void *arg) {
+/* The communication actor of a worker: for every bucket of every iteration,
+ * as soon as backward has produced it, encode on the device, aggregate
+ * through the collective, decode on the device. */
+static void comm_main(void *arg) {
   worker *w = arg;
   shared *sh = w->sh;
   const experiment *e = sh->e;
@@ -158,31 +224,118 @@ static void worker_main(void *arg) {
       .nworkers = e->workers,
       .params = e->coll_params,
       .comp = w->comp,
-      .n = data_elements(e),
-      .n_full = e->model.elements,
       .io = {.arg = w,
              .input = worker_input,
              .encoded = w->mem ? worker_encoded : NULL,
-             .wants_own = w->mem && (w->mem->type->flags & CCOMP_MEM_OWN_DECODE)},
-      .out = w->out ? w->out : sh->agg,
+             .wants_own = w->mem && (w->mem->type->flags & CCOMP_MEM_OWN_DECODE),
+             .device = e->device ? worker_device : NULL},
       .out_shared = w->out == NULL,
-      .exact_sum = sh->exact_sum,
       /* lossless: the ideal is the exact sum, nothing to add */
       .measure_cascade = !(e->compressor->flags & (CCOMP_STATEFUL | CCOMP_LOSSLESS)),
   };
+  float *out = w->out ? w->out : sh->agg;
   const uint64_t base = ccr_key(e->seed, 0x636f6c6c /* "coll" */);
   for (int it = 0; it < e->iterations; it++) {
-    w->iteration = (uint32_t)it;
     ctx.iteration = (uint32_t)it;
     ctx.metrics = &sh->metrics[it];
-    ctx.shared_key = ccr_key(base, (uint64_t)it);
-    ctx.key = ccr_key(ctx.shared_key, 1 + (uint64_t)w->rank);
-    if (w->sum) run_phased(w, &ctx);
-    else e->collective->run(&ctx);
+    const uint64_t it_key = ccr_key(base, (uint64_t)it);
+    const sched_plan *plan = w->plan;
+    for (size_t k = 0; k < plan->nb; k++) {
+      comm_sem_acquire(w->ready);
+      const sched_bucket *b = &plan->b[k];
+      const size_t L = e->model.layers->nlayers;
+      /* the bucket's data-plane range: forward layers [L - l1, L - l0) */
+      const size_t lo = sh->soff[L - b->l1], hi = sh->soff[L - b->l0];
+      w->base = lo;
+      ctx.offset = lo;
+      ctx.n = hi - lo;
+      ctx.n_full = b->hi - b->lo;
+      ctx.out = out + lo;
+      ctx.exact_sum = sh->exact_sum ? sh->exact_sum + lo : NULL;
+      /* one bucket: the keys of a plain run (and its golden files) */
+      ctx.shared_key = plan->nb > 1 ? ccr_key(it_key, 1 + (uint64_t)k) : it_key;
+      ctx.key = ccr_key(ctx.shared_key, 1 + (uint64_t)w->rank);
+      double t0 = comm_now(), d = compress_seconds(w, CCOMP_ENCODE, ctx.n);
+      if (d > 0) {
+        comm_execute(d);
+        w->compress_s += d;
+        timeline_row(w, "compress", (int)k, t0, comm_now());
+      }
+      const double c0 = comm_now();
+      if (w->sum) run_phased(w, &ctx);
+      else e->collective->run(&ctx);
+      w->comm_s += comm_now() - c0;
+      timeline_row(w, "communicate", (int)k, c0, comm_now());
+      t0 = comm_now();
+      d = compress_seconds(w, CCOMP_DECODE, ctx.n);
+      if (d > 0) {
+        comm_execute(d);
+        w->compress_s += d;
+        timeline_row(w, "decompress", (int)k, t0, comm_now());
+      }
+    }
+    w->base = 0;
+    comm_sem_release(w->done);
+  }
+}
+
+/* Seconds of the device for flops of work (0 without a device). */
+static double compute_seconds(const experiment *e, double flops) {
+  return e->device && flops > 0 ? flops / (e->device->peak_flops * e->efficiency) : 0;
+}
+
+/* The compute actor of a worker: forward, then backward layer by layer in
+ * reverse order, releasing each bucket to the communication actor when its
+ * last layer is done; then it waits for the aggregate, and all workers meet
+ * at a barrier between iterations (where MergeComp's search moves on). */
+static void worker_main(void *arg) {
+  worker *w = arg;
+  shared *sh = w->sh;
+  const experiment *e = sh->e;
+  const model_profile *m = e->model.layers;
+  const size_t L = m->nlayers;
+  const double B = e->model.batch;
+  double it_start = comm_now();
+  for (int it = 0; it < e->iterations; it++) {
+    w->iteration = (uint32_t)it;
+    w->plan = sched_plan_now(sh->sched);
+    w->compress_s = w->comm_s = 0;
+    double t0 = comm_now(), fwd = compute_seconds(e, B * m->total_fwd_flops), busy = fwd;
+    comm_execute(fwd);
+    timeline_row(w, "forward", -1, t0, comm_now());
+    for (size_t k = 0; k < w->plan->nb; k++) {
+      const sched_bucket *b = &w->plan->b[k];
+      t0 = comm_now();
+      for (size_t j = b->l0; j < b->l1; j++) {
+        const double d = compute_seconds(e, B * m->layers[L - 1 - j].bwd_flops);
+        comm_execute(d);
+        busy += d;
+      }
+      timeline_row(w, "backward", (int)k, t0, comm_now());
+      comm_sem_release(w->ready);
+    }
+    const double bwd_end = comm_now();
+    comm_sem_acquire(w->done);
     if (w->mem && w->mem->type->aggregated)
-      w->mem->type->aggregated(w->mem->state, ctx.out, data_elements(e), 0);
-    sh->ends[(size_t)it * e->workers + w->rank] = comm_now();
-    if (w->rank == 0) progress(sh, it, comm_now());
+      w->mem->type->aggregated(w->mem->state, w->out ? w->out : sh->agg, data_elements(e), 0);
+    const double end = comm_now();
+    sh->ends[(size_t)it * e->workers + w->rank] = end;
+    if (w->rank == 0) {
+      sh->t_compute[it] = busy;
+      sh->t_compress[it] = w->compress_s;
+      sh->t_comm[it] = w->comm_s;
+      sh->t_exposed[it] = end - bwd_end;
+    }
+    /* everyone done with iteration it; one worker moves the schedule on
+     * while the others wait at a second barrier */
+    if (comm_barrier_wait(sh->barrier)) {
+      double last = 0;
+      for (int r = 0; r < e->workers; r++) last = fmax(last, sh->ends[(size_t)it * e->workers + r]);
+      sched_observe(sh->sched, last - it_start);
+      progress(sh, it, last);
+    }
+    comm_barrier_wait(sh->barrier);
+    it_start = comm_now();
   }
 }
 
@@ -236,8 +389,9 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
   fprintf(f, "iteration,time_s,compute_s,compress_s,communicate_s,exposed_communicate_s,"
              "bytes_on_wire,compression_ratio,agg_rel_error,agg_cosine\n");
   for (int it = 0; it < T; it++)
-    fprintf(f, "%d,%.10g,0,0,%.10g,%.10g,%.0f,%.10g,%.10g,%.12g\n", it, rows[it].time, rows[it].time,
-            rows[it].time, rows[it].bytes, rows[it].ratio, rows[it].rel, rows[it].cos);
+    fprintf(f, "%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.0f,%.10g,%.10g,%.12g\n", it, rows[it].time,
+            sh->t_compute[it], sh->t_compress[it], sh->t_comm[it], sh->t_exposed[it], rows[it].bytes,
+            rows[it].ratio, rows[it].rel, rows[it].cos);
   if (results_commit(f, dir, "iterations.csv", err)) return free(rows), CCSIM_ERR_RUNTIME;
 
   f = results_open(dir, "hops.csv", err);
@@ -274,9 +428,18 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
   json_object_set_new(s, "elements", json_integer((json_int_t)e->model.elements));
   json_object_set_new(s, "sim_time_s", json_real(rep->sim_time_s));
   json_object_set_new(s, "iteration_time_s", json_real(rep->iteration_time_s));
+  double tc = 0, tz = 0, tm = 0, tx = 0;
+  for (int it = 0; it < T; it++)
+    tc += sh->t_compute[it], tz += sh->t_compress[it], tm += sh->t_comm[it], tx += sh->t_exposed[it];
+  /* totals over all iterations, as worker 0 saw them: compute = forward +
+   * backward device time, compress = device time of compression,
+   * communicate = time inside collectives, exposed = time from the end of
+   * backward until the aggregate is complete */
   json_object_set_new(s, "time_breakdown_s",
-                      json_pack("{s:f,s:f,s:f,s:f}", "compute", 0.0, "compress", 0.0, "communicate",
-                                rep->sim_time_s, "exposed_communicate", rep->sim_time_s));
+                      json_pack("{s:f,s:f,s:f,s:f}", "compute", tc, "compress", tz, "communicate", tm,
+                                "exposed_communicate", tx));
+  json_object_set_new(s, "device", json_string(e->device ? e->device->name : "none"));
+  json_object_set_new(s, "schedule", sched_report(sh->sched));
   json_object_set_new(s, "bytes_on_wire", json_real(bytes));
   json_object_set_new(s, "compression_ratio", json_real(rep->compression_ratio));
   json_object_set_new(s, "agg_rel_error", json_real(rep->agg_rel_error));
@@ -310,7 +473,7 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
     }
   }
   json_object_set_new(s, "data_mode", json_string(e->model.sample ? "sampled" : "full"));
-  if (e->model.sample) json_object_set_new(s, "sampled_elements", json_integer((json_int_t)e->model.sample));
+  if (e->model.sample) json_object_set_new(s, "sampled_elements", json_integer((json_int_t)data_elements(e)));
   json_object_set_new(s, "network_model", json_string(engine_network_model()));
   json_object_set_new(s, "host_time_s", json_real(rep->host_time_s));
   json_object_set_new(s, "peak_rss_mb", json_real(rep->peak_rss_mb));
@@ -355,12 +518,35 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
   if ((rc = results_mkdir(dir, err))) return rc;
 
   shared sh = {.e = e, .quiet = o->quiet, .tty = isatty(2)};
+  {
+    const model_profile *m = e->model.layers;
+    sh.soff = calloc(m->nlayers + 1, sizeof *sh.soff);
+    sh.foff = calloc(m->nlayers + 1, sizeof *sh.foff);
+    for (size_t l = 0; l < m->nlayers; l++) {
+      const size_t p = m->layers[l].params;
+      size_t k = p;
+      if (e->model.sample) {
+        k = (size_t)(((unsigned __int128)p * e->model.sample + e->model.elements - 1) / e->model.elements);
+        if (k < 1) k = 1;
+        if (k > p) k = p;
+      }
+      sh.foff[l + 1] = sh.foff[l] + p;
+      sh.soff[l + 1] = sh.soff[l] + k;
+    }
+    data_plane_n = sh.soff[m->nlayers];
+  }
   grad_source_init(&sh.grads, e);
   const size_t n = data_elements(e), H = e->collective->hops(e->workers, e->coll_params);
   sh.agg = calloc(n, sizeof *sh.agg);
   if (e->collective->requires & COLL_NEEDS_EXACT_SUM) sh.exact_sum = calloc(n, sizeof *sh.exact_sum);
   sh.metrics = calloc((size_t)e->iterations, sizeof *sh.metrics);
   sh.ends = calloc((size_t)e->iterations * e->workers, sizeof *sh.ends);
+  sh.t_compute = calloc(4 * (size_t)e->iterations, sizeof(double));
+  sh.t_compress = sh.t_compute + e->iterations;
+  sh.t_comm = sh.t_compress + e->iterations;
+  sh.t_exposed = sh.t_comm + e->iterations;
+  sh.sched = sched_new(e);
+  sh.barrier = comm_barrier_new((unsigned)e->workers);
   err_acc *hops = calloc(2 * (size_t)e->iterations * (H ? H : 1), sizeof *hops);
   worker *workers = calloc((size_t)e->workers, sizeof *workers);
   if (!sh.agg || !sh.metrics || !sh.ends || !hops || !workers) {
@@ -426,12 +612,26 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
       }
     }
   }
+  if (e->timeline && !(sh.timeline = results_open(dir, "timeline.csv", err))) {
+    rc = CCSIM_ERR_RUNTIME;
+    goto out;
+  }
+  if (sh.timeline) fprintf(sh.timeline, "worker,iteration,activity,bucket,start_s,end_s\n");
   for (int r = 0; r < e->workers; r++) {
     char name[32];
+    workers[r].ready = comm_sem_new(0);
+    workers[r].done = comm_sem_new(0);
     snprintf(name, sizeof name, "worker-%d", r);
     engine_spawn(name, (size_t)r, worker_main, &workers[r]);
+    snprintf(name, sizeof name, "comm-%d", r);
+    engine_spawn(name, (size_t)r, comm_main, &workers[r]);
   }
   engine_run();
+  if (sh.timeline) {
+    rc = results_commit(sh.timeline, dir, "timeline.csv", err);
+    sh.timeline = NULL;
+    if (rc) goto out;
+  }
   if (o->private_outputs) {
     memcpy(sh.agg, workers[0].out, n * sizeof *sh.agg);
     for (int r = 1; r < e->workers; r++)
@@ -454,10 +654,18 @@ out:
     free(workers[r].round_in);
     free(workers[r].round_out);
     free(workers[r].phase_metrics.hops);
+    if (workers[r].ready) comm_sem_free(workers[r].ready);
+    if (workers[r].done) comm_sem_free(workers[r].done);
   }
   free(workers);
   free(hops);
   free(sh.ends);
+  free(sh.t_compute);
+  free(sh.soff);
+  free(sh.foff);
+  if (sh.timeline) fclose(sh.timeline);
+  if (sh.barrier) comm_barrier_free(sh.barrier);
+  sched_free(sh.sched);
   free(sh.metrics);
   free(sh.agg);
   free(sh.exact_sum);

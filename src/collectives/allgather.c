@@ -55,8 +55,9 @@ static void gather_init(gather *g, coll_ctx *ctx) {
 /* Add payload m to the local sum; hop h (0-based) is measured after it when
  * h is not (size_t)-1. */
 static void gather_add(gather *g, coll_msg *m, size_t h) {
-  if (!g->decode) return;
   coll_ctx *ctx = g->ctx;
+  if (ctx->io.device) ctx->io.device(ctx->io.arg, CCOMP_DECODE, m->n); /* every worker decodes all */
+  if (!g->decode) return;
   ccomp_call call = coll_call(ctx, 0, 0xF1);
   ccomp_decode(ctx->comp, m->bytes, m->nbytes, m->n, m->enc_workers, &call, g->y);
   for (size_t i = 0; i < m->n; i++) g->acc[i] += g->y[i];

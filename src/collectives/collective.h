@@ -68,6 +68,10 @@ typedef struct coll_io {
    * own = decode(encode(p)).  May be NULL. */
   void (*encoded)(void *arg, size_t lo, size_t hi, const float *p, const float *own);
   int wants_own; /* call encoded() with own computed */
+  /* May be NULL: charge the device for an operation the collective does in
+   * flight (a combine at a hop, a decode of a received payload), on n
+   * elements; it returns when the device has done it. */
+  void (*device)(void *arg, enum ccomp_op op, size_t n);
 } coll_io;
 
 typedef struct coll_ctx {
@@ -75,6 +79,7 @@ typedef struct coll_ctx {
   const double *params; /* the collective's parameters, [type->nparams] */
   uint32_t iteration;
   ccomp *comp; /* this worker's instance */
+  size_t offset; /* global index of element 0 (a bucket of a larger gradient) */
   size_t n;      /* elements of the data plane */
   size_t n_full; /* elements of the tensor the network carries (n, or more when
                     the data plane runs on a coordinate sample) */

@@ -125,7 +125,7 @@ ccomp_call coll_call(const coll_ctx *ctx, size_t offset, uint64_t salt) {
   ccomp_call c = {
       .key = ccr_key(ctx->key, salt),
       .shared_key = ctx->shared_key,
-      .offset = offset,
+      .offset = ctx->offset + offset,
       .iteration = ctx->iteration,
       .global_max = ctx->global_max,
   };
@@ -159,6 +159,7 @@ coll_msg *coll_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi) {
 coll_msg *coll_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint64_t salt) {
   assert(a->n == b->n);
   ccomp_call call = coll_call(ctx, lo, salt);
+  if (ctx->io.device) ctx->io.device(ctx->io.arg, CCOMP_COMBINE, a->n);
   coll_msg *s = coll_msg_new(ctx, a->chunk, a->workers + b->workers, a->n, 0);
   s->nbytes = ccomp_combine(ctx->comp, a->bytes, a->nbytes, a->workers, b->bytes, b->nbytes,
                             b->workers, a->n, &call, s->bytes);

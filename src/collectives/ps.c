@@ -83,6 +83,7 @@ static void ps_run(coll_ctx *ctx) {
     ccomp_call call = coll_call(ctx, lo, 0xF1);
     for (int w = 0; w < N; w++) {
       coll_msg *m = w == r ? self : comm_wait_recv(rq[w]);
+      if (ctx->io.device) ctx->io.device(ctx->io.arg, CCOMP_DECODE, n);
       ccomp_decode(ctx->comp, m->bytes, m->nbytes, n, 1, &call, y);
       for (size_t i = 0; i < n; i++) acc[i] += y[i];
       coll_msg_free(m);

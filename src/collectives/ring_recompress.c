@@ -33,6 +33,10 @@
 static coll_msg *recompress(coll_ctx *ctx, coll_msg *in, size_t lo, size_t hi, uint64_t salt,
                             float *y, float *p) {
   const size_t n = hi - lo;
+  if (ctx->io.device) {
+    ctx->io.device(ctx->io.arg, CCOMP_DECODE, n);
+    ctx->io.device(ctx->io.arg, CCOMP_ENCODE, n);
+  }
   ccomp_call dcall = coll_call(ctx, lo, salt);
   ccomp_decode(ctx->comp, in->bytes, in->nbytes, n, in->enc_workers, &dcall, y);
   ctx->io.input(ctx->io.arg, lo, hi, p);

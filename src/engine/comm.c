@@ -3,6 +3,9 @@
 #include "engine.h"
 
 #include <simgrid/actor.h>
+#include <simgrid/barrier.h>
+#include <simgrid/host.h>
+#include <simgrid/semaphore.h>
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
 #include <simgrid/mailbox.h>
@@ -72,3 +75,16 @@ void *comm_wait_recv(comm_rreq *r) {
 void comm_sleep(double d) { sg_actor_sleep_for(d); }
 
 double comm_now(void) { return simgrid_get_clock(); }
+
+void comm_execute(double d) {
+  if (d > 0) sg_actor_execute(d * sg_host_get_speed(sg_host_self()));
+}
+
+comm_sem *comm_sem_new(int initial) { return (comm_sem *)sg_sem_init(initial); }
+void comm_sem_acquire(comm_sem *s) { sg_sem_acquire((sg_sem_t)s); }
+void comm_sem_release(comm_sem *s) { sg_sem_release((sg_sem_t)s); }
+void comm_sem_free(comm_sem *s) { sg_sem_destroy((sg_sem_t)s); }
+
+comm_barrier *comm_barrier_new(unsigned n) { return (comm_barrier *)sg_barrier_init(n); }
+int comm_barrier_wait(comm_barrier *b) { return sg_barrier_wait((sg_bar_t)b) == SG_BARRIER_SERIAL_THREAD; }
+void comm_barrier_free(comm_barrier *b) { sg_barrier_destroy((sg_bar_t)b); }

@@ -27,6 +27,25 @@ comm_rreq *comm_irecv(int src, int dst);
 void *comm_wait_recv(comm_rreq *r);
 /* Let d seconds of simulated time pass for the calling actor. */
 void comm_sleep(double d);
+/* Work on this actor's host for d seconds of the host's full speed: two
+ * actors executing on one host share its speed (a device that computes
+ * backward and compresses at the same time does both more slowly). */
+void comm_execute(double d);
+
+/* Counting semaphores between actors (no simulated cost). */
+typedef struct comm_sem comm_sem;
+comm_sem *comm_sem_new(int initial);
+void comm_sem_acquire(comm_sem *s);
+void comm_sem_release(comm_sem *s);
+void comm_sem_free(comm_sem *s);
+
+/* A barrier for n actors (no simulated cost); wait returns 1 in exactly one
+ * of them. */
+typedef struct comm_barrier comm_barrier;
+comm_barrier *comm_barrier_new(unsigned n);
+int comm_barrier_wait(comm_barrier *b);
+void comm_barrier_free(comm_barrier *b);
+
 /* Simulated now. */
 double comm_now(void);
 

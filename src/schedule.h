@@ -1,0 +1,51 @@
+/* src/schedule.h — how a model's layer gradients are grouped into
+ * collectives, iteration by iteration.
+ *
+ * Backward produces the layers' gradients in reverse order.  A plan cuts
+ * that backward sequence into buckets of consecutive layers; a bucket is one
+ * contiguous element range of the flat gradient (layers are contiguous in
+ * forward order) and one compression + collective, started as soon as its
+ * last layer's gradient is ready.
+ *
+ *   single     one bucket: everything after backward (no overlap, one call)
+ *   layerwise  one bucket per layer (most overlap, a fixed cost per layer)
+ *   buckets    DDP-style: layers gathered in backward order until the bucket
+ *              holds bucket_mb of fp32 (PyTorch DDP's default cap: 25 MB)
+ *   mergecomp  y groups whose cuts are searched by probe iterations, as
+ *              MergeComp does (ALGORITHMS.md 1.5): the public scheduler
+ *              binary-searches the split index of y = 2 by measured
+ *              iteration time, memoized; for y > 2 ccsim runs the same
+ *              binary search on each cut in turn, the others held
+ *              ([reconstructed]: the paper's extension to more groups was
+ *              not available).  Every probe is a real simulated iteration. */
+#ifndef CCSIM_SCHEDULE_H
+#define CCSIM_SCHEDULE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "experiment.h"
+
+typedef struct sched_bucket {
+  size_t l0, l1; /* layers [l0, l1) in backward order (0 = the last layer) */
+  size_t lo, hi; /* elements [lo, hi) of the flat gradient */
+} sched_bucket;
+
+typedef struct sched_plan {
+  size_t nb;
+  sched_bucket *b; /* in backward order: b[0] is ready first */
+} sched_plan;
+
+typedef struct scheduler scheduler;
+
+scheduler *sched_new(const experiment *e);
+void sched_free(scheduler *s);
+/* The plan of the next iteration. */
+const sched_plan *sched_plan_now(const scheduler *s);
+/* An iteration with the current plan took t seconds (mergecomp: the search
+ * moves on, and the next plan may differ). */
+void sched_observe(scheduler *s, double t);
+/* {"kind", "buckets": [...], and for mergecomp "cuts", "probes", "log"}. */
+json_t *sched_report(const scheduler *s);
+
+#endif
