@@ -12,12 +12,14 @@
 #include "platform.h"
 #include "run.h"
 #include "sweep.h"
+#include "device.h"
+#include "profile.h"
 
 static const char usage[] =
     "usage: ccsim run EXPERIMENT.json [--out DIR] [--set PATH=VALUE]... [--quiet] [--cfg=K:V]...\n"
     "       ccsim validate EXPERIMENT.json [--set PATH=VALUE]...\n"
     "       ccsim sweep SWEEP.json [--jobs N] [--out DIR] [--quiet] [--dry-run]\n"
-    "       ccsim list compressors|memories|collectives|platforms\n"
+    "       ccsim list compressors|memories|collectives|platforms|models|devices\n"
     "       ccsim bench [--compressor NAME] [--elements N]... [--repeat R] [--json]\n"
     "       ccsim hosts PLATFORM.xml   the hosts workers run on, in order (worker i on line i)\n"
     "       ccsim --help | --version\n"
@@ -55,10 +57,19 @@ static int list(const char *what) {
     for (size_t i = 0; i < count; i++) printf("%-14s %s\n", reg[i]->name, reg[i]->summary);
     return 0;
   }
+  if (strcmp(what, "devices") == 0) {
+    device_list(stdout);
+    return 0;
+  }
+  if (strcmp(what, "models") == 0) {
+    const char *d = getenv("CCSIM_MODELS");
+    profile_list(stdout, d && *d ? d : CCSIM_MODELS_DIR);
+    return 0;
+  }
   if (strcmp(what, "collectives") == 0) {
     const collective_type *const *reg = collective_registry(&count);
     for (size_t i = 0; i < count; i++)
-      printf("%-24s %-18s %s\n", reg[i]->name,
+      printf("%-26s %-18s %s\n", reg[i]->name,
              (reg[i]->requires & COLL_NEEDS_SUMMABLE) ? "needs summable" : "any compressor",
              reg[i]->description);
     return 0;
@@ -73,7 +84,7 @@ static int list(const char *what) {
     platform_list(stdout, dir && *dir ? dir : NULL);
     return 0;
   }
-  fprintf(stderr, "ccsim list: unknown list \"%s\" (known: compressors, memories, collectives, platforms)\n",
+  fprintf(stderr, "ccsim list: unknown list \"%s\" (known: compressors, memories, collectives, platforms, models, devices)\n",
           what);
   return CCSIM_ERR_INPUT;
 }

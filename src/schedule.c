@@ -59,6 +59,11 @@ static void advance(scheduler *s) {
     if (s->lo >= s->hi) { /* cut i found */
       if (s->lo <= s->hi) s->cuts[s->i] = s->lo;
       if (++s->i == s->ncuts) {
+        /* the search is over: keep the fastest partition measured (the
+         * binary search assumes one minimum; a probe may have beaten it) */
+        for (size_t k = 0; k < s->nlog; k++)
+          if (s->log[k].time < (memo(s, s->cuts) ? memo(s, s->cuts)->time : 1e300))
+            memcpy(s->cuts, s->log[k].cuts, s->ncuts * sizeof *s->cuts);
         s->done = 1;
         break;
       }

@@ -5,6 +5,7 @@
  *   {
  *     "name": "cascade",
  *     "base": "base.json",                       relative to the sweep file
+ *     "set": {"iterations": 24},                 optional, every point
  *     "axes": [
  *       {"name": "workers", "path": "workers", "values": [4, 8, 16]},
  *       {"name": "method", "values": [
@@ -181,7 +182,7 @@ static int sweep_load(const char *file, const char *out_override, sweep *s, ccsi
   int rc = 0;
   choice **choices = NULL;
   size_t *counts = NULL;
-  static const char *const known[] = {"name", "description", "base", "axes", "output", NULL};
+  static const char *const known[] = {"name", "description", "base", "set", "axes", "output", NULL};
   if ((rc = known_keys(root, file, "", known, err))) goto out;
   s->file = strdup(file);
   char *tmp = strdup(file), *slash = strrchr(tmp, '/');
@@ -228,11 +229,28 @@ static int sweep_load(const char *file, const char *out_override, sweep *s, ccsi
     s->npoints *= counts[a];
   }
   if (s->npoints > 100000) { rc = fail(err, file, "axes", "%zu points: too many", s->npoints); goto out; }
+  json_t *common = json_object_get(root, "set");
+  if (common && !json_is_object(common)) {
+    rc = fail(err, file, "set", "expected an object {FIELD: VALUE, ...} applied to every point");
+    goto out;
+  }
+  const size_t ncommon = common ? json_object_size(common) : 0;
   s->points = calloc(s->npoints, sizeof *s->points);
   for (size_t p = 0; p < s->npoints; p++) {
     point *pt = &s->points[p];
     pt->labels = calloc((size_t)s->naxes, sizeof *pt->labels);
-    pt->sets = calloc(32 * (size_t)s->naxes + 1, sizeof *pt->sets);
+    pt->sets = calloc(32 * (size_t)s->naxes + ncommon + 1, sizeof *pt->sets);
+    if (common) {
+      const char *key;
+      json_t *x;
+      json_object_foreach(common, key, x) {
+        char *text = dump(x);
+        size_t need = strlen(key) + strlen(text) + 2;
+        pt->sets[pt->nsets] = malloc(need);
+        snprintf(pt->sets[pt->nsets++], need, "%s=%s", key, text);
+        free(text);
+      }
+    }
     size_t rest = p;
     size_t idx[8];
     for (int a = s->naxes - 1; a >= 0; a--) idx[a] = rest % counts[a], rest /= counts[a];
@@ -282,6 +300,8 @@ static pid_t start(const sweep *s, const point *p) {
   fflush(NULL);
   pid_t pid = fork();
   if (pid == 0) {
+    /* the run's one-screen summary is in its summary.json: keep the terminal quiet */
+    if (!freopen("/dev/null", "w", stdout)) _exit(1);
     execv("/proc/self/exe", argv);
     fprintf(stderr, "ccsim sweep: cannot run /proc/self/exe: %s\n", strerror(errno));
     _exit(1);

@@ -85,6 +85,31 @@ void comm_sem_acquire(comm_sem *s) { sg_sem_acquire((sg_sem_t)s); }
 void comm_sem_release(comm_sem *s) { sg_sem_release((sg_sem_t)s); }
 void comm_sem_free(comm_sem *s) { sg_sem_destroy((sg_sem_t)s); }
 
-comm_barrier *comm_barrier_new(unsigned n) { return (comm_barrier *)sg_barrier_init(n); }
-int comm_barrier_wait(comm_barrier *b) { return sg_barrier_wait((sg_bar_t)b) == SG_BARRIER_SERIAL_THREAD; }
-void comm_barrier_free(comm_barrier *b) { sg_barrier_destroy((sg_bar_t)b); }
+/* SimGrid 3.32's C sg_barrier_wait returns 0 to every actor, so the one
+ * that completes the barrier is found by counting arrivals (actors run one
+ * at a time: no race). */
+struct comm_barrier {
+  sg_bar_t bar;
+  unsigned n, arrived;
+};
+
+comm_barrier *comm_barrier_new(unsigned n) {
+  comm_barrier *b = malloc(sizeof *b);
+  b->bar = sg_barrier_init(n);
+  b->n = n;
+  b->arrived = 0;
+  return b;
+}
+
+int comm_barrier_wait(comm_barrier *b) {
+  const int last = ++b->arrived == b->n;
+  if (last) b->arrived = 0;
+  sg_barrier_wait(b->bar);
+  return last;
+}
+
+void comm_barrier_free(comm_barrier *b) {
+  sg_barrier_destroy(b->bar);
+  free(b);
+}
+
