@@ -222,6 +222,7 @@ static void train_summary(const experiment *e, const trainer *tr, const double *
   json_object_set_new(s, "final_accuracy", json_real(rep->final_accuracy));
   json_object_set_new(s, "final_train_loss", json_real(r[T - 1].train_loss));
   json_object_set_new(s, "target_accuracy", json_real(e->train.target_accuracy));
+  json_object_set_new(s, "agg_worker_spread", json_real(trainer_spread(tr)));
   json_object_set_new(s, "time_to_accuracy_s", hit >= 0 ? json_real(iter_end[hit]) : json_null());
   json_object_set_new(s, "iterations_to_accuracy", hit >= 0 ? json_integer(hit + 1) : json_null());
 }

@@ -25,6 +25,8 @@ struct trainer {
   float *pending;     /* the aggregate of iteration pending_it */
   long pending_it;    /* -1: none yet */
   long applied;       /* updates applied so far (iterations 0 .. applied-1) */
+  double pending_norm; /* ||pending||_2 */
+  double spread;      /* max over workers and iterations of ||agg_w - applied|| / ||applied|| */
   float *grads;       /* [workers][np]: each worker's gradient of its current iteration */
   float *X;           /* [batch][features] */
   int *y;             /* [batch] */
@@ -44,6 +46,8 @@ const tmodel_tensor *trainer_layers(const trainer *t, size_t *count) {
 const float *trainer_theta(const trainer *t) { return t->theta; }
 
 const trainer_row *trainer_metrics(const trainer *t) { return t->rows; }
+
+double trainer_spread(const trainer *t) { return t->spread; }
 
 int trainer_status(const trainer *t, ccsim_error *err) {
   if (!t->status) return 0;
@@ -191,12 +195,24 @@ void trainer_end_iteration(trainer *t, uint32_t w, uint32_t it, const float *agg
     assert(t->pending_it == (long)it - 1 && t->applied == (long)it);
     memcpy(t->pending, agg, t->np * sizeof *agg);
     t->pending_it = it;
-  } else if (memcmp(t->pending, agg, t->np * sizeof *agg) != 0 && !t->status) {
-    t->status = CCSIM_ERR_RUNTIME;
-    snprintf(t->msg, sizeof t->msg,
-             "%s: worker %u's aggregate at iteration %u differs from the other workers' (collective "
-             "%s): the workers would train different models",
-             t->e->file, w, it, t->e->collective->name);
+    double n2 = 0;
+    for (size_t i = 0; i < t->np; i++) n2 += (double)agg[i] * agg[i];
+    t->pending_norm = sqrt(n2);
+  } else if (memcmp(t->pending, agg, t->np * sizeof *agg) != 0) {
+    double d2 = 0;
+    for (size_t i = 0; i < t->np; i++) {
+      const double d = (double)agg[i] - t->pending[i];
+      d2 += d * d;
+    }
+    const double rel = t->pending_norm > 0 ? sqrt(d2) / t->pending_norm : INFINITY;
+    if (rel > t->spread) t->spread = rel;
+    if (rel > TRAINER_MAX_SPREAD && !t->status) {
+      t->status = CCSIM_ERR_RUNTIME;
+      snprintf(t->msg, sizeof t->msg,
+               "%s: worker %u's aggregate at iteration %u differs from the one applied by %.3g "
+               "(relative L2; collective %s): more than summation order explains",
+               t->e->file, w, it, rel, t->e->collective->name);
+    }
   }
 }
 

@@ -34,8 +34,16 @@
  * The aggregate of iteration i is taken from the first worker to end it,
  * from its OWN output buffer (the caller gives each worker a private output:
  * with one shared buffer a worker may return before another worker has
- * written its part); every other worker's aggregate is compared with it bit
- * for bit.
+ * written its part, e.g. all-gather fills the shared buffer from rank 0
+ * alone).  Every other worker's aggregate is compared with it.  All-reduce
+ * collectives forward the reduced payload byte for byte, so theirs are
+ * identical; all-gather and parameter-server collectives sum the decoded
+ * payloads in each worker's own receive order, so theirs may differ by fp32
+ * summation order (a relative L2 difference around 1e-7).  Applying one of
+ * them to the one shared model is what a real system that sums the gathered
+ * payloads in rank order does; trainer_spread reports the largest
+ * difference seen, and one above TRAINER_MAX_SPREAD (more than summation
+ * order can explain: the workers received different data) fails the run.
  *
  * Seeds: the split, the shards, the batches, the initialisation and the
  * teacher task all take the experiment's seed; the library functions tag
@@ -54,6 +62,8 @@
 #include "train/model.h"
 
 typedef struct trainer trainer;
+
+#define TRAINER_MAX_SPREAD 1e-3
 
 /* One iteration's training figures; NAN where there is none. */
 typedef struct trainer_row {
@@ -89,6 +99,10 @@ void trainer_finish(trainer *t);
 
 /* rows[iterations]; valid after trainer_finish. */
 const trainer_row *trainer_metrics(const trainer *t);
+
+/* The largest relative L2 difference between a worker's aggregate and the
+ * one applied, over all workers and iterations (0: all identical). */
+double trainer_spread(const trainer *t);
 
 /* The current parameters [nparams]. */
 const float *trainer_theta(const trainer *t);
