@@ -15,8 +15,10 @@ time_s, so an iteration's point sits at the simulated time it ended).
       --set platform.bandwidth=1Gbps and =100Gbps); a method that never
       reaches it is marked "not reached"
   plot_convergence.py table [--target ACC] DIR...
-      a Markdown table: final accuracy, iterations and simulated time to the
-      target, total simulated time
+      a Markdown table, one row per method (runs of one method, e.g. seeds,
+      side by side): final accuracy, mean accuracy over the last 50
+      evaluations, iterations and simulated time to the target, total
+      simulated time
 
 The target defaults to the final accuracy of the uncompressed run among the
 directories (compressor "none") minus one point (0.01); without one, to the
@@ -50,6 +52,12 @@ class Run:
                     self.acc.append(float(row["test_accuracy"]))
         self.sim_time = t
 
+    def tail_accuracy(self, k=50):
+        """Mean test accuracy over the last k evaluations: one final accuracy
+        moves by a whole test sample, this moves less."""
+        tail = self.acc[-k:]
+        return sum(tail) / len(tail) if tail else math.nan
+
     def reached(self, target):
         """(iterations, simulated seconds) when test accuracy first >= target, or None."""
         for i, a in enumerate(self.acc):
@@ -59,9 +67,9 @@ class Run:
 
 
 def default_target(runs):
-    for r in runs:
-        if r.summary.get("compressor") == "none":
-            return r.summary["final_accuracy"] - 0.01
+    none = [r.summary["final_accuracy"] for r in runs if r.summary.get("compressor") == "none"]
+    if none:
+        return sum(none) / len(none) - 0.01
     return runs[0].summary.get("target_accuracy", 0.95)
 
 
@@ -106,7 +114,7 @@ def tta(args):
         for r in rs:
             if r.label not in methods:
                 methods.append(r.label)
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(methods) * len(groups)), 4.5))
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(methods) + 1.5), 4.5))
     width = 0.8 / len(groups)
     x = np.arange(len(methods))
     top = 0.0
@@ -133,19 +141,42 @@ def tta(args):
     fig.savefig(args.o, dpi=120)
 
 
+def setting(s):
+    """The tuned knobs of a run, from its resolved experiment."""
+    x = s.get("experiment", {})
+    o = x.get("train", {}).get("optimizer", {})
+    out = f"lr {o.get('lr', '?'):g}, momentum {o.get('momentum', 0):g}"
+    mem = x.get("compressor", {}).get("memory") if isinstance(x.get("compressor"), dict) else None
+    if isinstance(mem, dict) and "eta" in mem:
+        out += f", eta {mem['eta']:g}"
+    return out
+
+
 def table(args):
+    """One row per method; runs of the same method (e.g. seeds) are listed in
+    order, their final accuracies summarised as mean (min-max)."""
     runs = load(args.dirs)
     target = args.target if args.target is not None else default_target(runs)
-    print(f"target test accuracy: {target:.4f}\n")
-    print("| method | compressor | collective | final accuracy | iterations to target | "
-          "simulated time to target (ms) | simulated time, all iterations (ms) |")
-    print("|---|---|---|---|---|---|---|")
+    groups = {}
     for r in runs:
-        s = r.summary
-        hit = r.reached(target)
-        its, t = (str(hit[0]), f"{hit[1] * 1e3:.3f}") if hit else ("not reached", "-")
-        print(f"| {r.label} | {s['compressor']} + {s.get('memory', 'none')} | {s['collective']} | "
-              f"{s['final_accuracy']:.4f} | {its} | {t} | {r.sim_time * 1e3:.3f} |")
+        groups.setdefault(r.label, []).append(r)
+    n = max(len(g) for g in groups.values())
+    print(f"target test accuracy: {target:.4f}; {n} run(s) per method, listed in the order given\n")
+    print("| method | compressor + memory | collective | setting | compression ratio | "
+          "final accuracy, mean (min-max) | last-50 accuracy, mean | iterations to target | "
+          "simulated ms to target | simulated ms, all iterations |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for label, g in groups.items():
+        s = g[0].summary
+        accs = [r.summary["final_accuracy"] for r in g]
+        acc = f"{sum(accs) / len(accs):.4f}" + (f" ({min(accs):.4f}-{max(accs):.4f})" if len(g) > 1 else "")
+        tail = sum(r.tail_accuracy() for r in g) / len(g)
+        hits = [r.reached(target) for r in g]
+        its = " / ".join(str(h[0]) if h else "never" for h in hits)
+        ms = " / ".join(f"{h[1] * 1e3:.2f}" if h else "-" for h in hits)
+        total = " / ".join(f"{r.sim_time * 1e3:.1f}" for r in g)
+        print(f"| {label} | {s['compressor']} + {s.get('memory', 'none')} | {s['collective']} | "
+              f"{setting(s)} | {s['compression_ratio']:.1f} | {acc} | {tail:.4f} | {its} | {ms} | {total} |")
 
 
 def main():
