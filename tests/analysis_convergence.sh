@@ -31,6 +31,6 @@ for png in curves tta; do
   head -c 8 "$T/$png.png" | od -An -c | grep -q "P   N   G" || { echo "$png: not a PNG"; exit 1; }
   [ "$(stat -c %s "$T/$png.png")" -gt 10000 ] || { echo "$png: PNG too small"; exit 1; }
 done
-grep -q '^| none | none + none | allreduce/ring | ' "$T/table.md" && grep -q '^| marsit | marsit + marsit |' "$T/table.md" ||
+grep -q '^| none | none + none | allreduce/ring | lr 0.1, momentum 0.9 | 1.0 | ' "$T/table.md" && grep -q '^| marsit | marsit + marsit | allreduce/ring | lr 0.003, momentum 0, eta 100 |' "$T/table.md" ||
   { echo "table rows missing:"; cat "$T/table.md"; exit 1; }
 echo "analysis: plot_convergence.py wrote curves.png, tta.png and the table"
