@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "collectives/collective.h"
 #include "device.h"
-#include "profile.h"
 #include "platform.h"
+#include "profile.h"
+#include "trace.h"
 #include "units.h"
 
 typedef struct reader {
@@ -760,12 +762,20 @@ static const char *models_dir(void) {
   return d && *d ? d : CCSIM_MODELS_DIR;
 }
 
-static int read_model(reader *rd, experiment *e, json_t *root) {
+/* "model": {"elements": N}, {"size": "4MB"}, {"profile": NAME} or
+ * {"layers": [...]}.  implied > 0 when the gradient source fixes the
+ * element count (a trace, a trained model): then the section may be left
+ * out (the count is written in) and a count given must agree with it;
+ * `what` names where it comes from. */
+static int read_model(reader *rd, experiment *e, json_t *root, size_t implied, const char *what) {
   int rc = 0;
   json_t *m = object_at(rd, root, "model", &rc);
   if (!m) return rc;
   static const char *const known[] = {"elements", "size", "profile", "layers", "sample", "batch", NULL};
   if ((rc = check_keys(rd, m, "model", known, NULL, NULL, NULL))) return rc;
+  if (implied && !json_object_get(m, "elements") && !json_object_get(m, "size") &&
+      !json_object_get(m, "profile") && !json_object_get(m, "layers"))
+    json_object_set_new(m, "elements", json_integer((json_int_t)implied));
   const int given = (json_object_get(m, "elements") != NULL) + (json_object_get(m, "size") != NULL) +
                     (json_object_get(m, "profile") != NULL) + (json_object_get(m, "layers") != NULL);
   if (given != 1)
@@ -798,6 +808,11 @@ static int read_model(reader *rd, experiment *e, json_t *root) {
     if (!e->model.layers) return fail(rd, "model.profile", "%s", perr.msg);
     e->model.elements = e->model.layers->total_params;
   }
+  if (implied && e->model.elements != implied)
+    return fail(rd, json_object_get(m, "elements") ? "model.elements" : "model",
+                "%zu elements, but %s has %zu; leave the model section out (it follows the "
+                "gradient source) or make them agree",
+                e->model.elements, what, implied);
   if (!e->model.layers) e->model.layers = single_layer(e->model.elements);
   if ((rc = read_real(rd, m, "model", "batch", 32, 1, 1e9, &e->model.batch))) return rc;
   /* Coordinate sampling (DESIGN section 7): the data plane runs on `sample`
@@ -805,6 +820,9 @@ static int read_model(reader *rd, experiment *e, json_t *root) {
   long long k;
   if ((rc = read_int(rd, m, "model", "sample", 0, 0, 0, 1ll << 40, &k))) return rc;
   e->model.sample = k > 0 && (size_t)k < e->model.elements ? (size_t)k : 0;
+  if (implied && e->model.sample)
+    return fail(rd, "model.sample", "coordinate sampling needs the synthetic gradient source (%s "
+                "needs every element)", what);
   return 0;
 }
 
@@ -872,18 +890,231 @@ static int read_schedule(reader *rd, experiment *e, json_t *root) {
   return 0;
 }
 
-static int read_gradients(reader *rd, experiment *e, json_t *root) {
+/* A path relative to the experiment file (absolute paths as they are); a
+ * new string. */
+static char *resolve(const experiment *e, const char *f) {
+  size_t need = strlen(e->dir) + strlen(f) + 2;
+  char *p = malloc(need);
+  if (f[0] == '/') snprintf(p, need, "%s", f);
+  else snprintf(p, need, "%s/%s", e->dir, f);
+  return p;
+}
+
+/* A data file: relative to the experiment file first, then to ccsim's
+ * source tree (where workloads/data lives). */
+static int resolve_data(reader *rd, experiment *e, const char *path, const char *f, char **out) {
+  *out = resolve(e, f);
+  if (access(*out, R_OK) == 0 || f[0] == '/') goto check;
+#ifdef CCSIM_SOURCE_ROOT
+  {
+    size_t need = strlen(CCSIM_SOURCE_ROOT) + strlen(f) + 2;
+    char *alt = malloc(need);
+    snprintf(alt, need, "%s/%s", CCSIM_SOURCE_ROOT, f);
+    if (access(alt, R_OK) == 0) {
+      free(*out);
+      *out = alt;
+      return 0;
+    }
+    free(alt);
+    return fail(rd, path, "cannot read \"%s\" (tried %s and %s/%s): %s", f, *out,
+                CCSIM_SOURCE_ROOT, f, strerror(errno));
+  }
+#endif
+check:
+  if (access(*out, R_OK) != 0)
+    return fail(rd, path, "cannot read \"%s\": %s", *out, strerror(errno));
+  return 0;
+}
+
+/* An array of 0 .. TMODEL_MAX_HIDDEN layer widths (min_len .. ). */
+static int read_widths(reader *rd, json_t *obj, const char *path, const char *key, size_t min_len,
+                       json_t *def, size_t *count, size_t *w) {
+  char p[256], b[80];
+  join(p, sizeof p, path, key);
+  json_t *v = field(obj, key, def);
+  if (!json_is_array(v) || json_array_size(v) < min_len || json_array_size(v) > TMODEL_MAX_HIDDEN)
+    return fail(rd, p, "expected an array of %zu to %d layer widths (positive integers), got %s",
+                min_len, TMODEL_MAX_HIDDEN, show(v, b, sizeof b));
+  *count = json_array_size(v);
+  for (size_t i = 0; i < *count; i++) {
+    json_t *x = json_array_get(v, i);
+    if (!json_is_integer(x) || json_integer_value(x) < 1 || json_integer_value(x) > (1 << 24))
+      return fail(rd, p, "element %zu: expected a layer width in [1, %d], got %s", i, 1 << 24,
+                  show(x, b, sizeof b));
+    w[i] = (size_t)json_integer_value(x);
+  }
+  return 0;
+}
+
+/* The "train" section (gradients.source "train"): dataset, model, shards,
+ * batches, optimizer, evaluation.  *nparams = the model's parameter count. */
+static int read_train(reader *rd, experiment *e, json_t *root, size_t *nparams) {
   int rc = 0;
+  json_t *t = object_at(rd, root, "train", &rc);
+  if (!t) return rc;
+  train_config *c = &e->train;
+  static const char *const known[] = {"dataset", "data", "teacher", "model", "shards",
+                                      "shards_per_worker", "batch", "test_fraction", "optimizer",
+                                      "eval_every", "target_accuracy", NULL};
+  if ((rc = check_keys(rd, t, "train", known, NULL, NULL, NULL))) return rc;
+  static const char *const datasets[] = {"digits", "teacher", NULL};
+  const char *s;
+  int i;
+  long long x;
+  if ((rc = read_string(rd, t, "train", "dataset", "digits", &s))) return rc;
+  if ((rc = one_of(rd, "train.dataset", s, datasets, &i))) return rc;
+  c->dataset = (enum train_dataset)i;
+  if (c->dataset == TRAIN_DIGITS) {
+    if (json_object_get(t, "teacher"))
+      return fail(rd, "train.teacher", "only for dataset \"teacher\"");
+    if ((rc = read_string(rd, t, "train", "data", "workloads/data/digits.csv.gz", &s))) return rc;
+    if ((rc = resolve_data(rd, e, "train.data", s, &c->data))) return rc;
+    c->model.inputs = 64; /* 8 x 8 pixels, 10 digits: data.h */
+    c->model.classes = 10;
+  } else {
+    if (json_object_get(t, "data"))
+      return fail(rd, "train.data", "only for dataset \"digits\" (the teacher task is generated)");
+    json_t *ts = json_object_get(t, "teacher");
+    if (!ts) {
+      json_object_set_new(t, "teacher", json_object());
+      ts = json_object_get(t, "teacher");
+    }
+    char b[80];
+    if (!json_is_object(ts))
+      return fail(rd, "train.teacher", "expected an object, got %s", show(ts, b, sizeof b));
+    static const char *const tknown[] = {"samples", "inputs", "classes", "hidden", NULL};
+    if ((rc = check_keys(rd, ts, "train.teacher", tknown, NULL, NULL, NULL))) return rc;
+    tteacher_spec *sp = &c->teacher;
+    if ((rc = read_int(rd, ts, "train.teacher", "samples", 0, 6000, 2, 1 << 24, &x))) return rc;
+    sp->samples = (size_t)x;
+    if ((rc = read_int(rd, ts, "train.teacher", "inputs", 0, 20, 1, 1 << 16, &x))) return rc;
+    sp->inputs = (size_t)x;
+    if ((rc = read_int(rd, ts, "train.teacher", "classes", 0, 5, 2, 1 << 16, &x))) return rc;
+    sp->classes = (size_t)x;
+    if ((rc = read_widths(rd, ts, "train.teacher", "hidden", 0, json_pack("[i]", 32), &sp->nhidden,
+                          sp->hidden)))
+      return rc;
+    sp->seed = e->seed;
+    c->model.inputs = sp->inputs;
+    c->model.classes = sp->classes;
+  }
+
+  json_t *m = json_object_get(t, "model");
+  char b[80];
+  if (!m) {
+    json_object_set_new(t, "model", json_object());
+    m = json_object_get(t, "model");
+  }
+  if (!json_is_object(m)) return fail(rd, "train.model", "expected an object, got %s", show(m, b, sizeof b));
+  static const char *const mknown[] = {"kind", "hidden", NULL};
+  if ((rc = check_keys(rd, m, "train.model", mknown, NULL, NULL, NULL))) return rc;
+  static const char *const kinds[] = {"softmax", "mlp", NULL};
+  if ((rc = read_string(rd, m, "train.model", "kind", "mlp", &s))) return rc;
+  if ((rc = one_of(rd, "train.model.kind", s, kinds, &i))) return rc;
+  c->model.kind = (enum tmodel_kind)i;
+  if (c->model.kind == TMODEL_SOFTMAX) {
+    json_t *h = json_object_get(m, "hidden");
+    if (h && !(json_is_array(h) && json_array_size(h) == 0))
+      return fail(rd, "train.model.hidden", "softmax regression has no hidden layers; use kind \"mlp\"");
+    c->model.nhidden = 0;
+  } else if ((rc = read_widths(rd, m, "train.model", "hidden", 1, json_pack("[i]", 128),
+                               &c->model.nhidden, c->model.hidden))) {
+    return rc;
+  }
+  ccsim_error merr = {0};
+  tmodel *probe = tmodel_new(&c->model, &merr);
+  if (!probe) return fail(rd, "train.model", "%s", merr.msg);
+  *nparams = tmodel_nparams(probe);
+  tmodel_free(probe);
+
+  static const char *const shard_kinds[] = {"iid", "noniid", NULL};
+  if ((rc = read_string(rd, t, "train", "shards", "iid", &s))) return rc;
+  if ((rc = one_of(rd, "train.shards", s, shard_kinds, &i))) return rc;
+  c->shards = (enum tshard_kind)i;
+  if (c->shards == TSHARD_NONIID) {
+    if ((rc = read_int(rd, t, "train", "shards_per_worker", 0, 2, 1, 1 << 20, &x))) return rc;
+    c->shards_per_worker = (size_t)x;
+  } else if (json_object_get(t, "shards_per_worker")) {
+    return fail(rd, "train.shards_per_worker", "only for shards \"noniid\"");
+  }
+  if ((rc = read_int(rd, t, "train", "batch", 0, 32, 1, 1 << 20, &x))) return rc;
+  c->batch = (size_t)x;
+  if ((rc = read_real(rd, t, "train", "test_fraction", 0.2, 1e-9, 0.99, &c->test_fraction))) return rc;
+
+  json_t *o = json_object_get(t, "optimizer");
+  if (!o) {
+    json_object_set_new(t, "optimizer", json_object());
+    o = json_object_get(t, "optimizer");
+  }
+  if (!json_is_object(o))
+    return fail(rd, "train.optimizer", "expected an object, got %s", show(o, b, sizeof b));
+  static const char *const oknown[] = {"lr", "momentum", "weight_decay", NULL};
+  if ((rc = check_keys(rd, o, "train.optimizer", oknown, NULL, NULL, NULL))) return rc;
+  if ((rc = read_real(rd, o, "train.optimizer", "lr", 0.1, 1e-12, 1e3, &c->lr))) return rc;
+  if ((rc = read_real(rd, o, "train.optimizer", "momentum", 0.9, 0.0, 0.9999, &c->momentum))) return rc;
+  if ((rc = read_real(rd, o, "train.optimizer", "weight_decay", 0.0, 0.0, 1.0, &c->weight_decay)))
+    return rc;
+  if ((rc = read_int(rd, t, "train", "eval_every", 0, 1, 1, 1 << 30, &x))) return rc;
+  c->eval_every = (int)x;
+  if ((rc = read_real(rd, t, "train", "target_accuracy", 0.95, 0.0, 1.0, &c->target_accuracy)))
+    return rc;
+  return 0;
+}
+
+/* "gradients": {"source": "synthetic" | "trace" | "train", ...}.  *implied =
+ * the element count the source fixes (0: synthetic), described in what. */
+static int read_gradients(reader *rd, experiment *e, json_t *root, size_t *implied, char *what,
+                          size_t whatlen) {
+  int rc = 0;
+  *implied = 0;
   json_t *g = object_at(rd, root, "gradients", &rc);
   if (!g) return rc;
-  static const char *const known[] = {"source", "distribution", "scale", "correlation", NULL};
+  static const char *const known[] = {"source", "trace", "distribution", "scale", "correlation", NULL};
   if ((rc = check_keys(rd, g, "gradients", known, NULL, NULL, NULL))) return rc;
-  static const char *const sources[] = {"synthetic", NULL};
+  static const char *const sources[] = {"synthetic", "trace", "train", NULL};
   static const char *const dists[] = {"normal", "laplace", "uniform", NULL};
   const char *s;
   int i;
   if ((rc = read_string(rd, g, "gradients", "source", "synthetic", &s))) return rc;
   if ((rc = one_of(rd, "gradients.source", s, sources, &i))) return rc;
+  e->gradients.source = (enum grad_source_kind)i;
+  if (e->gradients.source != GRAD_TRAIN && json_object_get(root, "train"))
+    return fail(rd, "train", "only with gradients.source \"train\" (the source is \"%s\")", s);
+  if (e->gradients.source != GRAD_SYNTHETIC) {
+    static const char *const synth_only[] = {"distribution", "scale", "correlation", NULL};
+    for (const char *const *k = synth_only; *k; k++)
+      if (json_object_get(g, *k)) {
+        char p[64];
+        join(p, sizeof p, "gradients", *k);
+        return fail(rd, p, "only for source \"synthetic\" (the source is \"%s\")", s);
+      }
+  }
+  if (e->gradients.source != GRAD_TRACE && json_object_get(g, "trace"))
+    return fail(rd, "gradients.trace", "only for source \"trace\" (the source is \"%s\")", s);
+
+  if (e->gradients.source == GRAD_TRAIN) {
+    if ((rc = read_train(rd, e, root, implied))) return rc;
+    snprintf(what, whatlen, "the trained model (train.model)");
+    return 0;
+  }
+  if (e->gradients.source == GRAD_TRACE) {
+    if ((rc = read_string(rd, g, "gradients", "trace", NULL, &s))) return rc;
+    e->gradients.trace = resolve(e, s);
+    char terr[1024];
+    trace_reader *t = trace_open(e->gradients.trace, terr, sizeof terr);
+    if (!t) return fail(rd, "gradients.trace", "%s", terr);
+    const unsigned tw = trace_workers(t), ti = trace_iterations(t);
+    *implied = trace_elements(t);
+    trace_close(t);
+    if (tw < (unsigned)e->workers)
+      return fail(rd, "gradients.trace", "the trace %s holds %u workers, the experiment has %d",
+                  e->gradients.trace, tw, e->workers);
+    if (ti < (unsigned)e->iterations)
+      return fail(rd, "gradients.trace", "the trace %s holds %u iterations, the experiment runs %d",
+                  e->gradients.trace, ti, e->iterations);
+    snprintf(what, whatlen, "the trace %s", e->gradients.trace);
+    return 0;
+  }
   if ((rc = read_string(rd, g, "gradients", "distribution", "normal", &s))) return rc;
   if ((rc = one_of(rd, "gradients.distribution", s, dists, &i))) return rc;
   e->gradients.distribution = (enum grad_distribution)i;
@@ -985,7 +1216,7 @@ static int read_output(reader *rd, experiment *e, json_t *root) {
 static int read_all(reader *rd, experiment *e, json_t *root) {
   int rc;
   static const char *const known[] = {"name", "description", "seed", "workers", "iterations",
-                                      "platform", "model", "gradients", "compressor",
+                                      "platform", "model", "gradients", "train", "compressor",
                                       "collective", "device", "schedule", "output", NULL};
   if ((rc = check_keys(rd, root, "", known, NULL, NULL, NULL))) return rc;
   char *base = strdup(e->file), *stem = basename(base), *dot = strrchr(stem, '.');
@@ -1006,8 +1237,12 @@ static int read_all(reader *rd, experiment *e, json_t *root) {
   if ((rc = read_int(rd, root, "", "iterations", 0, 1, 1, 1 << 30, &x))) return rc;
   e->iterations = (int)x;
   if ((rc = read_platform(rd, e, root))) return rc;
-  if ((rc = read_model(rd, e, root))) return rc;
-  if ((rc = read_gradients(rd, e, root))) return rc;
+  /* The gradient source first: a trace or a trained model fixes the
+   * element count the model section must agree with. */
+  size_t implied;
+  char what[1200];
+  if ((rc = read_gradients(rd, e, root, &implied, what, sizeof what))) return rc;
+  if ((rc = read_model(rd, e, root, implied, what))) return rc;
   if ((rc = read_compressor(rd, e, root))) return rc;
   if ((rc = read_collective(rd, e, root))) return rc;
   if ((rc = read_device(rd, e, root))) return rc;
@@ -1078,6 +1313,8 @@ void experiment_free(experiment *e) {
   free(e->platform.network_model);
   free(e->out_dir);
   profile_free(e->model.layers);
+  free(e->gradients.trace);
+  free(e->train.data);
   json_decref(e->resolved);
   free(e);
 }

@@ -15,6 +15,8 @@
 #include "compressor.h"
 #include "error.h"
 #include "memory.h"
+#include "train/data.h"
+#include "train/model.h"
 
 struct collective_type;
 struct device_spec;
@@ -28,6 +30,30 @@ enum schedule_kind { SCHED_SINGLE, SCHED_LAYERWISE, SCHED_BUCKETS, SCHED_MERGECO
 #define PLATFORM_MAX_NICS 16
 
 enum grad_distribution { GRAD_NORMAL, GRAD_LAPLACE, GRAD_UNIFORM };
+
+/* Where the workers' gradients come from (gradients.source). */
+enum grad_source_kind {
+  GRAD_SYNTHETIC, /* generated: gradients.h */
+  GRAD_TRACE,     /* replayed from a trace directory: trace.h */
+  GRAD_TRAIN,     /* computed live by training a model: trainer.h */
+};
+
+enum train_dataset { TRAIN_DIGITS, TRAIN_TEACHER };
+
+/* The "train" section: what a GRAD_TRAIN run trains, on what, and how. */
+typedef struct train_config {
+  enum train_dataset dataset;
+  char *data;           /* digits: the resolved path of the data file */
+  tteacher_spec teacher; /* teacher: the task (seed = the experiment's) */
+  tmodel_spec model;    /* inputs and classes from the dataset */
+  enum tshard_kind shards;
+  size_t shards_per_worker; /* noniid only */
+  size_t batch;             /* per worker */
+  double test_fraction;
+  double lr, momentum, weight_decay;
+  int eval_every;         /* evaluate after every eval_every-th update (and the last) */
+  double target_accuracy; /* for time_to_accuracy_s */
+} train_config;
 
 typedef struct experiment {
   char *file; /* as given */
@@ -102,10 +128,14 @@ typedef struct experiment {
   } schedule;
 
   struct {
+    enum grad_source_kind source;
+    char *trace; /* GRAD_TRACE: the trace directory, resolved */
     enum grad_distribution distribution;
     double scale;       /* standard deviation of the per-element value */
     double correlation; /* share of variance common to all workers, in [0, 1] */
   } gradients;
+
+  train_config train; /* GRAD_TRAIN only */
 
   const ccomp_type *compressor;
   double comp_params[64];

@@ -17,6 +17,7 @@
 
 static const char usage[] =
     "usage: ccsim run EXPERIMENT.json [--out DIR] [--set PATH=VALUE]... [--quiet] [--cfg=K:V]...\n"
+    "                 [--record-trace DIR]\n"
     "       ccsim validate EXPERIMENT.json [--set PATH=VALUE]...\n"
     "       ccsim sweep SWEEP.json [--jobs N] [--out DIR] [--quiet] [--dry-run]\n"
     "       ccsim list compressors|memories|collectives|platforms|models|devices\n"
@@ -32,7 +33,10 @@ static const char usage[] =
     "  --set      override one field, e.g. --set workers=64 --set platform.bandwidth=10Gbps\n"
     "             (VALUE is read as JSON when it parses, else as a string)\n"
     "  --cfg=...  passed to SimGrid, e.g. --cfg=network/model:LV08; --log=... likewise\n"
-    "  --quiet    no progress on stderr\n";
+    "  --quiet    no progress on stderr\n"
+    "  --record-trace DIR  write every worker's gradient of every iteration (before error\n"
+    "             feedback) as a gradient trace in DIR (analysis/TRACES.md); replay it with\n"
+    "             \"gradients\": {\"source\": \"trace\", \"trace\": DIR}\n";
 
 static int list(const char *what) {
   size_t count;
@@ -100,6 +104,17 @@ static void human_summary(const experiment *e, const run_report *r) {
          r->compression_ratio);
   printf("  aggregate error  relative L2 %.3g, cosine %.9f (against the exact float64 mean)\n",
          r->agg_rel_error, r->agg_cosine);
+  /* convergence */
+  if (r->trained) {
+    printf("  trained          test accuracy %.4f, test loss %.4g after %d iterations\n",
+           r->final_accuracy, r->final_loss, e->iterations);
+    if (r->iterations_to_accuracy > 0)
+      printf("  target %.4g      reached after %d iterations, simulated %.6g s\n",
+             e->train.target_accuracy, r->iterations_to_accuracy, r->time_to_accuracy_s);
+    else
+      printf("  target %.4g      not reached\n", e->train.target_accuracy);
+  }
+  /* end convergence */
   printf("  host             %.3g s, peak memory %.1f MB\n", r->host_time_s, r->peak_rss_mb);
   printf("  results          %s/summary.json, iterations.csv, hops.csv\n", r->out_dir);
 }
@@ -156,6 +171,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--out") && i + 1 < argc) o.out_dir = argv[++i];
     else if (!strncmp(a, "--out=", 6)) o.out_dir = argv[i] + 6;
     else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) o.quiet = 1;
+    /* convergence */
+    else if (!strcmp(a, "--record-trace") && i + 1 < argc && !strcmp(cmd, "run")) o.record_trace = argv[++i];
+    else if (!strncmp(a, "--record-trace=", 15) && !strcmp(cmd, "run")) o.record_trace = argv[i] + 15;
+    /* end convergence */
     else if (!strncmp(a, "--cfg=", 6) || !strncmp(a, "--log=", 6)) cfg[ncfg++] = argv[i];
     else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "ccsim %s: unknown or incomplete option \"%s\"\n%s", cmd, a, usage);

@@ -14,6 +14,7 @@
 #include "collectives/collective.h"
 #include "engine/comm.h"
 #include "engine/engine.h"
+#include "feed.h"
 #include "gradients.h"
 #include "platform.h"
 #include "results.h"
@@ -24,7 +25,8 @@
 
 typedef struct shared {
   const experiment *e;
-  grad_source grads;
+  feed *feed;             /* the gradient source (synthetic, trace, training) */
+  grad_source grads;      /* synthetic, for coordinate sampling */
   float *agg;             /* the aggregate, identical on every worker: one copy */
   double *exact_sum;      /* COLL_NEEDS_EXACT_SUM collectives: [elements] */
   /* Multi-phase compressors (PowerSGD): each round's fp32 payloads are
@@ -68,15 +70,14 @@ typedef struct worker {
   double compress_s, comm_s;  /* this iteration, worker's own */
 } worker;
 
-/* coll_io.input: the gradient chunk, through the error-feedback memory. */
 /* Data-plane elements [lo, hi) of worker w's gradient into out: the
  * generator's elements themselves, or, under coordinate sampling, each
  * layer's evenly spaced sample. */
 static void fill(worker *w, size_t lo, size_t hi, float *out) {
   const shared *sh = w->sh;
   const experiment *e = sh->e;
-  if (!e->model.sample) {
-    grad_fill(&sh->grads, (uint32_t)w->rank, w->iteration, lo, hi, out);
+  if (!e->model.sample) { /* synthetic, trace or training */
+    feed_fill(sh->feed, (uint32_t)w->rank, w->iteration, lo, hi, out);
     return;
   }
   const size_t L = e->model.layers->nlayers;
@@ -300,6 +301,10 @@ static void worker_main(void *arg) {
     w->iteration = (uint32_t)it;
     w->plan = sched_plan_now(sh->sched);
     w->compress_s = w->comm_s = 0;
+    /* the gradient (computed on the host when training; the device's
+     * compute time is the profile's, below) */
+    const double host_compute = feed_begin(sh->feed, (uint32_t)w->rank, (uint32_t)it);
+    if (host_compute > 0) comm_sleep(host_compute);
     double t0 = comm_now(), fwd = compute_seconds(e, B * m->total_fwd_flops), busy = fwd;
     comm_execute(fwd);
     timeline_row(w, "forward", -1, t0, comm_now());
@@ -318,6 +323,7 @@ static void worker_main(void *arg) {
     comm_sem_acquire(w->done);
     if (w->mem && w->mem->type->aggregated)
       w->mem->type->aggregated(w->mem->state, w->out ? w->out : sh->agg, data_elements(e), 0);
+    feed_end(sh->feed, (uint32_t)w->rank, (uint32_t)it, w->out ? w->out : sh->agg);
     const double end = comm_now();
     sh->ends[(size_t)it * e->workers + w->rank] = end;
     if (w->rank == 0) {
@@ -358,6 +364,40 @@ static double host_seconds(void) {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* The training columns of iterations.csv: empty cells where there is no
+ * figure (synthetic and trace runs, iterations not evaluated). */
+static void train_cells(FILE *f, const trainer_row *r) {
+  const double v[3] = {r ? r->train_loss : NAN, r ? r->test_loss : NAN, r ? r->test_accuracy : NAN};
+  for (int k = 0; k < 3; k++) {
+    if (!isnan(v[k])) fprintf(f, "%.10g", v[k]);
+    fputc(k < 2 ? ',' : '\n', f);
+  }
+}
+
+/* summary.json's training figures: the last evaluation, and when (simulated
+ * time at the end of the iteration, and iterations done) the test accuracy
+ * first reached train.target_accuracy; null if never. */
+static void train_summary(const experiment *e, const trainer *tr, const double *iter_end,
+                          json_t *s, run_report *rep) {
+  const trainer_row *r = trainer_metrics(tr);
+  const int T = e->iterations;
+  int hit = -1;
+  for (int it = 0; it < T && hit < 0; it++)
+    if (!isnan(r[it].test_accuracy) && r[it].test_accuracy >= e->train.target_accuracy) hit = it;
+  rep->trained = 1;
+  rep->final_loss = r[T - 1].test_loss;
+  rep->final_accuracy = r[T - 1].test_accuracy;
+  rep->time_to_accuracy_s = hit >= 0 ? iter_end[hit] : NAN;
+  rep->iterations_to_accuracy = hit >= 0 ? hit + 1 : -1;
+  json_object_set_new(s, "final_loss", json_real(rep->final_loss));
+  json_object_set_new(s, "final_accuracy", json_real(rep->final_accuracy));
+  json_object_set_new(s, "final_train_loss", json_real(r[T - 1].train_loss));
+  json_object_set_new(s, "target_accuracy", json_real(e->train.target_accuracy));
+  json_object_set_new(s, "agg_worker_spread", json_real(trainer_spread(tr)));
+  json_object_set_new(s, "time_to_accuracy_s", hit >= 0 ? json_real(iter_end[hit]) : json_null());
+  json_object_set_new(s, "iterations_to_accuracy", hit >= 0 ? json_integer(hit + 1) : json_null());
+}
+
 /* Per-iteration figures, derived from the workers' finish times and metrics. */
 typedef struct iter_row {
   double time, bytes, ratio, rel, cos;
@@ -367,12 +407,14 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
                          run_report *rep, ccsim_error *err) {
   const int N = e->workers, T = e->iterations;
   iter_row *rows = calloc((size_t)T, sizeof *rows);
+  double *iter_end = calloc((size_t)T, sizeof *iter_end);
   double prev = 0, sum_rel = 0, sum_cos = 0, bytes = 0, last = 0;
   const double dense = e->collective->dense_bytes(e->model.elements, N, e->coll_params);
   for (int it = 0; it < T; it++) {
     double end = 0;
     for (int r = 0; r < N; r++) end = fmax(end, sh->ends[(size_t)it * N + r]);
     rows[it].time = end - prev;
+    iter_end[it] = end;
     prev = end;
     last = end;
     rows[it].bytes = sh->metrics[it].bytes;
@@ -385,17 +427,22 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
   }
 
   FILE *f = results_open(dir, "iterations.csv", err);
-  if (!f) return free(rows), CCSIM_ERR_RUNTIME;
+  if (!f) return free(rows), free(iter_end), CCSIM_ERR_RUNTIME;
   fprintf(f, "iteration,time_s,compute_s,compress_s,communicate_s,exposed_communicate_s,"
-             "bytes_on_wire,compression_ratio,agg_rel_error,agg_cosine\n");
-  for (int it = 0; it < T; it++)
-    fprintf(f, "%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.0f,%.10g,%.10g,%.12g\n", it, rows[it].time,
+             "bytes_on_wire,compression_ratio,agg_rel_error,agg_cosine,"
+             "train_loss,test_loss,test_accuracy\n");
+  const trainer *tr = feed_trainer(sh->feed);
+  const trainer_row *trows = tr ? trainer_metrics(tr) : NULL;
+  for (int it = 0; it < T; it++) {
+    fprintf(f, "%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.0f,%.10g,%.10g,%.12g,", it, rows[it].time,
             sh->t_compute[it], sh->t_compress[it], sh->t_comm[it], sh->t_exposed[it], rows[it].bytes,
             rows[it].ratio, rows[it].rel, rows[it].cos);
-  if (results_commit(f, dir, "iterations.csv", err)) return free(rows), CCSIM_ERR_RUNTIME;
+    train_cells(f, trows ? &trows[it] : NULL);
+  }
+  if (results_commit(f, dir, "iterations.csv", err)) return free(rows), free(iter_end), CCSIM_ERR_RUNTIME;
 
   f = results_open(dir, "hops.csv", err);
-  if (!f) return free(rows), CCSIM_ERR_RUNTIME;
+  if (!f) return free(rows), free(iter_end), CCSIM_ERR_RUNTIME;
   fprintf(f, "iteration,hop,workers,rel_error,cosine,cascade_rel_error,cascade_gain\n");
   const size_t H = T ? sh->metrics[0].nhops : 0; /* none for multi-phase compressors */
   for (int it = 0; it < T; it++)
@@ -406,7 +453,7 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
       if (c->count > 0) fprintf(f, "%.10g,%.10g\n", err_acc_rel(c), err_acc_gain(c));
       else fprintf(f, ",\n");
     }
-  if (results_commit(f, dir, "hops.csv", err)) return free(rows), CCSIM_ERR_RUNTIME;
+  if (results_commit(f, dir, "hops.csv", err)) return free(rows), free(iter_end), CCSIM_ERR_RUNTIME;
 
   rep->sim_time_s = last;
   rep->iteration_time_s = last / T;
@@ -455,6 +502,7 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
     json_object_set_new(s, "agg_cascade_rel_error", fc.count > 0 ? json_real(err_acc_rel(&fc)) : json_null());
     json_object_set_new(s, "agg_cascade_gain", fc.count > 0 ? json_real(err_acc_gain(&fc)) : json_null());
   }
+  if (tr) train_summary(e, tr, iter_end, s, rep);
   if (H) {
     err_acc last_hop = {0};
     for (int it = 0; it < T; it++) {
@@ -481,12 +529,27 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
   int rc = results_write_json(dir, "summary.json", s, err);
   json_decref(s);
   free(rows);
+  free(iter_end);
   return rc;
 }
 
+static int simulate(const experiment *e, const run_opts *o, feed *fd, double host0, run_report *rep,
+                    ccsim_error *err);
+
+/* The gradient source is set up (and checked: a trace is read once, the
+ * training data loaded) before anything else, so `validate` checks it too. */
 int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsim_error *err) {
   const double host0 = host_seconds();
   memset(rep, 0, sizeof *rep);
+  feed *fd = feed_new(e, o->validate_only ? NULL : o->record_trace, err);
+  if (!fd) return err->code;
+  int rc = simulate(e, o, fd, host0, rep, err);
+  feed_free(fd);
+  return rc;
+}
+
+static int simulate(const experiment *e, const run_opts *o, feed *fd, double host0, run_report *rep,
+                    ccsim_error *err) {
   run_sum_type = *ccomp_find("none");
   run_sum_type.name = "sum";
   run_sum_type.finish = identity_finish;
@@ -517,7 +580,8 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
   if (o->validate_only) return 0;
   if ((rc = results_mkdir(dir, err))) return rc;
 
-  shared sh = {.e = e, .quiet = o->quiet, .tty = isatty(2)};
+  shared sh = {.e = e, .feed = fd, .quiet = o->quiet, .tty = isatty(2)};
+  const int private_outputs = o->private_outputs || feed_private_outputs(fd);
   {
     const model_profile *m = e->model.layers;
     sh.soff = calloc(m->nlayers + 1, sizeof *sh.soff);
@@ -573,7 +637,7 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
     ccomp_setup su = {.n = n, .workers = (uint32_t)e->workers, .rank = (uint32_t)r, .seed = e->seed};
     workers[r].sh = &sh;
     workers[r].rank = r;
-    if (o->private_outputs && !(workers[r].out = calloc(n ? n : 1, sizeof(float)))) {
+    if (private_outputs && !(workers[r].out = calloc(n ? n : 1, sizeof(float)))) {
       rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for private outputs");
       goto out;
     }
@@ -632,7 +696,8 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
     sh.timeline = NULL;
     if (rc) goto out;
   }
-  if (o->private_outputs) {
+  if ((rc = feed_finish(fd, err))) goto out;
+  if (private_outputs) {
     memcpy(sh.agg, workers[0].out, n * sizeof *sh.agg);
     for (int r = 1; r < e->workers; r++)
       for (size_t i = 0; i < n; i++)

@@ -13,7 +13,9 @@ typedef struct run_opts {
   int validate_only;     /* load the platform and check, run nothing */
   int keep_aggregate;    /* return the last iteration's aggregate in the report */
   int private_outputs;   /* each worker gets its own aggregate buffer (tests: every
-                            delivery path runs); the report gives their spread */
+                            delivery path runs); the report gives their spread.
+                            Training runs always use them (trainer.h) */
+  const char *record_trace; /* write the workers' gradients as a trace in this directory */
 } run_opts;
 
 /* What a run measured, for the caller's human summary. */
@@ -24,6 +26,11 @@ typedef struct run_report {
   char out_dir[1024];
   float *aggregate; /* [elements], when keep_aggregate; the caller frees it */
   double worker_spread; /* private_outputs: max |out_w[i] - out_0[i]| (last iteration) */
+  /* gradients.source "train": the last evaluation and when the target was
+   * first reached (NAN / -1 if never) */
+  int trained;
+  double final_loss, final_accuracy, time_to_accuracy_s;
+  int iterations_to_accuracy;
 } run_report;
 
 int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsim_error *err);

@@ -144,6 +144,48 @@ expect crossbar-gpus-per-node 'gpnx.json: platform.gpus_per_node: not a field of
 exp fdims '{"workers": 2, "platform": {"file": "two.xml", "dims": [2]}, '"$ok"'}'
 expect file-with-dims 'fdims.json: platform.dims: only for generated platforms' "$CCSIM" validate "$T/fdims.json"
 # end platforms
+# convergence: training and traces
+tr='"gradients": {"source": "train"}'
+exp dataset '{"workers": 2, '"$tr"', "train": {"dataset": "mnist"}}'
+expect unknown-dataset 'dataset.json: train.dataset: unknown value "mnist" (known: digits, teacher)' "$CCSIM" validate "$T/dataset.json"
+exp lr '{"workers": 2, '"$tr"', "train": {"optimizer": {"lr": -0.1}}}'
+expect bad-lr 'lr.json: train.optimizer.lr: expected a number in [1e-12, 1000], got -0.1' "$CCSIM" validate "$T/lr.json"
+exp lrtype '{"workers": 2, '"$tr"', "train": {"optimizer": {"lr": "fast"}}}'
+expect lr-not-number 'lrtype.json: train.optimizer.lr: expected a number' "$CCSIM" validate "$T/lrtype.json"
+exp optkey '{"workers": 2, '"$tr"', "train": {"optimizer": {"nesterov": true}}}'
+expect optimizer-key 'optkey.json: train.optimizer.nesterov: unknown key "nesterov" (known here: lr, momentum, weight_decay)' "$CCSIM" validate "$T/optkey.json"
+exp trainsynth '{"workers": 2, '"$ok"', "train": {"batch": 8}}'
+expect train-without-source 'trainsynth.json: train: only with gradients.source "train"' "$CCSIM" validate "$T/trainsynth.json"
+exp trainel '{"workers": 2, '"$tr"', "model": {"elements": 100}, "train": {"model": {"kind": "softmax"}}}'
+expect train-elements 'trainel.json: model.elements: 100 elements, but the trained model (train.model) has 650' "$CCSIM" validate "$T/trainel.json"
+exp softhid '{"workers": 2, '"$tr"', "train": {"model": {"kind": "softmax", "hidden": [8]}}}'
+expect softmax-hidden 'softhid.json: train.model.hidden: softmax regression has no hidden layers' "$CCSIM" validate "$T/softhid.json"
+exp nodata '{"workers": 2, '"$tr"', "train": {"data": "no/such/digits.csv.gz"}}'
+expect missing-data 'nodata.json: train.data: cannot read "no/such/digits.csv.gz"' "$CCSIM" validate "$T/nodata.json"
+exp notrace '{"workers": 2, "gradients": {"source": "trace", "trace": "no/such/trace"}}'
+expect missing-trace 'notrace.json: gradients.trace: ' "$CCSIM" validate "$T/notrace.json"
+# a real trace of 3 workers x 2 iterations x 8 elements, recorded by ccsim
+exp rec '{"workers": 3, "iterations": 2, "model": {"elements": 8}}'
+"$CCSIM" run "$T/rec.json" --out "$T/recout" --record-trace "$T/tr" --quiet >/dev/null 2>&1 || echo "FAIL: cannot record a trace" >&2
+exp shape '{"workers": 2, "iterations": 2, "model": {"elements": 9}, "gradients": {"source": "trace", "trace": "tr"}}'
+expect trace-shape 'shape.json: model.elements: 9 elements, but the trace' "$CCSIM" validate "$T/shape.json"
+exp trworkers '{"workers": 4, "iterations": 2, "gradients": {"source": "trace", "trace": "tr"}}'
+expect trace-workers 'trworkers.json: gradients.trace: the trace' "$CCSIM" validate "$T/trworkers.json"
+exp triters '{"workers": 3, "iterations": 3, "gradients": {"source": "trace", "trace": "tr"}}'
+expect trace-iterations 'triters.json: gradients.trace: the trace' "$CCSIM" validate "$T/triters.json"
+exp trsynth '{"workers": 3, "iterations": 2, "gradients": {"source": "trace", "trace": "tr", "scale": 2}}'
+expect trace-synthetic-key 'trsynth.json: gradients.scale: only for source "synthetic"' "$CCSIM" validate "$T/trsynth.json"
+cp -r "$T/tr" "$T/trnan"
+f="$T/trnan/w1/it1.npy"
+printf '\000\000\300\177' | dd of="$f" bs=1 seek=$(($(stat -c %s "$f") - 4)) conv=notrunc status=none
+exp trnan '{"workers": 3, "iterations": 2, "gradients": {"source": "trace", "trace": "trnan"}}'
+expect trace-nan 'trnan.json: gradients.trace: ' "$CCSIM" run "$T/trnan.json" --out "$T/o"
+grep -q "element 7 (layer \"gradient\", its element 7) is NaN" "$T/err" || { fail=$((fail + 1)); echo "FAIL trace-nan: message" >&2; }
+cp -r "$T/tr" "$T/trcut"
+truncate -s -2 "$T/trcut/w2/it0.npy"
+exp trcut '{"workers": 3, "iterations": 2, "gradients": {"source": "trace", "trace": "trcut"}}'
+expect trace-truncated 'trcut.json: gradients.trace: ' "$CCSIM" validate "$T/trcut.json"
+grep -q "truncated" "$T/err" || { fail=$((fail + 1)); echo "FAIL trace-truncated: message" >&2; }
 
 # and a good file is fine, with exit 0
 if "$CCSIM" validate "$T/good.json" >/dev/null 2>&1; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL good file rejected" >&2; fi

@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Convergence of trained ccsim runs (gradients.source "train").
+
+Reads each result directory's summary.json and iterations.csv (the columns
+test_accuracy, test_loss and time_s; simulated time is the running sum of
+time_s, so an iteration's point sits at the simulated time it ended).
+
+  plot_convergence.py curves DIR... -o curves.png
+      test accuracy against iteration (left) and against simulated time
+      (right), one line per run
+  plot_convergence.py tta --speed LABEL DIR... [--speed LABEL DIR...]...
+                      [--target ACC] -o tta.png
+      simulated time to reach the target test accuracy, per method, one bar
+      group per network speed (the same workloads run with, e.g.,
+      --set platform.bandwidth=1Gbps and =100Gbps); a method that never
+      reaches it is marked "not reached"
+  plot_convergence.py table [--target ACC] DIR...
+      a Markdown table, one row per method (runs of one method, e.g. seeds,
+      side by side): final accuracy, mean accuracy over the last 50
+      evaluations, iterations and simulated time to the target, total
+      simulated time
+
+The target defaults to the final accuracy of the uncompressed run among the
+directories (compressor "none") minus one point (0.01); without one, to the
+runs' train.target_accuracy.  Run through analysis/py (needs matplotlib).
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import sys
+
+
+class Run:
+    def __init__(self, d):
+        self.dir = d
+        with open(os.path.join(d, "summary.json")) as f:
+            self.summary = json.load(f)
+        if "final_accuracy" not in self.summary:
+            sys.exit(f"{d}: not a training run (gradients.source \"train\"): no final_accuracy")
+        name = self.summary.get("name", os.path.basename(os.path.normpath(d)))
+        self.label = name[5:] if name.startswith("conv-") else name
+        self.it, self.time, self.acc = [], [], []
+        t = 0.0
+        with open(os.path.join(d, "iterations.csv")) as f:
+            for row in csv.DictReader(f):
+                t += float(row["time_s"])
+                if row.get("test_accuracy", ""):
+                    self.it.append(int(row["iteration"]) + 1)  # updates applied
+                    self.time.append(t)
+                    self.acc.append(float(row["test_accuracy"]))
+        self.sim_time = t
+
+    def tail_accuracy(self, k=50):
+        """Mean test accuracy over the last k evaluations: one final accuracy
+        moves by a whole test sample, this moves less."""
+        tail = self.acc[-k:]
+        return sum(tail) / len(tail) if tail else math.nan
+
+    def reached(self, target):
+        """(iterations, simulated seconds) when test accuracy first >= target, or None."""
+        for i, a in enumerate(self.acc):
+            if a >= target:
+                return self.it[i], self.time[i]
+        return None
+
+
+def default_target(runs):
+    none = [r.summary["final_accuracy"] for r in runs if r.summary.get("compressor") == "none"]
+    if none:
+        return sum(none) / len(none) - 0.01
+    return runs[0].summary.get("target_accuracy", 0.95)
+
+
+def load(dirs):
+    if not dirs:
+        sys.exit("no result directories given")
+    return [Run(d) for d in dirs]
+
+
+def curves(args):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    runs = load(args.dirs)
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.5))
+    for r in runs:
+        a1.plot(r.it, r.acc, label=r.label, lw=1.2)
+        a2.plot([t * 1e3 for t in r.time], r.acc, label=r.label, lw=1.2)
+    for ax, x in ((a1, "iteration"), (a2, "simulated time (ms)")):
+        ax.set_xlabel(x)
+        ax.set_ylabel("test accuracy")
+        ax.grid(alpha=0.3)
+        ax.set_ylim(max(0.0, min(min(r.acc) for r in runs) - 0.02), 1.0)
+    a2.set_xscale("log")
+    a1.legend(fontsize=8, loc="lower right")
+    s = runs[0].summary
+    fig.suptitle(f"{s['workers']} workers: test accuracy of the model trained with each aggregate")
+    fig.tight_layout()
+    fig.savefig(args.o, dpi=120)
+
+
+def tta(args):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+    groups = [(g[0], load(g[1:])) for g in args.speed]
+    allruns = [r for _, rs in groups for r in rs]
+    target = args.target if args.target is not None else default_target(allruns)
+    methods = []
+    for _, rs in groups:
+        for r in rs:
+            if r.label not in methods:
+                methods.append(r.label)
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(methods) + 1.5), 4.5))
+    width = 0.8 / len(groups)
+    x = np.arange(len(methods))
+    top = 0.0
+    for k, (speed, rs) in enumerate(groups):
+        by = {r.label: r for r in rs}
+        vals = []
+        for m in methods:
+            hit = by[m].reached(target) if m in by else None
+            vals.append(hit[1] * 1e3 if hit else math.nan)
+        top = max([top] + [v for v in vals if not math.isnan(v)])
+        bars = ax.bar(x + (k - (len(groups) - 1) / 2) * width, [0 if math.isnan(v) else v for v in vals],
+                      width, label=speed)
+        for b, v in zip(bars, vals):
+            if math.isnan(v):
+                ax.text(b.get_x() + b.get_width() / 2, 0, "not\nreached", ha="center", va="bottom",
+                        fontsize=7, rotation=90)
+    ax.set_xticks(x)
+    ax.set_xticklabels(methods, rotation=20)
+    ax.set_ylabel(f"simulated time to test accuracy {target:.4f} (ms)")
+    ax.set_ylim(0, top * 1.15 if top > 0 else 1)
+    ax.legend(title="link bandwidth")
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(args.o, dpi=120)
+
+
+def setting(s):
+    """The tuned knobs of a run, from its resolved experiment."""
+    x = s.get("experiment", {})
+    o = x.get("train", {}).get("optimizer", {})
+    out = f"lr {o.get('lr', '?'):g}, momentum {o.get('momentum', 0):g}"
+    mem = x.get("compressor", {}).get("memory") if isinstance(x.get("compressor"), dict) else None
+    if isinstance(mem, dict) and "eta" in mem:
+        out += f", eta {mem['eta']:g}"
+    return out
+
+
+def table(args):
+    """One row per method; runs of the same method (e.g. seeds) are listed in
+    order, their final accuracies summarised as mean (min-max)."""
+    runs = load(args.dirs)
+    target = args.target if args.target is not None else default_target(runs)
+    groups = {}
+    for r in runs:
+        groups.setdefault(r.label, []).append(r)
+    n = max(len(g) for g in groups.values())
+    print(f"target test accuracy: {target:.4f}; {n} run(s) per method, listed in the order given\n")
+    print("| method | compressor + memory | collective | setting | compression ratio | "
+          "final accuracy, mean (min-max) | last-50 accuracy, mean | iterations to target | "
+          "simulated ms to target | simulated ms, all iterations |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for label, g in groups.items():
+        s = g[0].summary
+        accs = [r.summary["final_accuracy"] for r in g]
+        acc = f"{sum(accs) / len(accs):.4f}" + (f" ({min(accs):.4f}-{max(accs):.4f})" if len(g) > 1 else "")
+        tail = sum(r.tail_accuracy() for r in g) / len(g)
+        hits = [r.reached(target) for r in g]
+        its = " / ".join(str(h[0]) if h else "never" for h in hits)
+        ms = " / ".join(f"{h[1] * 1e3:.2f}" if h else "-" for h in hits)
+        total = " / ".join(f"{r.sim_time * 1e3:.1f}" for r in g)
+        print(f"| {label} | {s['compressor']} + {s.get('memory', 'none')} | {s['collective']} | "
+              f"{setting(s)} | {s['compression_ratio']:.1f} | {acc} | {tail:.4f} | {its} | {ms} | {total} |")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("curves")
+    c.add_argument("dirs", nargs="+")
+    c.add_argument("-o", required=True)
+    t = sub.add_parser("tta")
+    t.add_argument("--speed", nargs="+", action="append", required=True, metavar="LABEL DIR",
+                   help="a network speed's label, then its result directories")
+    t.add_argument("--target", type=float)
+    t.add_argument("-o", required=True)
+    b = sub.add_parser("table")
+    b.add_argument("dirs", nargs="+")
+    b.add_argument("--target", type=float)
+    args = p.parse_args()
+    if args.cmd == "tta" and any(len(g) < 2 for g in args.speed):
+        p.error("--speed LABEL DIR...: a label and at least one directory")
+    {"curves": curves, "tta": tta, "table": table}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+/* src/feed.h — where a worker's gradient comes from during a run, and where
+ * it is recorded.
+ *
+ * Three sources (gradients.source): "synthetic" generates any chunk on
+ * demand (gradients.h); "trace" replays a recorded trace by range
+ * (trace.h), after trace_check has read every value once; "train" computes
+ * each worker's gradient of its mini-batch at the current parameters and
+ * applies the aggregate (trainer.h).  With a record directory every
+ * (worker, iteration) gradient is also written as a trace, before error
+ * feedback touches it, so a run can be replayed later with source "trace".
+ *
+ * Per worker and iteration the run calls, in order: feed_begin (the
+ * gradient is computed and recorded), feed_fill any number of times for any
+ * ranges (the collective's input callback), feed_end with the aggregate the
+ * worker received.  After the simulation: feed_finish.
+ *
+ * Failures inside the simulation (an I/O error while recording, a trace
+ * that changed under the reader, a diverged training) cannot stop the
+ * actors; they are kept, the run finishes on zeros, and feed_finish reports
+ * the first one.
+ *
+ * Ownership: feed_new returns a new feed, feed_free accepts NULL. */
+#ifndef CCSIM_FEED_H
+#define CCSIM_FEED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "experiment.h"
+#include "trainer.h"
+
+typedef struct feed feed;
+
+/* The experiment's gradient source, checked before anything runs (a trace is
+ * trace_check'ed, training data loaded), and a recorder writing a trace to
+ * record_dir when it is not NULL.  NULL with err set. */
+feed *feed_new(const experiment *e, const char *record_dir, ccsim_error *err);
+void feed_free(feed *f);
+
+/* Worker w begins iteration it; returns the simulated seconds its gradient
+ * took to compute (0 until a device time model provides them). */
+double feed_begin(feed *f, uint32_t w, uint32_t it);
+/* out[0 .. hi-lo) = elements [lo, hi) of w's gradient at iteration it. */
+void feed_fill(feed *f, uint32_t w, uint32_t it, size_t lo, size_t hi, float *out);
+/* Worker w received the aggregate agg[elements] of iteration it. */
+void feed_end(feed *f, uint32_t w, uint32_t it, const float *agg);
+/* After the simulation: finish training, close the recorded trace, report
+ * the first failure.  0 or an error code with err. */
+int feed_finish(feed *f, ccsim_error *err);
+
+/* Each worker must deliver its aggregate into its own buffer (training
+ * reads it as soon as the worker is done). */
+int feed_private_outputs(const feed *f);
+/* The trainer of a "train" run, else NULL. */
+const trainer *feed_trainer(const feed *f);
+
+#endif

@@ -1,0 +1,223 @@
+/* src/trainer.c — one shared model trained by the simulated workers with
+ * the aggregate their collective produced (trainer.h says why one copy of
+ * theta is enough and when each update is applied). */
+#include "trainer.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/collective.h"
+#include "trace.h"
+#include "train/data.h"
+
+struct trainer {
+  const experiment *e;
+  const train_config *c;
+  tmodel *model;
+  tmodel_ws *ws; /* one: a trainer call never yields, so callers never overlap */
+  tdataset *train, *test;
+  tshards *shards;
+  size_t np;
+  float *theta, *velocity;
+  float *pending;     /* the aggregate of iteration pending_it */
+  long pending_it;    /* -1: none yet */
+  long applied;       /* updates applied so far (iterations 0 .. applied-1) */
+  double pending_norm; /* ||pending||_2 */
+  double spread;      /* max over workers and iterations of ||agg_w - applied|| / ||applied|| */
+  float *grads;       /* [workers][np]: each worker's gradient of its current iteration */
+  float *X;           /* [batch][features] */
+  int *y;             /* [batch] */
+  size_t *idx;        /* [batch] */
+  double *loss_sum;   /* [iterations] */
+  trainer_row *rows;  /* [iterations] */
+  int status;
+  char msg[512];
+};
+
+size_t trainer_nparams(const trainer *t) { return t->np; }
+
+const tmodel_tensor *trainer_layers(const trainer *t, size_t *count) {
+  return tmodel_layers(t->model, count);
+}
+
+const float *trainer_theta(const trainer *t) { return t->theta; }
+
+const trainer_row *trainer_metrics(const trainer *t) { return t->rows; }
+
+double trainer_spread(const trainer *t) { return t->spread; }
+
+int trainer_status(const trainer *t, ccsim_error *err) {
+  if (!t->status) return 0;
+  return ccsim_fail(err, t->status, "%s", t->msg);
+}
+
+void trainer_free(trainer *t) {
+  if (!t) return;
+  tmodel_ws_free(t->ws);
+  tmodel_free(t->model);
+  tdata_free(t->train);
+  tdata_free(t->test);
+  tshards_free(t->shards);
+  free(t->theta);
+  free(t->velocity);
+  free(t->pending);
+  free(t->grads);
+  free(t->X);
+  free(t->y);
+  free(t->idx);
+  free(t->loss_sum);
+  free(t->rows);
+  free(t);
+}
+
+static trainer *fail_new(trainer *t, ccsim_error *err, const ccsim_error *why, const char *path) {
+  ccsim_fail(err, why->code ? why->code : CCSIM_ERR_INPUT, "%s: %s: %s", t->e->file, path, why->msg);
+  trainer_free(t);
+  return NULL;
+}
+
+trainer *trainer_new(const experiment *e, ccsim_error *err) {
+  trainer *t = calloc(1, sizeof *t);
+  if (!t) {
+    ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for the trainer");
+    return NULL;
+  }
+  t->e = e;
+  t->c = &e->train;
+  const train_config *c = t->c;
+  ccsim_error why = {0};
+  tdataset *all = NULL;
+  if (c->dataset == TRAIN_DIGITS) {
+    all = tdata_load_digits(c->data, &why);
+    if (!all) return fail_new(t, err, &why, "train.data");
+  } else {
+    all = tdata_teacher(&c->teacher, NULL, NULL, &why);
+    if (!all) return fail_new(t, err, &why, "train.teacher");
+  }
+  int bad = tdata_split(all, c->test_fraction, e->seed, &t->train, &t->test, &why);
+  tdata_free(all);
+  if (bad) return fail_new(t, err, &why, "train.test_fraction");
+  t->shards = tshards_new(t->train, (uint32_t)e->workers, c->shards, c->shards_per_worker, e->seed, &why);
+  if (!t->shards) return fail_new(t, err, &why, "train.shards");
+  t->model = tmodel_new(&c->model, &why);
+  if (!t->model) return fail_new(t, err, &why, "train.model");
+  t->np = tmodel_nparams(t->model);
+  t->ws = tmodel_ws_new(t->model, c->batch > 256 ? c->batch : 256, &why);
+  if (!t->ws) return fail_new(t, err, &why, "train.batch");
+  const size_t np = t->np, N = (size_t)e->workers, T = (size_t)e->iterations;
+  t->theta = malloc(np * sizeof *t->theta);
+  t->velocity = calloc(np, sizeof *t->velocity);
+  t->pending = malloc(np * sizeof *t->pending);
+  t->grads = malloc(N * np * sizeof *t->grads);
+  t->X = malloc(c->batch * t->train->features * sizeof *t->X);
+  t->y = malloc(c->batch * sizeof *t->y);
+  t->idx = malloc(c->batch * sizeof *t->idx);
+  t->loss_sum = calloc(T, sizeof *t->loss_sum);
+  t->rows = malloc(T * sizeof *t->rows);
+  if (!t->theta || !t->velocity || !t->pending || !t->grads || !t->X || !t->y || !t->idx ||
+      !t->loss_sum || !t->rows) {
+    ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for training %zu parameters on %zu workers",
+               np, N);
+    trainer_free(t);
+    return NULL;
+  }
+  for (size_t i = 0; i < T; i++) t->rows[i] = (trainer_row){NAN, NAN, NAN};
+  tmodel_init(t->model, t->theta, e->seed);
+  t->pending_it = -1;
+  return t;
+}
+
+static void diverged(trainer *t, const char *what, uint32_t w, uint32_t it) {
+  if (t->status) return;
+  t->status = CCSIM_ERR_RUNTIME;
+  snprintf(t->msg, sizeof t->msg,
+           "%s: training diverged: worker %u's %s at iteration %u is not finite (train.optimizer.lr "
+           "= %g is likely too large for compressor %s)",
+           t->e->file, w, what, it, t->c->lr, t->e->compressor->name);
+}
+
+/* theta and the optimizer state take the aggregate of iteration `it`; then
+ * the test split is evaluated if this iteration is due. */
+static void apply_update(trainer *t, uint32_t it) {
+  assert(t->pending_it == (long)it && t->applied == (long)it);
+  const size_t np = t->np;
+  const float lr = (float)t->c->lr, mom = (float)t->c->momentum, wd = (float)t->c->weight_decay;
+  float *th = t->theta, *v = t->velocity;
+  const float *a = t->pending;
+  if (wd != 0) {
+    for (size_t i = 0; i < np; i++) {
+      v[i] = mom * v[i] + (a[i] + wd * th[i]);
+      th[i] -= lr * v[i];
+    }
+  } else {
+    for (size_t i = 0; i < np; i++) {
+      v[i] = mom * v[i] + a[i];
+      th[i] -= lr * v[i];
+    }
+  }
+  t->applied = (long)it + 1;
+  const int T = t->e->iterations;
+  if ((it + 1) % (uint32_t)t->c->eval_every == 0 || (int)it == T - 1) {
+    double acc;
+    const double loss =
+        tmodel_evaluate(t->model, t->ws, th, t->test->X, t->test->y, t->test->n, &acc);
+    t->rows[it].test_loss = loss;
+    t->rows[it].test_accuracy = acc;
+  }
+}
+
+double trainer_begin_iteration(trainer *t, uint32_t w, uint32_t it) {
+  if (it > 0 && t->applied < (long)it) apply_update(t, it - 1);
+  const size_t B = t->c->batch, np = t->np;
+  float *g = t->grads + (size_t)w * np;
+  tshards_batch(t->shards, t->e->seed, w, it, B, t->idx);
+  tdata_gather(t->train, t->idx, B, t->X, t->y);
+  const double loss = tmodel_loss_grad(t->model, t->ws, t->theta, t->X, t->y, B, g);
+  t->loss_sum[it] += loss;
+  if (!isfinite(loss) || trace_first_nonfinite(g, np) < np) {
+    diverged(t, isfinite(loss) ? "gradient" : "loss", w, it);
+    memset(g, 0, np * sizeof *g); /* finite data for the compressors; the run fails at the end */
+  }
+  return 0.0; /* no device time model yet */
+}
+
+void trainer_gradient(const trainer *t, uint32_t w, size_t lo, size_t hi, float *out) {
+  memcpy(out, t->grads + (size_t)w * t->np + lo, (hi - lo) * sizeof *out);
+}
+
+void trainer_end_iteration(trainer *t, uint32_t w, uint32_t it, const float *agg) {
+  (void)w;
+  if (t->pending_it != (long)it) {
+    /* The first worker to end `it`: update it - 1 was applied when it began. */
+    assert(t->pending_it == (long)it - 1 && t->applied == (long)it);
+    memcpy(t->pending, agg, t->np * sizeof *agg);
+    t->pending_it = it;
+    double n2 = 0;
+    for (size_t i = 0; i < t->np; i++) n2 += (double)agg[i] * agg[i];
+    t->pending_norm = sqrt(n2);
+  } else if (memcmp(t->pending, agg, t->np * sizeof *agg) != 0) {
+    double d2 = 0;
+    for (size_t i = 0; i < t->np; i++) {
+      const double d = (double)agg[i] - t->pending[i];
+      d2 += d * d;
+    }
+    const double rel = t->pending_norm > 0 ? sqrt(d2) / t->pending_norm : INFINITY;
+    if (rel > t->spread) t->spread = rel;
+    if (rel > TRAINER_MAX_SPREAD && !t->status) {
+      t->status = CCSIM_ERR_RUNTIME;
+      snprintf(t->msg, sizeof t->msg,
+               "%s: worker %u's aggregate at iteration %u differs from the one applied by %.3g "
+               "(relative L2; collective %s): more than summation order explains",
+               t->e->file, w, it, rel, t->e->collective->name);
+    }
+  }
+}
+
+void trainer_finish(trainer *t) {
+  const int T = t->e->iterations;
+  if (T > 0 && t->applied < T && t->pending_it == T - 1) apply_update(t, (uint32_t)T - 1);
+  for (int i = 0; i < T; i++) t->rows[i].train_loss = t->loss_sum[i] / t->e->workers;
+}
