@@ -34,6 +34,7 @@
 
 #include "compressor.h"
 #include "bitstream.h"
+#include "qbits.h"
 #include "rng.h"
 #include "sparse_pairs.h"
 
@@ -82,48 +83,140 @@ static size_t s2_max_wire_bytes(const void *state, size_t n) {
   return 4 * s->depth * sh.c + (sh.rows + 7) / 8;
 }
 
-/* Hash row r of global index t: bucket in [0, c) and sign +-1. */
+/* Hash row r of global index t: bucket in [0, c) and sign +-1 (the
+ * definition; the block kernels below compute exactly this). */
 static inline size_t s2_hash(uint64_t rowkey, uint64_t t, size_t c, float *sign) {
   uint64_t h = ccr_u64(rowkey, t);
   *sign = (h & 1) ? -1.0f : 1.0f;
   return (size_t)(((unsigned __int128)(h >> 1) * c) >> 63);
 }
 
+/* ---- blocks of 64 ----------------------------------------------------------
+ * Encode and decode walk the chunk in blocks of S2_B elements (aligned to the
+ * chunk's element 0; the hash depends on the global index only, so any
+ * blocking gives the same sketch).  A block of x whose 64 elements are all
+ * zero is skipped before any hashing; otherwise every hash row hashes the
+ * whole block with s2_hash_block and scatters it, zeros included: adding
+ * +-0 leaves a cell unchanged (a cell starts at +0 and a sum of floats is -0
+ * only if both terms are), so the table is bit-identical to adding the
+ * non-zeros alone, in the same index order.
+ *
+ * s2_hash_block computes SplitMix64 on 64 consecutive counters with fixed
+ * trip counts so that gcc vectorizes it (QB_CLONES adds an AVX2 clone, with
+ * 64-bit multiplies built from 32 x 32-bit ones), sign as an XOR mask on the
+ * float's sign bit (no branch: the sign is a coin flip, a branch on it
+ * mispredicts half the time) and the bucket from 32-bit halves:
+ * for g = h >> 1 = gh 2^32 + gl and c < 2^32,
+ *     floor(g c / 2^63) = floor((gh c + floor(gl c / 2^32)) / 2^31)
+ * exactly, with no term above 2^64.  Buckets for c >= 2^32 (chunks of more
+ * than 2^32 elements) come from s2_hash itself. */
+enum { S2_B = 64 };
+
+QB_INLINE void s2_hash_core(uint64_t rowkey, uint64_t t0, uint32_t c, uint64_t *restrict bucket,
+                            uint32_t *restrict flip) {
+  uint64_t z = rowkey + (t0 + 1) * CCR_GAMMA; /* ccr_u64(rowkey, t0 + j) = ccr_mix(z + j gamma) */
+  for (int j = 0; j < S2_B; j++, z += CCR_GAMMA) {
+    const uint64_t h = ccr_mix(z), g = h >> 1;
+    bucket[j] = ((g >> 32) * c + (((g & 0xffffffffu) * c) >> 32)) >> 31;
+    flip[j] = (uint32_t)h << 31;
+  }
+}
+
+/* Encode: bucket[j] and val[j] = sign_j x[j] for global indices t0 .. t0+63. */
+QB_CLONES static void s2_hash_encode(uint64_t rowkey, uint64_t t0, uint32_t c,
+                                     const float *restrict x, uint64_t *restrict bucket,
+                                     float *restrict val) {
+  uint32_t flip[S2_B];
+  s2_hash_core(rowkey, t0, c, bucket, flip);
+  for (int j = 0; j < S2_B; j++) val[j] = qb_u2f(qb_f2u(x[j]) ^ flip[j]);
+}
+
+/* Decode: bucket[j] and the sign mask flip[j] for global indices t0 .. t0+63. */
+QB_CLONES static void s2_hash_decode(uint64_t rowkey, uint64_t t0, uint32_t c,
+                                     uint64_t *restrict bucket, uint32_t *restrict flip) {
+  s2_hash_core(rowkey, t0, c, bucket, flip);
+}
+
+/* Either kernel for any c: the vector one when c < 2^32, else s2_hash. */
+static void s2_hash_block(uint64_t rowkey, uint64_t t0, size_t c, const float *x, uint64_t *bucket,
+                          float *val, uint32_t *flip) {
+  if (c <= UINT32_MAX) {
+    if (x) s2_hash_encode(rowkey, t0, (uint32_t)c, x, bucket, val);
+    else s2_hash_decode(rowkey, t0, (uint32_t)c, bucket, flip);
+    return;
+  }
+  for (int j = 0; j < S2_B; j++) {
+    float sg;
+    bucket[j] = s2_hash(rowkey, t0 + (uint64_t)j, c, &sg);
+    if (x) val[j] = qb_u2f(qb_f2u(x[j]) ^ (qb_f2u(sg) & 0x80000000u));
+    else flip[j] = qb_f2u(sg) & 0x80000000u;
+  }
+}
+
+/* Bit j set iff x[j] != 0 (NaN counts as non-zero, -0 as zero). */
+QB_CLONES static uint64_t s2_nonzero_mask(const float *restrict x) {
+  uint8_t t[S2_B];
+  for (int j = 0; j < S2_B; j++) t[j] = (qb_f2u(x[j]) & 0x7fffffffu) != 0;
+  uint64_t m = 0;
+  for (int j = 0; j < S2_B; j++) m |= (uint64_t)t[j] << j;
+  return m;
+}
+
+/* Rows of the R x m view met by one block: walks [b, b + len) row segment by
+ * row segment, keeping the current row and its end across blocks (so there
+ * is no division per block).  For each segment, the mask of its bits in the
+ * block. */
+typedef struct {
+  size_t row, row_end, cols, n;
+} s2_rows;
+
+static uint64_t s2_bits(size_t lo, size_t hi) { /* bits [lo, hi) of a word, hi <= 64 */
+  uint64_t upto = hi == 64 ? ~0ull : (1ull << hi) - 1;
+  return upto & ~((1ull << lo) - 1);
+}
+
+static size_t s2_wire_sizes(const s2_state *s, size_t n, s2_shape *sh) {
+  *sh = s2_shape_of(s, n);
+  return 4 * s->depth * sh->c;
+}
+
 static size_t s2_encode(void *state, const float *x, size_t n, const ccomp_call *call,
                         uint8_t *out) {
   const s2_state *s = state;
-  s2_shape sh = s2_shape_of(s, n);
-  size_t tbytes = 4 * s->depth * sh.c, total = s2_max_wire_bytes(s, n);
+  s2_shape sh;
+  const size_t tbytes = s2_wire_sizes(s, n, &sh), total = s2_max_wire_bytes(s, n);
   memset(out, 0, total);
   uint8_t *bitmap = out + tbytes;
   uint64_t rowkey[S2_MAX_DEPTH];
   for (unsigned r = 0; r < s->depth; r++) rowkey[r] = ccr_key(call->shared_key, r);
   /* The table is summed in an aligned fp32 array, then stored little-endian. */
   float *tab = calloc((size_t)s->depth * sh.c + 1, sizeof *tab);
-  /* Row by row, so no division per element; a row is marked once. */
-  for (size_t row = 0, lo = 0; lo < n; row++, lo += s->cols) {
-    const size_t hi = lo + s->cols < n ? lo + s->cols : n;
-    int touched = 0;
-    for (unsigned r = 0; r < s->depth; r++) {
-      /* Hash a block first, then scatter: the hashes pipeline freely. */
-      float *table = tab + r * sh.c;
-      for (size_t blo = lo; blo < hi; blo += 256) {
-        const size_t bhi = blo + 256 < hi ? blo + 256 : hi;
-        uint32_t bucket[256];
-        float val[256];
-        for (size_t i = blo; i < bhi; i++) {
-          float sg;
-          bucket[i - blo] = (uint32_t)s2_hash(rowkey[r], call->offset + i, sh.c, &sg);
-          val[i - blo] = sg * x[i];
-        }
-        for (size_t i = blo; i < bhi; i++) {
-          if (x[i] == 0.0f) continue;
-          touched = 1;
-          table[bucket[i - blo]] += val[i - blo];
-        }
-      }
+  s2_rows rw = {0, s->cols < n ? s->cols : n, s->cols, n};
+  for (size_t b = 0; b < n; b += S2_B) {
+    const size_t len = n - b < S2_B ? n - b : S2_B;
+    const float *xb = x + b;
+    float pad[S2_B];
+    if (len < S2_B) { /* the last block, zero-padded: padding adds nothing */
+      memcpy(pad, xb, len * sizeof *pad);
+      memset(pad + len, 0, (S2_B - len) * sizeof *pad);
+      xb = pad;
     }
-    if (touched) bitmap[row / 8] |= (uint8_t)(1u << (row % 8));
+    const uint64_t nz = s2_nonzero_mask(xb);
+    /* Mark the rows of this block holding a non-zero. */
+    for (size_t p = b; p < b + len;) {
+      const size_t e = rw.row_end < b + len ? rw.row_end : b + len;
+      if (nz & s2_bits(p - b, e - b)) bitmap[rw.row / 8] |= (uint8_t)(1u << (rw.row % 8));
+      if (e == rw.row_end) rw.row++, rw.row_end = rw.row_end + rw.cols < n ? rw.row_end + rw.cols : n;
+      p = e;
+    }
+    if (!nz) continue;
+    for (unsigned r = 0; r < s->depth; r++) {
+      uint64_t bucket[S2_B];
+      float val[S2_B];
+      s2_hash_block(rowkey[r], (uint64_t)call->offset + b, sh.c, xb, bucket, val, NULL);
+      float *table = tab + r * sh.c;
+      for (int j = 0; j < S2_B; j++) table[bucket[j]] += val[j];
+    }
   }
   for (size_t j = 0; j < s->depth * sh.c; j++) ccb_store_f32(out + 4 * j, tab[j]);
   free(tab);
@@ -146,27 +239,43 @@ static void s2_decode(const void *state, const uint8_t *in, size_t nbytes, size_
                       uint32_t workers, const ccomp_call *call, float *y) {
   (void)workers;
   const s2_state *s = state;
-  s2_shape sh = s2_shape_of(s, n);
+  s2_shape sh;
+  const size_t tbytes = s2_wire_sizes(s, n, &sh);
   assert(nbytes == s2_max_wire_bytes(s, n));
   (void)nbytes;
-  const uint8_t *bitmap = in + 4 * s->depth * sh.c;
+  const uint8_t *bitmap = in + tbytes;
   uint64_t rowkey[S2_MAX_DEPTH];
   for (unsigned r = 0; r < s->depth; r++) rowkey[r] = ccr_key(call->shared_key, r);
-  for (size_t row = 0; row < sh.rows; row++) {
-    size_t lo = row * s->cols, hi = lo + s->cols < n ? lo + s->cols : n;
-    if (!(bitmap[row / 8] >> (row % 8) & 1)) {
-      memset(y + lo, 0, (hi - lo) * sizeof *y);
+  s2_rows rw = {0, s->cols < n ? s->cols : n, s->cols, n};
+  for (size_t b = 0; b < n; b += S2_B) {
+    const size_t len = n - b < S2_B ? n - b : S2_B;
+    /* Bit j set iff element b + j lies in a row set in the bitmap. */
+    uint64_t want = 0;
+    for (size_t p = b; p < b + len;) {
+      const size_t e = rw.row_end < b + len ? rw.row_end : b + len;
+      if (bitmap[rw.row / 8] >> (rw.row % 8) & 1) want |= s2_bits(p - b, e - b);
+      if (e == rw.row_end) rw.row++, rw.row_end = rw.row_end + rw.cols < n ? rw.row_end + rw.cols : n;
+      p = e;
+    }
+    if (!want) {
+      memset(y + b, 0, len * sizeof *y);
       continue;
     }
-    for (size_t i = lo; i < hi; i++) {
-      float est[S2_MAX_DEPTH];
-      for (unsigned r = 0; r < s->depth; r++) {
-        float sg;
-        size_t b = s2_hash(rowkey[r], call->offset + i, sh.c, &sg);
-        est[r] = sg * ccb_load_f32(in + 4 * (r * sh.c + b));
-      }
-      y[i] = s->depth == 1 ? est[0] : median(est, s->depth);
+    float est[S2_MAX_DEPTH][S2_B];
+    for (unsigned r = 0; r < s->depth; r++) {
+      uint64_t bucket[S2_B];
+      uint32_t flip[S2_B];
+      s2_hash_block(rowkey[r], (uint64_t)call->offset + b, sh.c, NULL, bucket, NULL, flip);
+      const uint8_t *table = in + 4 * r * sh.c;
+      for (int j = 0; j < S2_B; j++) est[r][j] = qb_u2f(ccb_load_u32(table + 4 * bucket[j]) ^ flip[j]);
     }
+    if (s->depth > 1)
+      for (int j = 0; j < S2_B; j++) {
+        float v[S2_MAX_DEPTH];
+        for (unsigned r = 0; r < s->depth; r++) v[r] = est[r][j];
+        est[0][j] = median(v, s->depth);
+      }
+    for (size_t j = 0; j < len; j++) y[b + j] = want >> j & 1 ? est[0][j] : 0.0f;
   }
 }
 
