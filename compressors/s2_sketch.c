@@ -110,8 +110,9 @@ static inline size_t s2_hash(uint64_t rowkey, uint64_t t, size_t c, float *sign)
  * exactly, with no term above 2^64.  On x86-64 with AVX2 (checked at run
  * time) four lanes at a time with intrinsics: gcc's vectorizer does not see
  * that these are 32 x 32-bit products and emulates full 64 x 64-bit ones,
- * 3 multiplies each instead of 1.  Buckets for c >= 2^32 (chunks of more than
- * 2^32 elements) come from s2_hash itself. */
+ * 3 multiplies each instead of 1 (CCOMP_NO_CLONES, the switch that turns off
+ * the qbits.c clones, turns this path off too).  Buckets for c >= 2^32
+ * (chunks of more than 2^32 elements) come from s2_hash itself. */
 enum { S2_B = 64 };
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(CCOMP_NO_CLONES)
@@ -127,10 +128,13 @@ S2_TARGET __m256i s2_mul64(__m256i z, __m256i kl, __m256i kh) {
   return _mm256_add_epi64(_mm256_mul_epu32(z, kl), _mm256_slli_epi64(cross, 32));
 }
 
-/* ccr_mix per lane. */
+/* ccr_mix (rng.h) per lane, with its two multipliers. */
 S2_TARGET __m256i s2_mix4(__m256i z) {
-  const __m256i k1l = _mm256_set1_epi64x(0x1CE4E5B9), k1h = _mm256_set1_epi64x(0xBF58476D),
-                k2l = _mm256_set1_epi64x(0x133111EB), k2h = _mm256_set1_epi64x(0x94D049BB);
+  const uint64_t k1 = 0xBF58476D1CE4E5B9ull, k2 = 0x94D049BB133111EBull;
+  const __m256i k1l = _mm256_set1_epi64x((long long)(k1 & 0xffffffffu)),
+                k1h = _mm256_set1_epi64x((long long)(k1 >> 32)),
+                k2l = _mm256_set1_epi64x((long long)(k2 & 0xffffffffu)),
+                k2h = _mm256_set1_epi64x((long long)(k2 >> 32));
   z = s2_mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 30)), k1l, k1h);
   z = s2_mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 27)), k2l, k2h);
   return _mm256_xor_si256(z, _mm256_srli_epi64(z, 31));
@@ -233,10 +237,8 @@ QB_CLONES static uint64_t s2_nonzero_mask(const float *restrict x) {
   return m;
 }
 
-/* Rows of the R x m view met by one block: walks [b, b + len) row segment by
- * row segment, keeping the current row and its end across blocks (so there
- * is no division per block).  For each segment, the mask of its bits in the
- * block. */
+/* Rows of the R x m view met by one block, segment by segment: the current
+ * row and its end are kept across blocks, so there is no division per block. */
 typedef struct {
   size_t row, row_end, cols, n;
 } s2_rows;
@@ -244,6 +246,19 @@ typedef struct {
 static uint64_t s2_bits(size_t lo, size_t hi) { /* bits [lo, hi) of a word, hi <= 64 */
   uint64_t upto = hi == 64 ? ~0ull : (1ull << hi) - 1;
   return upto & ~((1ull << lo) - 1);
+}
+
+/* The segment of the block [b, end) that starts at p: its row (*row), its
+ * bits in the block's word (*mask); returns where the next one starts. */
+static size_t s2_segment(s2_rows *rw, size_t p, size_t b, size_t end, size_t *row, uint64_t *mask) {
+  const size_t e = rw->row_end < end ? rw->row_end : end;
+  *row = rw->row;
+  *mask = s2_bits(p - b, e - b);
+  if (e == rw->row_end) {
+    rw->row++;
+    rw->row_end = rw->row_end + rw->cols < rw->n ? rw->row_end + rw->cols : rw->n;
+  }
+  return e;
 }
 
 static size_t s2_wire_sizes(const s2_state *s, size_t n, s2_shape *sh) {
@@ -274,15 +289,14 @@ static size_t s2_encode(void *state, const float *x, size_t n, const ccomp_call 
       xb = pad;
     }
     /* x streams from memory while the scatter keeps the caches busy: fetch
-     * ahead (a hint; past the end it is dropped). */
-    __builtin_prefetch(x + b + 16 * S2_B);
+     * ahead. */
+    if (n - b > 16 * S2_B) __builtin_prefetch(x + b + 16 * S2_B);
     const uint64_t nz = s2_nonzero_mask(xb);
     /* Mark the rows of this block holding a non-zero. */
-    for (size_t p = b; p < b + len;) {
-      const size_t e = rw.row_end < b + len ? rw.row_end : b + len;
-      if (nz & s2_bits(p - b, e - b)) bitmap[rw.row / 8] |= (uint8_t)(1u << (rw.row % 8));
-      if (e == rw.row_end) rw.row++, rw.row_end = rw.row_end + rw.cols < n ? rw.row_end + rw.cols : n;
-      p = e;
+    for (size_t p = b, row; p < b + len;) {
+      uint64_t m;
+      p = s2_segment(&rw, p, b, b + len, &row, &m);
+      if (nz & m) bitmap[row / 8] |= (uint8_t)(1u << (row % 8));
     }
     if (!nz) continue;
     for (unsigned r = 0; r < s->depth; r++) {
@@ -327,11 +341,10 @@ static void s2_decode(const void *state, const uint8_t *in, size_t nbytes, size_
     const size_t len = n - b < S2_B ? n - b : S2_B;
     /* Bit j set iff element b + j lies in a row set in the bitmap. */
     uint64_t want = 0;
-    for (size_t p = b; p < b + len;) {
-      const size_t e = rw.row_end < b + len ? rw.row_end : b + len;
-      if (bitmap[rw.row / 8] >> (rw.row % 8) & 1) want |= s2_bits(p - b, e - b);
-      if (e == rw.row_end) rw.row++, rw.row_end = rw.row_end + rw.cols < n ? rw.row_end + rw.cols : n;
-      p = e;
+    for (size_t p = b, row; p < b + len;) {
+      uint64_t m;
+      p = s2_segment(&rw, p, b, b + len, &row, &m);
+      if (bitmap[row / 8] >> (row % 8) & 1) want |= m;
     }
     if (!want) {
       memset(y + b, 0, len * sizeof *y);
