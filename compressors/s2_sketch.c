@@ -180,6 +180,17 @@ __attribute__((target("avx2"))) static void s2_block_avx2(uint64_t z0, uint32_t 
   }
 }
 
+/* Bit j set iff x[j] != 0: compares (unordered counts as not equal, so NaN
+ * is non-zero) and their sign masks. */
+__attribute__((target("avx2"))) static uint64_t s2_nonzero_avx2(const float *x) {
+  uint64_t m = 0;
+  for (int j = 0; j < S2_B; j += 8) {
+    const __m256 ne = _mm256_cmp_ps(_mm256_loadu_ps(x + j), _mm256_setzero_ps(), _CMP_NEQ_UQ);
+    m |= (uint64_t)(uint32_t)_mm256_movemask_ps(ne) << j;
+  }
+  return m;
+}
+
 static int s2_use_avx2(void) { return __builtin_cpu_supports("avx2"); }
 #else
 static int s2_use_avx2(void) { return 0; }
@@ -217,23 +228,15 @@ static void s2_hash_block(int avx2, uint64_t rowkey, uint64_t t0, size_t c, cons
   }
 }
 
-/* Bit j set iff x[j] != 0 (NaN counts as non-zero, -0 as zero).  Bytes of
- * 0/1 are gathered eight at a time with a multiply, as in qbits.c: byte k of
- * v lands on bit 56 + k of v * 0x0102040810204080 and nothing carries. */
-QB_CLONES static uint64_t s2_nonzero_mask(const float *restrict x) {
-  uint8_t t[S2_B];
-  for (int j = 0; j < S2_B; j++) t[j] = (qb_f2u(x[j]) & 0x7fffffffu) != 0;
-  uint64_t m = 0;
-  for (int k = 0; k < S2_B / 8; k++) {
-    uint64_t v;
-#if QB_LITTLE_ENDIAN
-    memcpy(&v, t + 8 * k, 8);
+/* Bit j set iff x[j] != 0 (NaN counts as non-zero, -0 as zero). */
+static uint64_t s2_nonzero_mask(int avx2, const float *x) {
+#ifdef S2_AVX2
+  if (avx2) return s2_nonzero_avx2(x);
 #else
-    v = 0;
-    for (int i = 0; i < 8; i++) v |= (uint64_t)t[8 * k + i] << (8 * i);
+  (void)avx2;
 #endif
-    m |= ((v * 0x0102040810204080ull) >> 56) << (8 * k);
-  }
+  uint64_t m = 0;
+  for (int j = 0; j < S2_B; j++) m |= (uint64_t)((qb_f2u(x[j]) & 0x7fffffffu) != 0) << j;
   return m;
 }
 
@@ -290,8 +293,9 @@ static size_t s2_encode(void *state, const float *x, size_t n, const ccomp_call 
     }
     /* x streams from memory while the scatter keeps the caches busy: fetch
      * ahead. */
-    if (n - b > 16 * S2_B) __builtin_prefetch(x + b + 16 * S2_B);
-    const uint64_t nz = s2_nonzero_mask(xb);
+    if (n - b > 17 * S2_B)
+      for (int l = 0; l < S2_B; l += 16) __builtin_prefetch(x + b + 16 * S2_B + l);
+    const uint64_t nz = s2_nonzero_mask(avx2, xb);
     /* Mark the rows of this block holding a non-zero. */
     for (size_t p = b, row; p < b + len;) {
       uint64_t m;
