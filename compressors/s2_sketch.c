@@ -34,7 +34,6 @@
 
 #include "compressor.h"
 #include "bitstream.h"
-#include "qbits.h"
 #include "rng.h"
 #include "sparse_pairs.h"
 
@@ -144,7 +143,8 @@ S2_TARGET __m256i s2_mix4(__m256i z) {
 S2_TARGET __m256i s2_bucket4(__m256i h, __m256i c4) {
   const __m256i g = _mm256_srli_epi64(h, 1);
   const __m256i lo = _mm256_srli_epi64(_mm256_mul_epu32(g, c4), 32);
-  return _mm256_srli_epi64(_mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(g, 32), c4), lo), 31);
+  const __m256i hi = _mm256_mul_epu32(_mm256_srli_epi64(g, 32), c4);
+  return _mm256_srli_epi64(_mm256_add_epi64(hi, lo), 31);
 }
 
 /* The sign masks of eight hashes (bit 0 of each, moved to bit 31 of a
@@ -204,8 +204,8 @@ static void s2_hash_block(int avx2, uint64_t rowkey, uint64_t t0, size_t c, cons
     for (int j = 0; j < S2_B; j++) {
       float sg;
       bucket[j] = s2_hash(rowkey, t0 + (uint64_t)j, c, &sg);
-      const uint32_t f = qb_f2u(sg) & 0x80000000u;
-      if (x) val[j] = qb_u2f(qb_f2u(x[j]) ^ f);
+      const uint32_t f = ccb_f32_bits(sg) & 0x80000000u;
+      if (x) val[j] = ccb_bits_f32(ccb_f32_bits(x[j]) ^ f);
       else flip[j] = f;
     }
     return;
@@ -223,7 +223,7 @@ static void s2_hash_block(int avx2, uint64_t rowkey, uint64_t t0, size_t c, cons
     const uint64_t h = ccr_mix(z), g = h >> 1;
     bucket[j] = ((g >> 32) * c + (((g & 0xffffffffu) * c) >> 32)) >> 31;
     const uint32_t f = (uint32_t)h << 31;
-    if (x) val[j] = qb_u2f(qb_f2u(x[j]) ^ f);
+    if (x) val[j] = ccb_bits_f32(ccb_f32_bits(x[j]) ^ f);
     else flip[j] = f;
   }
 }
@@ -236,7 +236,7 @@ static uint64_t s2_nonzero_mask(int avx2, const float *x) {
   (void)avx2;
 #endif
   uint64_t m = 0;
-  for (int j = 0; j < S2_B; j++) m |= (uint64_t)((qb_f2u(x[j]) & 0x7fffffffu) != 0) << j;
+  for (int j = 0; j < S2_B; j++) m |= (uint64_t)((ccb_f32_bits(x[j]) & 0x7fffffffu) != 0) << j;
   return m;
 }
 
@@ -364,7 +364,8 @@ static void s2_decode(const void *state, const uint8_t *in, size_t nbytes, size_
       s2_hash_block(avx2, rowkey[r], (uint64_t)call->offset + b, sh.c, NULL, bucket, NULL, flip);
       const uint8_t *table = in + 4 * r * sh.c;
       float *e = direct ? y + b : est[r];
-      for (int j = 0; j < S2_B; j++) e[j] = qb_u2f(ccb_load_u32(table + 4 * bucket[j]) ^ flip[j]);
+      for (int j = 0; j < S2_B; j++)
+        e[j] = ccb_bits_f32(ccb_load_u32(table + 4 * bucket[j]) ^ flip[j]);
     }
     if (direct) continue;
     if (s->depth > 1)

@@ -232,7 +232,8 @@ static void test_matches_definition(void) {
     reference(n, cols, ratio, depth, x, shared, offset, wr, yr);
     int same = nb == cap && !memcmp(w, wr, cap) && !memcmp(y, yr, n * sizeof *y);
     if (!same)
-      fprintf(stderr, "s2-sketch differs from its definition: n %zu cols %zu ratio %g depth %u offset %llu\n",
+      fprintf(stderr,
+              "s2-sketch differs from its definition: n %zu cols %zu ratio %g depth %u offset %llu\n",
               n, cols, ratio, depth, (unsigned long long)offset);
     mismatched += !same, cases++;
     free(x), free(y), free(yr), free(w), free(wr);
