@@ -16,7 +16,14 @@
  *   - summable: the combine of 4 workers' payloads, in any grouping, decodes
  *     like the sketch of their sum (fp32 rounding aside): exact recovery of
  *     the sum, no cascading error;
- *   - wire size 4 c depth + ceil(R / 8). */
+ *   - wire size 4 c depth + ceil(R / 8);
+ *   - encode and decode equal, bit for bit, the definition written out here
+ *     element by element (h = ccr_u64(ccr_key(shared_key, r), offset + t),
+ *     sign = bit 0, bucket = floor((h >> 1) c / 2^63), non-zeros added in
+ *     index order, median over hash rows), for chunk lengths that are not
+ *     multiples of the encoder's blocks, rows of 1 to more than n elements,
+ *     1 to 4 hash rows, offsets up to 2^64 - 2^20, all-zero stretches and
+ *     -0.0 entries. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,9 +162,90 @@ static void test_summable(void) {
   ccomp_free(c);
 }
 
+/* The sketch by its definition, one element at a time. */
+static void reference(size_t n, size_t cols, double ratio, unsigned depth, const float *x,
+                      uint64_t shared, uint64_t offset, uint8_t *wire, float *y) {
+  size_t rows = (n + cols - 1) / cols, c = (size_t)ceil(ratio * (double)(rows * cols) - 1e-9);
+  if (c < 1) c = 1;
+  if (c > rows * cols) c = rows * cols;
+  float *tab = calloc(depth * c, sizeof *tab);
+  size_t *bk = malloc(depth * n * sizeof *bk);
+  float *sg = malloc(depth * n * sizeof *sg);
+  for (unsigned r = 0; r < depth; r++)
+    for (size_t t = 0; t < n; t++) {
+      uint64_t h = ccr_u64(ccr_key(shared, r), offset + t);
+      sg[r * n + t] = (h & 1) ? -1.0f : 1.0f;
+      bk[r * n + t] = (size_t)(((unsigned __int128)(h >> 1) * c) >> 63);
+      if (x[t] != 0.0f) tab[r * c + bk[r * n + t]] += sg[r * n + t] * x[t];
+    }
+  memset(wire, 0, 4 * depth * c + (rows + 7) / 8);
+  for (size_t j = 0; j < depth * c; j++) memcpy(wire + 4 * j, &tab[j], 4); /* little-endian host */
+  for (size_t row = 0; row < rows; row++) {
+    int any = 0;
+    for (size_t t = row * cols; t < n && t < (row + 1) * cols; t++) any |= x[t] != 0.0f;
+    if (any) wire[4 * depth * c + row / 8] |= (uint8_t)(1u << (row % 8));
+    for (size_t t = row * cols; t < n && t < (row + 1) * cols; t++) {
+      float v[4];
+      for (unsigned r = 0; r < depth; r++) v[r] = sg[r * n + t] * tab[r * c + bk[r * n + t]];
+      for (unsigned i = 1; i < depth; i++) /* sort */
+        for (unsigned k = i; k > 0 && v[k - 1] > v[k]; k--) {
+          float tmp = v[k];
+          v[k] = v[k - 1], v[k - 1] = tmp;
+        }
+      float med = (depth & 1) ? v[depth / 2] : 0.5f * (v[depth / 2 - 1] + v[depth / 2]);
+      y[t] = any ? med : 0.0f;
+    }
+  }
+  free(tab), free(bk), free(sg);
+}
+
+static void test_matches_definition(void) {
+  static const size_t ns[] = {1, 63, 64, 65, 1000, 4097, 20011};
+  static const size_t colss[] = {1, 3, 64, 100, 30000};
+  static const double ratios[] = {0.001, 0.05, 0.5, 4};
+  static const uint64_t offsets[] = {0, 37, 4294967290ull, 18446744073708503040ull};
+  int mismatched = 0, cases = 0;
+  for (int k = 0; k < 60; k++) {
+    uint64_t key = ccr_key(700, (uint64_t)k);
+    size_t n = ns[k % 7], cols = colss[(k / 7 + k) % 5];
+    double ratio = ratios[ccr_u64(key, 1) % 4];
+    unsigned depth = 1 + (unsigned)(ccr_u64(key, 2) % 4);
+    uint64_t offset = offsets[ccr_u64(key, 3) % 4], shared = ccr_key(key, 4);
+    /* sparse: runs of 0..300 zeros between short runs of values, some -0.0 */
+    float *x = calloc(n, sizeof *x), *y = malloc(n * sizeof *y), *yr = malloc(n * sizeof *yr);
+    for (size_t t = 0; t < n;) {
+      t += ccr_u64(key ^ 1, t) % 301;
+      for (size_t e = t + 1 + ccr_u64(key ^ 2, t) % 40; t < e && t < n; t++)
+        x[t] = ccr_u64(key ^ 3, t) % 5 == 0 ? -0.0f : (float)(ccr_unit(key ^ 4, t) * 4 - 2);
+    }
+    char err[CCOMP_ERRLEN];
+    double p[3] = {(double)cols, ratio, depth};
+    ccomp_setup su = {.n = n, .workers = 2, .rank = 0, .seed = 1};
+    ccomp *c = ccomp_new(ccomp_find("s2-sketch"), p, &su, err, sizeof err);
+    CHECK(c != NULL, "s2-sketch: %s", err);
+    if (!c) exit(1);
+    size_t cap = ccomp_max_wire_bytes(c, n);
+    uint8_t *w = malloc(cap), *wr = malloc(cap);
+    ccomp_call call = {.key = 1, .shared_key = shared, .offset = (size_t)offset};
+    size_t nb = ccomp_encode(c, x, n, &call, w);
+    ccomp_decode(c, w, nb, n, 1, &call, y);
+    reference(n, cols, ratio, depth, x, shared, offset, wr, yr);
+    int same = nb == cap && !memcmp(w, wr, cap) && !memcmp(y, yr, n * sizeof *y);
+    if (!same)
+      fprintf(stderr,
+              "s2-sketch differs from its definition: n %zu cols %zu ratio %g depth %u offset %llu\n",
+              n, cols, ratio, depth, (unsigned long long)offset);
+    mismatched += !same, cases++;
+    free(x), free(y), free(yr), free(w), free(wr);
+    ccomp_free(c);
+  }
+  CHECK(mismatched == 0, "%d of %d cases differ from the definition", mismatched, cases);
+}
+
 int main(void) {
   test_exact_recovery();
   test_error_vs_c();
   test_summable();
+  test_matches_definition();
   return check_status("test_s2_sketch");
 }
