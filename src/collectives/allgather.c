@@ -100,8 +100,7 @@ static void gather_finish(gather *g) {
 }
 
 static coll_msg *own_payload(coll_ctx *ctx) {
-  ctx->global_max = 0;
-  if (ctx->comp->type->flags & CCOMP_GLOBAL_MAX) coll_global_max(ctx);
+  coll_global_max(ctx);
   return coll_encode_own(ctx, ctx->rank, 0, ctx->n);
 }
 

@@ -165,7 +165,6 @@ typedef struct coll_bundle {
 coll_bundle *coll_bundle_new(int chunk, size_t count);
 /* Frees the bundle and drops one reference to each payload. */
 void coll_bundle_free(coll_bundle *b);
-double coll_bundle_bytes(const coll_bundle *b);
 /* Bytes the network is charged for m: its bytes, or, under coordinate
  * sampling, what the full-size payload would have: max_wire_bytes of the
  * full chunk for fixed-size formats, the bytes scaled by n_full / n else. */
@@ -186,9 +185,10 @@ void coll_measure(coll_ctx *ctx, size_t h, const coll_msg *m, size_t lo, uint64_
  * iteration's final figures. */
 void coll_deliver(coll_ctx *ctx, const coll_msg *m, size_t lo, int final);
 
-/* Global max of the compressor's local statistic over all workers, for
- * CCOMP_GLOBAL_MAX compressors: a ring max-reduction of one float per worker
- * (N - 1 steps of 4 bytes), charged on the network.  Sets ctx->global_max. */
+/* Sets ctx->global_max: for CCOMP_GLOBAL_MAX compressors, the max of the
+ * local statistic over all workers by a ring max-reduction of one float per
+ * worker (N - 1 steps of 4 bytes, charged on the network); 0 for the
+ * others, which need nothing.  Every collective calls it first. */
 void coll_global_max(coll_ctx *ctx);
 
 /* A ring over `size` of the workers: ranks[0 .. size-1] in ring order; this

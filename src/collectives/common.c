@@ -94,12 +94,6 @@ void coll_bundle_free(coll_bundle *b) {
   free(b);
 }
 
-double coll_bundle_bytes(const coll_bundle *b) {
-  double s = 0;
-  for (size_t k = 0; k < b->count; k++) s += (double)b->m[k]->nbytes;
-  return s;
-}
-
 double coll_msg_charge(const coll_ctx *ctx, const coll_msg *m) {
   if (ctx->n_full <= ctx->n || ctx->n == 0) return (double)m->nbytes;
   const double f = (double)ctx->n_full / (double)ctx->n;
@@ -217,6 +211,8 @@ void coll_deliver(coll_ctx *ctx, const coll_msg *m, size_t lo, int final) {
 }
 
 void coll_global_max(coll_ctx *ctx) {
+  ctx->global_max = 0;
+  if (!(ctx->comp->type->flags & CCOMP_GLOBAL_MAX)) return;
   const int N = ctx->nworkers, r = ctx->rank, next = (r + 1) % N, prev = (r + N - 1) % N;
   float m = 0;
   size_t lo, hi;

@@ -86,8 +86,7 @@ static void hier_run(coll_ctx *ctx) {
   hier h = {.ctx = ctx, .G = (int)ctx->params[0]};
   h.M = N / h.G;
   const int node = r / h.G, local = r % h.G;
-  ctx->global_max = 0;
-  if (ctx->comp->type->flags & CCOMP_GLOBAL_MAX) coll_global_max(ctx);
+  coll_global_max(ctx);
   int *members = malloc((size_t)h.G * sizeof *members), *leaders = malloc((size_t)h.M * sizeof *leaders);
   for (int k = 0; k < h.G; k++) members[k] = node * h.G + k;
   for (int k = 0; k < h.M; k++) leaders[k] = k * h.G;

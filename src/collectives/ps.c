@@ -55,8 +55,7 @@ static void answer_decode(coll_ctx *ctx, const coll_msg *m, size_t lo, float *y)
 static void ps_run(coll_ctx *ctx) {
   const int N = ctx->nworkers, r = ctx->rank, K = ps_servers(N, ctx->params);
   const int downlink = ctx->params[1] != 0;
-  ctx->global_max = 0;
-  if (ctx->comp->type->flags & CCOMP_GLOBAL_MAX) coll_global_max(ctx);
+  coll_global_max(ctx);
 
   /* push */
   comm_req **push = calloc((size_t)K, sizeof *push);

@@ -78,8 +78,7 @@ static void rhd_run(coll_ctx *ctx) {
   while (s.P * 2 <= N) s.P *= 2;
   s.R = N - s.P;
   s.vrank = r < 2 * s.R ? (r % 2 ? r / 2 : -1) : r - s.R;
-  ctx->global_max = 0;
-  if (ctx->comp->type->flags & CCOMP_GLOBAL_MAX) coll_global_max(ctx);
+  coll_global_max(ctx);
 
   coll_msg **held = calloc((size_t)s.P, sizeof *held);
   for (int c = 0; c < s.P; c++) {

@@ -57,8 +57,7 @@ static coll_ring ring_of_all(coll_ctx *ctx, int *ranks) {
 }
 
 static void ring_run(coll_ctx *ctx) {
-  ctx->global_max = 0;
-  if (ctx->comp->type->flags & CCOMP_GLOBAL_MAX) coll_global_max(ctx);
+  coll_global_max(ctx);
   int *ranks = malloc((size_t)ctx->nworkers * sizeof *ranks);
   coll_ring ring = ring_of_all(ctx, ranks);
   ring_state st = {ctx};

@@ -76,15 +76,12 @@ static coll_msg *recompress(coll_ctx *ctx, coll_msg *in, size_t lo, size_t hi, u
 
 static void rr_run(coll_ctx *ctx) {
   const int N = ctx->nworkers, r = ctx->rank, next = (r + 1) % N, prev = (r + N - 1) % N;
-  ctx->global_max = 0;
+  coll_global_max(ctx);
   /* A partial sum over k workers can reach k times the largest input, so a
    * compressor that quantizes against a global max (Global-QSGD) is given
    * N times it: the bound every re-encoding can use, at log2 N bits of
    * resolution, the price of recompressing such a format. */
-  if (ctx->comp->type->flags & CCOMP_GLOBAL_MAX) {
-    coll_global_max(ctx);
-    ctx->global_max *= (float)N;
-  }
+  ctx->global_max *= (float)N;
   size_t lo, hi, maxchunk = ctx->n / (size_t)N + 2;
   float *y = malloc(maxchunk * sizeof *y), *p = malloc(maxchunk * sizeof *p);
   coll_chunk(ctx->n, N, r, &lo, &hi);

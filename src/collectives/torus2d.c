@@ -126,8 +126,7 @@ static void torus_run(coll_ctx *ctx) {
   t.C = N / t.R;
   t.i = ctx->rank / t.C;
   t.j = ctx->rank % t.C;
-  ctx->global_max = 0;
-  if (ctx->comp->type->flags & CCOMP_GLOBAL_MAX) coll_global_max(ctx);
+  coll_global_max(ctx);
   int *row = malloc((size_t)t.C * sizeof *row), *col = malloc((size_t)t.R * sizeof *col);
   for (int k = 0; k < t.C; k++) row[k] = t.i * t.C + k;
   for (int k = 0; k < t.R; k++) col[k] = k * t.C + t.j;

@@ -28,8 +28,7 @@ static size_t tree_lo(void *arg, int chunk, size_t part) {
 
 static void tree_run(coll_ctx *ctx) {
   const int N = ctx->nworkers;
-  ctx->global_max = 0;
-  if (ctx->comp->type->flags & CCOMP_GLOBAL_MAX) coll_global_max(ctx);
+  coll_global_max(ctx);
   int *ranks = malloc((size_t)N * sizeof *ranks);
   for (int i = 0; i < N; i++) ranks[i] = i;
   coll_ring all = {.ranks = ranks, .size = N, .pos = ctx->rank};
