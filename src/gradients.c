@@ -101,36 +101,46 @@ void grad_source_init(grad_source *g, const experiment *e) {
   g->seed = e->seed;
 }
 
+/* The streams of worker `worker` at iteration `iteration`, and the weights
+ * of the shared and the private part. */
+typedef struct grad_stream {
+  uint64_t wkey, ckey;
+  double a, b;
+} grad_stream;
+
+static grad_stream stream_of(const grad_source *g, uint32_t worker, uint32_t iteration) {
+  const uint64_t it_key = ccr_key(ccr_key(g->seed, 0x67726164 /* "grad" */), iteration);
+  grad_stream st = {
+      .wkey = ccr_key(it_key, worker),
+      .ckey = ccr_key(it_key, 0xC0FFEEull << 32), /* no worker id collides */
+      .a = g->scale * sqrt(g->correlation),
+      .b = g->scale * sqrt(1.0 - g->correlation),
+  };
+  return st;
+}
+
+/* Element t of the stream. */
+static inline float element(const grad_source *g, const grad_stream *st, uint64_t t) {
+  if (g->correlation <= 0) return (float)(g->scale * draw(g->distribution, st->wkey, t));
+  return (float)(st->a * draw(g->distribution, st->ckey, t) + st->b * draw(g->distribution, st->wkey, t));
+}
+
 void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo, size_t hi,
                float *out) {
   if (!zig_ready) zig_init();
-  const uint64_t it_key = ccr_key(ccr_key(g->seed, 0x67726164 /* "grad" */), iteration);
-  const uint64_t wkey = ccr_key(it_key, worker);
-  if (g->correlation <= 0 && g->distribution == GRAD_NORMAL) {
+  const grad_stream st = stream_of(g, worker, iteration);
+  if (g->correlation <= 0 && g->distribution == GRAD_NORMAL) { /* the common case, branch-free */
     const double scale = g->scale;
-    for (size_t t = lo; t < hi; t++) out[t - lo] = (float)(scale * normal_fast(wkey, t));
+    for (size_t t = lo; t < hi; t++) out[t - lo] = (float)(scale * normal_fast(st.wkey, t));
     return;
   }
-  if (g->correlation <= 0) {
-    for (size_t t = lo; t < hi; t++) out[t - lo] = (float)(g->scale * draw(g->distribution, wkey, t));
-    return;
-  }
-  const uint64_t ckey = ccr_key(it_key, 0xC0FFEEull << 32); /* no worker id collides */
-  const double a = g->scale * sqrt(g->correlation), b = g->scale * sqrt(1.0 - g->correlation);
-  for (size_t t = lo; t < hi; t++)
-    out[t - lo] = (float)(a * draw(g->distribution, ckey, t) + b * draw(g->distribution, wkey, t));
+  for (size_t t = lo; t < hi; t++) out[t - lo] = element(g, &st, t);
 }
 
 void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo,
                        size_t hi, size_t base, size_t full, size_t sample, float *out) {
   if (!zig_ready) zig_init();
-  const uint64_t it_key = ccr_key(ccr_key(g->seed, 0x67726164 /* "grad" */), iteration);
-  const uint64_t wkey = ccr_key(it_key, worker), ckey = ccr_key(it_key, 0xC0FFEEull << 32);
-  const double a = g->scale * sqrt(g->correlation), b = g->scale * sqrt(1.0 - g->correlation);
-  for (size_t j = lo; j < hi; j++) {
-    const uint64_t t = base + (uint64_t)((unsigned __int128)j * full / sample);
-    /* the same arithmetic as grad_fill, element by element */
-    if (g->correlation <= 0) out[j - lo] = (float)(g->scale * draw(g->distribution, wkey, t));
-    else out[j - lo] = (float)(a * draw(g->distribution, ckey, t) + b * draw(g->distribution, wkey, t));
-  }
+  const grad_stream st = stream_of(g, worker, iteration);
+  for (size_t j = lo; j < hi; j++)
+    out[j - lo] = element(g, &st, base + (uint64_t)((unsigned __int128)j * full / sample));
 }
