@@ -155,11 +155,7 @@ static void progress(shared *sh, int it, double now) {
 }
 
 /* Elements the data plane runs on: all, or the coordinate sample. */
-static size_t data_plane_n;
-static size_t data_elements(const experiment *e) {
-  (void)e;
-  return data_plane_n;
-}
+static size_t data_elements(const shared *sh) { return sh->soff[sh->e->model.layers->nlayers]; }
 
 /* coll_io.input of a round: the round's fp32 payload. */
 static void round_input(void *arg, size_t lo, size_t hi, float *p) {
@@ -173,7 +169,7 @@ static void round_input(void *arg, size_t lo, size_t hi, float *p) {
 static void run_phased(worker *w, coll_ctx *base) {
   shared *sh = w->sh;
   const experiment *e = sh->e;
-  const size_t n = data_elements(e);
+  const size_t n = data_elements(sh);
   const int N = e->workers;
   worker_input(w, 0, n, w->x);
   double *exact = sh->phase_exact[w->iteration % 2];
@@ -322,7 +318,7 @@ static void worker_main(void *arg) {
     const double bwd_end = comm_now();
     comm_sem_acquire(w->done);
     if (w->mem && w->mem->type->aggregated)
-      w->mem->type->aggregated(w->mem->state, w->out ? w->out : sh->agg, data_elements(e), 0);
+      w->mem->type->aggregated(w->mem->state, w->out ? w->out : sh->agg, data_elements(sh), 0);
     feed_end(sh->feed, (uint32_t)w->rank, (uint32_t)it, w->out ? w->out : sh->agg);
     const double end = comm_now();
     sh->ends[(size_t)it * e->workers + w->rank] = end;
@@ -521,7 +517,7 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
     }
   }
   json_object_set_new(s, "data_mode", json_string(e->model.sample ? "sampled" : "full"));
-  if (e->model.sample) json_object_set_new(s, "sampled_elements", json_integer((json_int_t)data_elements(e)));
+  if (e->model.sample) json_object_set_new(s, "sampled_elements", json_integer((json_int_t)data_elements(sh)));
   json_object_set_new(s, "network_model", json_string(engine_network_model()));
   json_object_set_new(s, "host_time_s", json_real(rep->host_time_s));
   json_object_set_new(s, "peak_rss_mb", json_real(rep->peak_rss_mb));
@@ -597,10 +593,9 @@ static int simulate(const experiment *e, const run_opts *o, feed *fd, double hos
       sh.foff[l + 1] = sh.foff[l] + p;
       sh.soff[l + 1] = sh.soff[l] + k;
     }
-    data_plane_n = sh.soff[m->nlayers];
   }
   grad_source_init(&sh.grads, e);
-  const size_t n = data_elements(e), H = e->collective->hops(e->workers, e->coll_params);
+  const size_t n = data_elements(&sh), H = e->collective->hops(e->workers, e->coll_params);
   sh.agg = calloc(n, sizeof *sh.agg);
   if (e->collective->requires & COLL_NEEDS_EXACT_SUM) sh.exact_sum = calloc(n, sizeof *sh.exact_sum);
   sh.metrics = calloc((size_t)e->iterations, sizeof *sh.metrics);

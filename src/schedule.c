@@ -61,9 +61,10 @@ static void advance(scheduler *s) {
       if (++s->i == s->ncuts) {
         /* the search is over: keep the fastest partition measured (the
          * binary search assumes one minimum; a probe may have beaten it) */
+        const probe *best = memo(s, s->cuts);
         for (size_t k = 0; k < s->nlog; k++)
-          if (s->log[k].time < (memo(s, s->cuts) ? memo(s, s->cuts)->time : 1e300))
-            memcpy(s->cuts, s->log[k].cuts, s->ncuts * sizeof *s->cuts);
+          if (!best || s->log[k].time < best->time) best = &s->log[k];
+        if (best) memcpy(s->cuts, best->cuts, s->ncuts * sizeof *s->cuts);
         s->done = 1;
         break;
       }

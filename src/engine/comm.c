@@ -22,8 +22,7 @@ static size_t mb_n;
 
 static sg_mailbox_t mailbox(int src, int dst) {
   if (!mb_rows) {
-    const char *const *h = engine_hosts(&mb_n);
-    (void)h;
+    engine_hosts(&mb_n);
     if (mb_n <= 8192) mb_rows = calloc(mb_n ? mb_n : 1, sizeof *mb_rows);
   }
   sg_mailbox_t *row = NULL;
