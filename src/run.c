@@ -129,16 +129,20 @@ static double compress_seconds(const worker *w, enum ccomp_op op, size_t n) {
   return device_cost_seconds(e->device, &c);
 }
 
-/* coll_io.device: a compression operation inside the collective runs on the
- * device, sharing it with backward. */
-static void worker_device(void *arg, enum ccomp_op op, size_t n) {
-  worker *w = arg;
+/* Run a compression operation on n elements on the device (sharing it with
+ * backward), count it, and record it in the timeline as `what`. */
+static void device_run(worker *w, enum ccomp_op op, size_t n, const char *what, int bucket) {
   const double d = compress_seconds(w, op, n);
   if (d <= 0) return;
   const double t0 = comm_now();
   comm_execute(d);
   w->compress_s += d;
-  timeline_row(w, "compress", -1, t0, comm_now());
+  timeline_row(w, what, bucket, t0, comm_now());
+}
+
+/* coll_io.device: a compression operation inside the collective. */
+static void worker_device(void *arg, enum ccomp_op op, size_t n) {
+  device_run(arg, op, n, "compress", -1);
 }
 
 static void progress(shared *sh, int it, double now) {
@@ -252,24 +256,13 @@ static void comm_main(void *arg) {
       /* one bucket: the keys of a plain run (and its golden files) */
       ctx.shared_key = plan->nb > 1 ? ccr_key(it_key, 1 + (uint64_t)k) : it_key;
       ctx.key = ccr_key(ctx.shared_key, 1 + (uint64_t)w->rank);
-      double t0 = comm_now(), d = compress_seconds(w, CCOMP_ENCODE, ctx.n);
-      if (d > 0) {
-        comm_execute(d);
-        w->compress_s += d;
-        timeline_row(w, "compress", (int)k, t0, comm_now());
-      }
+      device_run(w, CCOMP_ENCODE, ctx.n, "compress", (int)k);
       const double c0 = comm_now();
       if (w->sum) run_phased(w, &ctx);
       else e->collective->run(&ctx);
       w->comm_s += comm_now() - c0;
       timeline_row(w, "communicate", (int)k, c0, comm_now());
-      t0 = comm_now();
-      d = compress_seconds(w, CCOMP_DECODE, ctx.n);
-      if (d > 0) {
-        comm_execute(d);
-        w->compress_s += d;
-        timeline_row(w, "decompress", (int)k, t0, comm_now());
-      }
+      device_run(w, CCOMP_DECODE, ctx.n, "decompress", (int)k);
     }
     w->base = 0;
     comm_sem_release(w->done);
