@@ -69,6 +69,16 @@ static int fail(ccsim_error *err, const char *file, const char *path, const char
 
 static char *dump(json_t *v) { return json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT); }
 
+/* "key=<v as compact JSON>", a --set assignment; a new string. */
+static char *assignment(const char *key, json_t *v) {
+  char *text = dump(v);
+  size_t need = strlen(key) + strlen(text) + 2;
+  char *a = malloc(need);
+  snprintf(a, need, "%s=%s", key, text);
+  free(text);
+  return a;
+}
+
 /* A label for a plain value: its JSON text without quotes, '/' as '-'. */
 static void label_of(json_t *v, char *buf, size_t len) {
   char *s = json_is_string(v) ? strdup(json_string_value(v)) : dump(v);
@@ -145,11 +155,7 @@ static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *
     snprintf(vp, sizeof vp, "%s.values[%zu]", path, k);
     if (jp) { /* a plain value for one field */
       label_of(v, c->label, sizeof c->label);
-      char *text = dump(v);
-      size_t need = strlen(json_string_value(jp)) + strlen(text) + 2;
-      c->sets[0] = malloc(need);
-      snprintf(c->sets[0], need, "%s=%s", json_string_value(jp), text);
-      free(text);
+      c->sets[0] = assignment(json_string_value(jp), v);
       c->nsets = 1;
       continue;
     }
@@ -163,11 +169,7 @@ static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *
     json_t *x;
     json_object_foreach(set, key, x) {
       if (c->nsets == 32) return fail(err, file, vp, "at most 32 fields per value");
-      char *text = dump(x);
-      size_t need = strlen(key) + strlen(text) + 2;
-      c->sets[c->nsets] = malloc(need);
-      snprintf(c->sets[c->nsets++], need, "%s=%s", key, text);
-      free(text);
+      c->sets[c->nsets++] = assignment(key, x);
     }
   }
   return 0;
@@ -244,11 +246,7 @@ static int sweep_load(const char *file, const char *out_override, sweep *s, ccsi
       const char *key;
       json_t *x;
       json_object_foreach(common, key, x) {
-        char *text = dump(x);
-        size_t need = strlen(key) + strlen(text) + 2;
-        pt->sets[pt->nsets] = malloc(need);
-        snprintf(pt->sets[pt->nsets++], need, "%s=%s", key, text);
-        free(text);
+        pt->sets[pt->nsets++] = assignment(key, x);
       }
     }
     size_t rest = p;
