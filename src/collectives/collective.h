@@ -198,6 +198,9 @@ typedef struct coll_ring {
   int size, pos;
 } coll_ring;
 
+/* All workers in rank order; ranks[nworkers] is the caller's storage. */
+coll_ring coll_all(const coll_ctx *ctx, int *ranks);
+
 /* Reduce-scatter along the ring.  The data is cut into `size` chunks;
  * own(arg, c) gives this worker's contribution to chunk c as a bundle (a new
  * one, whose payloads it hands over).  At step s = 0 .. size-2 the worker

@@ -270,6 +270,11 @@ static coll_bundle *bundle_combine(coll_ctx *ctx, coll_bundle *in, coll_bundle *
   return sum;
 }
 
+coll_ring coll_all(const coll_ctx *ctx, int *ranks) {
+  for (int i = 0; i < ctx->nworkers; i++) ranks[i] = i;
+  return (coll_ring){.ranks = ranks, .size = ctx->nworkers, .pos = ctx->rank};
+}
+
 coll_bundle *coll_ring_reduce_scatter(coll_ctx *ctx, const coll_ring *ring,
                                       coll_bundle *(*own)(void *arg, int chunk),
                                       size_t (*lo_of)(void *arg, int chunk, size_t part), void *arg,

@@ -50,16 +50,10 @@ static void ring_got(void *arg, const coll_bundle *b) {
   if (!ctx->out_shared) coll_deliver(ctx, b->m[0], ring_lo(arg, b->chunk, 0), 0);
 }
 
-/* The ring of all workers in rank order; ranks[] is the caller's. */
-static coll_ring ring_of_all(coll_ctx *ctx, int *ranks) {
-  for (int i = 0; i < ctx->nworkers; i++) ranks[i] = i;
-  return (coll_ring){.ranks = ranks, .size = ctx->nworkers, .pos = ctx->rank};
-}
-
 static void ring_run(coll_ctx *ctx) {
   coll_global_max(ctx);
   int *ranks = malloc((size_t)ctx->nworkers * sizeof *ranks);
-  coll_ring ring = ring_of_all(ctx, ranks);
+  coll_ring ring = coll_all(ctx, ranks);
   ring_state st = {ctx};
   coll_bundle *mine = coll_ring_reduce_scatter(ctx, &ring, ring_own, ring_lo, &st, 0);
   /* mine: chunk (rank + 1) mod N summed over all N workers. */

@@ -30,8 +30,7 @@ static void tree_run(coll_ctx *ctx) {
   const int N = ctx->nworkers;
   coll_global_max(ctx);
   int *ranks = malloc((size_t)N * sizeof *ranks);
-  for (int i = 0; i < N; i++) ranks[i] = i;
-  coll_ring all = {.ranks = ranks, .size = N, .pos = ctx->rank};
+  coll_ring all = coll_all(ctx, ranks);
   tree_state st = {ctx};
   coll_bundle *mine = coll_bundle_new(0, 1);
   mine->m[0] = coll_encode_own(ctx, 0, 0, ctx->n);
