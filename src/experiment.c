@@ -778,6 +778,9 @@ static int read_model(reader *rd, experiment *e, json_t *root, size_t implied, c
     json_object_set_new(m, "elements", json_integer((json_int_t)implied));
   const int given = (json_object_get(m, "elements") != NULL) + (json_object_get(m, "size") != NULL) +
                     (json_object_get(m, "profile") != NULL) + (json_object_get(m, "layers") != NULL);
+  if (e->model.layers && (json_object_get(m, "profile") || json_object_get(m, "layers")))
+    return fail(rd, json_object_get(m, "profile") ? "model.profile" : "model.layers",
+                "%s fixes the layers and their flops; leave the model section out", what);
   if (given != 1)
     return fail(rd, "model",
                 "give exactly one of \"elements\" (fp32 count), \"size\" (e.g. \"4MB\"), \"profile\" "
@@ -814,7 +817,13 @@ static int read_model(reader *rd, experiment *e, json_t *root, size_t implied, c
                 "gradient source) or make them agree",
                 e->model.elements, what, implied);
   if (!e->model.layers) e->model.layers = single_layer(e->model.elements);
-  if ((rc = read_real(rd, m, "model", "batch", 32, 1, 1e9, &e->model.batch))) return rc;
+  const int trained = e->gradients.source == GRAD_TRAIN;
+  if ((rc = read_real(rd, m, "model", "batch", trained ? (double)e->train.batch : 32, 1, 1e9,
+                      &e->model.batch)))
+    return rc;
+  if (trained && e->model.batch != (double)e->train.batch)
+    return fail(rd, "model.batch", "%g, but train.batch is %zu: the time model follows the "
+                "training batch; leave model.batch out", e->model.batch, e->train.batch);
   /* Coordinate sampling (DESIGN section 7): the data plane runs on `sample`
    * evenly spaced coordinates, the network carries full-size messages. */
   long long k;
@@ -946,6 +955,45 @@ static int read_widths(reader *rd, json_t *obj, const char *path, const char *ke
   return 0;
 }
 
+/* The trained model's tensors as the time model's layer table (forward
+ * order, per sample).  A dense layer's weight (in x out) costs 2 in out flops
+ * forward (one multiply-add per weight) and twice that backward (the weight
+ * gradient and the input gradient), except the first layer, whose input
+ * gradient is not computed (2 in out); its bias costs 2 out forward (the add
+ * and the ReLU or, last, the softmax's share) and out backward (the sum over
+ * the batch).  The usual 1:2 forward:backward count, e.g. Kaplan et al. 2020
+ * (arXiv:2001.08361), section 2.1. */
+static model_profile *trained_layers(const tmodel *m) {
+  size_t nt;
+  const tmodel_tensor *t = tmodel_layers(m, &nt);
+  model_profile *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->name = strdup("train.model");
+  p->source = strdup("the trained model (train.model)");
+  p->input = strdup("one training sample");
+  p->layers = calloc(nt, sizeof *p->layers);
+  p->nlayers = nt;
+  int ok = p->name && p->source && p->input && p->layers;
+  for (size_t i = 0; ok && i < nt; i++) {
+    profile_layer *l = &p->layers[i];
+    const double w = (double)t[i].count;
+    const int bias = i % 2 == 1; /* weight, bias, weight, bias, ... */
+    l->name = strdup(t[i].name);
+    l->params = t[i].count;
+    l->fwd_flops = 2 * w;
+    l->bwd_flops = bias ? w : (i == 0 ? 2 * w : 4 * w);
+    p->total_params += l->params;
+    p->total_fwd_flops += l->fwd_flops;
+    p->total_bwd_flops += l->bwd_flops;
+    ok = l->name != NULL;
+  }
+  if (!ok) {
+    profile_free(p);
+    return NULL;
+  }
+  return p;
+}
+
 /* The "train" section (gradients.source "train"): dataset, model, shards,
  * batches, optimizer, evaluation.  *nparams = the model's parameter count. */
 static int read_train(reader *rd, experiment *e, json_t *root, size_t *nparams) {
@@ -1025,7 +1073,9 @@ static int read_train(reader *rd, experiment *e, json_t *root, size_t *nparams) 
   tmodel *probe = tmodel_new(&c->model, &merr);
   if (!probe) return fail(rd, "train.model", "%s", merr.msg);
   *nparams = tmodel_nparams(probe);
+  e->model.layers = trained_layers(probe);
   tmodel_free(probe);
+  if (!e->model.layers) return fail(rd, "train.model", "out of memory");
 
   static const char *const shard_kinds[] = {"iid", "noniid", NULL};
   if ((rc = read_string(rd, t, "train", "shards", "iid", &s))) return rc;

@@ -8,6 +8,7 @@
  * iterations, what was applied equals eta * the summed gradients minus the
  * current error).  Fixed seeds from compressors/rng.h: deterministic. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -349,44 +350,102 @@ static void test_ef_sign_memory(void) {
   ccomp_memory_free(mem);
 }
 
-/* marsit memory: e = p - gamma s after the aggregate s arrives; over T
- * iterations, sum gamma s_t = eta sum g_t - e_T. */
+/* marsit memory: e = p - gamma ((1 - beta) sign(p) + beta s) after the
+ * aggregate s arrives; over T iterations, for any beta,
+ * sum gamma ((1 - beta) b_t + beta s_t) = eta sum g_t - e_T. */
 static void test_marsit_memory(void) {
   const size_t d = 200;
   const int T = 30;
-  const double params[2] = {1.0, 0.5};
   char err[CCOMP_ERRLEN];
   const ccomp_memory_type *mt = ccomp_memory_find("marsit");
-  CHECK(mt && (mt->flags & CCOMP_MEM_AGGREGATE), "marsit memory missing or without AGGREGATE");
-  ccomp_memory *mem = ccomp_memory_new(mt, params, d, err, sizeof err);
-  CHECK(mem != NULL, "marsit memory: %s", err);
-  float *g = malloc(d * sizeof *g), *p = malloc(d * sizeof *p), *s = malloc(d * sizeof *s);
-  double *applied = calloc(d, sizeof *applied), *gs = calloc(d, sizeof *gs);
-  for (int t = 0; t < T; t++) {
-    gaussian_fill(g, d, 170 + (uint64_t)t, 0.3);
-    mem->type->compensate(mem->state, g, d, 0, p);
-    mem->type->compensate(mem->state, g, d, 0, s); /* compensate does not change the state */
-    CHECK(memcmp(p, s, d * sizeof *p) == 0, "marsit memory: compensate changed the state");
-    mem->type->encoded(mem->state, p, NULL, d, 0);
-    for (size_t i = 0; i < d; i++) s[i] = p[i] >= 0 ? 1.0f : -1.0f; /* stands for the aggregate */
-    mem->type->aggregated(mem->state, s, d, 0);
-    for (size_t i = 0; i < d; i++) applied[i] += 0.5 * s[i], gs[i] += g[i];
+  CHECK(mt && (mt->flags & CCOMP_MEM_AGGREGATE) && mt->nparams == 3,
+        "marsit memory missing, without AGGREGATE, or not 3 parameters");
+  for (int bi = 0; bi < 3; bi++) {
+    const double beta = bi * 0.5, gamma = 0.5, params[3] = {1.0, gamma, beta};
+    ccomp_memory *mem = ccomp_memory_new(mt, params, d, err, sizeof err);
+    CHECK(mem != NULL, "marsit memory: %s", err);
+    if (!mem) return;
+    float *g = malloc(d * sizeof *g), *p = malloc(d * sizeof *p), *s = malloc(d * sizeof *s);
+    double *applied = calloc(d, sizeof *applied), *gs = calloc(d, sizeof *gs);
+    for (int t = 0; t < T; t++) {
+      gaussian_fill(g, d, 170 + (uint64_t)t, 0.3);
+      mem->type->compensate(mem->state, g, d, 0, p);
+      mem->type->compensate(mem->state, g, d, 0, s); /* compensate does not change the state */
+      CHECK(memcmp(p, s, d * sizeof *p) == 0, "marsit memory: compensate changed the state");
+      mem->type->encoded(mem->state, p, NULL, d, 0);
+      /* an aggregate that disagrees with this worker's sign on every third coordinate */
+      for (size_t i = 0; i < d; i++) s[i] = ((p[i] >= 0) ^ (i % 3 == 0)) ? 1.0f : -1.0f;
+      mem->type->aggregated(mem->state, s, d, 0);
+      for (size_t i = 0; i < d; i++) {
+        const double own = p[i] >= 0 ? 1.0 : -1.0;
+        applied[i] += gamma * ((1 - beta) * own + beta * s[i]), gs[i] += g[i];
+      }
+    }
+    mem->type->compensate(mem->state, g, d, 0, p); /* p = e_T + g: recover e_T */
+    double worst = 0;
+    for (size_t i = 0; i < d; i++) worst = fmax(worst, fabs(applied[i] + ((double)p[i] - g[i]) - gs[i]));
+    CHECK(worst < 1e-4, "marsit memory beta %g: books off by %g", beta, worst);
+    free(g), free(p), free(s), free(applied), free(gs);
+    ccomp_memory_free(mem);
   }
-  mem->type->compensate(mem->state, g, d, 0, p); /* p = e_T + g: recover e_T */
-  double worst = 0, emax = 0;
-  for (size_t i = 0; i < d; i++) {
-    double e = (double)p[i] - g[i];
-    worst = fmax(worst, fabs(applied[i] + e - gs[i]));
-    emax = fmax(emax, fabs(e));
-  }
-  CHECK(worst < 1e-4, "marsit memory: books off by %g", worst);
-  /* sigma-delta: with |g| mostly below gamma the error stays bounded */
-  CHECK(emax < 3.0, "marsit memory: error grew to %g", emax);
-  double bad[2] = {1.0, 0.0};
+  double bad[3] = {1.0, 0.0, 0.5};
   CHECK(ccomp_memory_new(mt, bad, d, err, sizeof err) == NULL && strstr(err, "gamma"),
         "marsit gamma = 0: %s", err);
-  free(g), free(p), free(s), free(applied), free(gs);
-  ccomp_memory_free(mem);
+  double bad_beta[3] = {1.0, 1.0, 1.5};
+  CHECK(ccomp_memory_new(mt, bad_beta, d, err, sizeof err) == NULL && strstr(err, "beta"),
+        "marsit beta = 1.5: %s", err);
+}
+
+/* Why beta < 1: n workers with iid gradients g_i = mu + noise_i share one
+ * aggregate s (the sign of a uniformly chosen worker, as Marsit's bit-wise
+ * aggregation gives).  Each worker's deviation from the mean memory,
+ * e_i - mean_j e_j, collects eta (g_i - mean g) every step; with beta = 1
+ * nothing pulls it back (a random walk: its RMS after T steps is about
+ * eta sigma sqrt(T (n-1)/n) = 0.3 sqrt(4000) = 19 here), with beta = 0.5
+ * the worker's own sign does (a sigma-delta loop: it stays of order gamma).
+ * Bounds: beta 0.5 RMS < 1.5 gamma, beta 1 RMS > 8 (d x n = 3200 samples
+ * of the deviation, each RMS a mean over all of them). */
+static void test_marsit_drift(void) {
+  enum { N = 16, D = 200, T = 4000 };
+  const double gamma = 1.0, mu = 0.1, sigma = 0.3;
+  char err[CCOMP_ERRLEN];
+  const ccomp_memory_type *mt = ccomp_memory_find("marsit");
+  double rms[2];
+  for (int bi = 0; bi < 2; bi++) {
+    const double params[3] = {1.0, gamma, bi ? 1.0 : 0.5};
+    ccomp_memory *mem[N];
+    for (int w = 0; w < N; w++) mem[w] = ccomp_memory_new(mt, params, D, err, sizeof err);
+    float *g = malloc(D * sizeof *g), *p = malloc((size_t)N * D * sizeof *p), *s = malloc(D * sizeof *s);
+    for (int t = 0; t < T; t++) {
+      for (int w = 0; w < N; w++) {
+        gaussian_fill(g, D, 9000 + (uint64_t)t * N + (uint64_t)w, sigma);
+        for (size_t i = 0; i < D; i++) g[i] += (float)mu;
+        mem[w]->type->compensate(mem[w]->state, g, D, 0, p + (size_t)w * D);
+        mem[w]->type->encoded(mem[w]->state, p + (size_t)w * D, NULL, D, 0);
+      }
+      for (size_t i = 0; i < D; i++) {
+        const size_t pick = ccr_u64(0x5eed, (uint64_t)t * D + i) % N;
+        s[i] = p[pick * D + i] >= 0 ? 1.0f : -1.0f;
+      }
+      for (int w = 0; w < N; w++) mem[w]->type->aggregated(mem[w]->state, s, D, 0);
+    }
+    /* e_w = compensate(0) */
+    memset(g, 0, D * sizeof *g);
+    for (int w = 0; w < N; w++) mem[w]->type->compensate(mem[w]->state, g, D, 0, p + (size_t)w * D);
+    double ss = 0;
+    for (size_t i = 0; i < D; i++) {
+      double mean = 0;
+      for (int w = 0; w < N; w++) mean += p[(size_t)w * D + i] / N;
+      for (int w = 0; w < N; w++) ss += pow(p[(size_t)w * D + i] - mean, 2);
+    }
+    rms[bi] = sqrt(ss / (N * D));
+    for (int w = 0; w < N; w++) ccomp_memory_free(mem[w]);
+    free(g), free(p), free(s);
+  }
+  printf("marsit memory: workers' deviation from the mean memory after %d steps, RMS %.3f "
+         "(beta 0.5), %.3f (beta 1)\n", T, rms[0], rms[1]);
+  CHECK(rms[0] < 1.5 * gamma, "marsit beta 0.5: workers' memories drifted apart, RMS %g", rms[0]);
+  CHECK(rms[1] > 8.0, "marsit beta 1: expected the drift random walk (RMS ~19), got %g", rms[1]);
 }
 
 int main(void) {
@@ -401,5 +460,6 @@ int main(void) {
   test_sign_ring_cascade();
   test_ef_sign_memory();
   test_marsit_memory();
+  test_marsit_drift();
   return check_status("test_signs");
 }
