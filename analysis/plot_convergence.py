@@ -17,7 +17,9 @@ time_s, so an iteration's point sits at the simulated time it ended).
   plot_convergence.py table [--target ACC] DIR...
       a Markdown table, one row per method (runs of one method, e.g. seeds,
       side by side): final accuracy, mean accuracy over the last 50
-      evaluations, iterations and simulated time to the target, total
+      evaluations, that mean minus the uncompressed run's with the same
+      seed, workers and platform (a paired difference: the seeds' spread
+      cancels), iterations and simulated time to the target, total
       simulated time
 
 The target defaults to the final accuracy of the uncompressed run among the
@@ -149,7 +151,25 @@ def setting(s):
     mem = x.get("compressor", {}).get("memory") if isinstance(x.get("compressor"), dict) else None
     if isinstance(mem, dict) and "eta" in mem:
         out += f", eta {mem['eta']:g}"
+    if isinstance(mem, dict) and "beta" in mem:
+        out += f", beta {mem['beta']:g}"
     return out
+
+
+def pairing(r):
+    """What a run is paired on with its uncompressed twin: the seed, the
+    workers and the platform."""
+    x = r.summary.get("experiment", {})
+    return (x.get("seed"), r.summary.get("workers"), json.dumps(x.get("platform"), sort_keys=True))
+
+
+def paired_gaps(g, runs):
+    """Last-50 accuracy of each run of g minus that of the uncompressed run
+    (compressor "none") with the same seed, workers and platform among runs;
+    None where there is no such run."""
+    none = {pairing(r): r for r in runs if r.summary.get("compressor") == "none"}
+    return [r.tail_accuracy() - none[pairing(r)].tail_accuracy() if pairing(r) in none else None
+            for r in g]
 
 
 def table(args):
@@ -163,20 +183,25 @@ def table(args):
     n = max(len(g) for g in groups.values())
     print(f"target test accuracy: {target:.4f}; {n} run(s) per method, listed in the order given\n")
     print("| method | compressor + memory | collective | setting | compression ratio | "
-          "final accuracy, mean (min-max) | last-50 accuracy, mean | iterations to target | "
+          "final accuracy, mean (min-max) | last-50 accuracy, mean | last-50 minus uncompressed, "
+          "same seed, mean (min-max), points | iterations to target | "
           "simulated ms to target | simulated ms, all iterations |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for label, g in groups.items():
         s = g[0].summary
         accs = [r.summary["final_accuracy"] for r in g]
         acc = f"{sum(accs) / len(accs):.4f}" + (f" ({min(accs):.4f}-{max(accs):.4f})" if len(g) > 1 else "")
         tail = sum(r.tail_accuracy() for r in g) / len(g)
+        gaps = [x * 100 for x in paired_gaps(g, runs) if x is not None]
+        gap = (f"{sum(gaps) / len(gaps):+.2f}" + (f" ({min(gaps):+.2f} to {max(gaps):+.2f})"
+                                                   if len(gaps) > 1 else "")) if gaps else "-"
         hits = [r.reached(target) for r in g]
         its = " / ".join(str(h[0]) if h else "never" for h in hits)
         ms = " / ".join(f"{h[1] * 1e3:.2f}" if h else "-" for h in hits)
         total = " / ".join(f"{r.sim_time * 1e3:.1f}" for r in g)
         print(f"| {label} | {s['compressor']} + {s.get('memory', 'none')} | {s['collective']} | "
-              f"{setting(s)} | {s['compression_ratio']:.1f} | {acc} | {tail:.4f} | {its} | {ms} | {total} |")
+              f"{setting(s)} | {s['compression_ratio']:.1f} | {acc} | {tail:.4f} | {gap} | {its} | {ms} | "
+              f"{total} |")
 
 
 def main():
