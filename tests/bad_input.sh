@@ -158,6 +158,10 @@ exp trainsynth '{"workers": 2, '"$ok"', "train": {"batch": 8}}'
 expect train-without-source 'trainsynth.json: train: only with gradients.source "train"' "$CCSIM" validate "$T/trainsynth.json"
 exp trainel '{"workers": 2, '"$tr"', "model": {"elements": 100}, "train": {"model": {"kind": "softmax"}}}'
 expect train-elements 'trainel.json: model.elements: 100 elements, but the trained model (train.model) has 650' "$CCSIM" validate "$T/trainel.json"
+exp trainprof '{"workers": 2, '"$tr"', "model": {"profile": "resnet50"}, "train": {}}'
+expect train-profile 'trainprof.json: model.profile: the trained model (train.model) fixes the layers and their flops; leave the model section out' "$CCSIM" validate "$T/trainprof.json"
+exp trainbatch '{"workers": 2, '"$tr"', "model": {"batch": 64}, "train": {"batch": 16}}'
+expect train-batch 'trainbatch.json: model.batch: 64, but train.batch is 16: the time model follows the training batch' "$CCSIM" validate "$T/trainbatch.json"
 exp softhid '{"workers": 2, '"$tr"', "train": {"model": {"kind": "softmax", "hidden": [8]}}}'
 expect softmax-hidden 'softhid.json: train.model.hidden: softmax regression has no hidden layers' "$CCSIM" validate "$T/softhid.json"
 exp nodata '{"workers": 2, '"$tr"', "train": {"data": "no/such/digits.csv.gz"}}'

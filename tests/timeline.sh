@@ -50,6 +50,22 @@ for kind in layerwise single buckets; do
     echo "FAIL: $kind: iteration $got s, hand $wt; exposed $exposed, hand $we"; fail=1
   fi
 done
+# A training run's compute comes from the trained model's tensors: softmax
+# regression on digits (64 x 10 weight, 10 bias), batch 32, per sample
+# forward 2 x 640 + 2 x 10 flops, backward 2 x 640 (the first layer's input
+# gradient is not computed) + 10; on a V100 at efficiency 0.5:
+#   compute = 32 x (1300 + 1290) / R per iteration
+"$CCSIM" run "$SRC/workloads/convergence/none.json" --quiet --out "$T/train" --set workers=2 \
+  --set iterations=2 --set 'train.model={"kind": "softmax"}' \
+  --set 'device={"name": "v100", "efficiency": 0.5}' --set schedule.kind=layerwise >/dev/null 2>"$T/err" ||
+  { cat "$T/err"; exit 1; }
+got=$(sed -n 2p "$T/train/iterations.csv" | cut -d, -f3)
+wt=$(awk 'BEGIN { printf "%.12g", 32 * (1300 + 1290) / (15.7e12 * 0.5) }')
+if awk -v g="$got" -v w="$wt" 'BEGIN { exit !(g / w - 1 < 1e-9 && w / g - 1 < 1e-9) }'; then
+  echo "ok: training compute $got s per iteration (hand: $wt)"
+else
+  echo "FAIL: training compute $got s per iteration, hand $wt"; fail=1
+fi
 # the timeline: forward, backward per bucket, communicate, compress rows
 grep -q '^0,0,forward,-1,0,' "$T/layerwise/timeline.csv" &&
   [ "$(grep -c ',backward,' "$T/layerwise/timeline.csv")" -eq 16 ] ||
