@@ -871,6 +871,8 @@ static int read_device(reader *rd, experiment *e, json_t *root) {
   return 0;
 }
 
+const char *const schedule_kind_names[] = {"single", "layerwise", "buckets", "mergecomp", NULL};
+
 /* "schedule": how the layers' gradients are grouped into collectives. */
 static int read_schedule(reader *rd, experiment *e, json_t *root) {
   int rc = 0;
@@ -879,11 +881,10 @@ static int read_schedule(reader *rd, experiment *e, json_t *root) {
   if (!s) return rc;
   static const char *const known[] = {"kind", "bucket_mb", "groups", NULL};
   if ((rc = check_keys(rd, s, "schedule", known, NULL, NULL, NULL))) return rc;
-  static const char *const kinds[] = {"single", "layerwise", "buckets", "mergecomp", NULL};
   const char *k;
   int ki;
   if ((rc = read_string(rd, s, "schedule", "kind", "single", &k))) return rc;
-  if ((rc = one_of(rd, "schedule.kind", k, kinds, &ki))) return rc;
+  if ((rc = one_of(rd, "schedule.kind", k, schedule_kind_names, &ki))) return rc;
   e->schedule.kind = (enum schedule_kind)ki;
   double mb;
   if ((rc = read_real(rd, s, "schedule", "bucket_mb", 25, 1e-6, 1e6, &mb))) return rc;

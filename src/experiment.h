@@ -23,6 +23,8 @@ struct device_spec;
 struct model_profile;
 
 enum schedule_kind { SCHED_SINGLE, SCHED_LAYERWISE, SCHED_BUCKETS, SCHED_MERGECOMP };
+/* Their names in experiment files and reports, indexed by the enum, NULL-terminated. */
+extern const char *const schedule_kind_names[];
 
 /* Bounds of the generated platforms' parameter lists. */
 #define PLATFORM_MAX_LEVELS 8

@@ -162,9 +162,8 @@ void sched_observe(scheduler *s, double t) {
 }
 
 json_t *sched_report(const scheduler *s) {
-  static const char *const kinds[] = {"single", "layerwise", "buckets", "mergecomp"};
   json_t *r = json_object();
-  json_object_set_new(r, "kind", json_string(kinds[s->e->schedule.kind]));
+  json_object_set_new(r, "kind", json_string(schedule_kind_names[s->e->schedule.kind]));
   json_t *b = json_array();
   for (size_t k = 0; k < s->plan.nb; k++)
     json_array_append_new(b, json_pack("{s:I,s:I,s:I}", "layers", (json_int_t)(s->plan.b[k].l1 - s->plan.b[k].l0),
