@@ -16,26 +16,31 @@ void ccomp_param_defaults(const ccomp_type *t, double *out) {
   for (size_t i = 0; i < t->nparams; i++) out[i] = t->params[i].def;
 }
 
-int ccomp_param_check(const ccomp_type *t, size_t i, double v, char *err, size_t errlen) {
-  const ccomp_param *p = &t->params[i];
+int ccomp_param_check_in(const char *owner, const ccomp_param *params, size_t i, double v,
+                         char *err, size_t errlen) {
+  const ccomp_param *p = &params[i];
   if (!isfinite(v)) {
-    snprintf(err, errlen, "%s: parameter '%s' must be a finite number", t->name, p->name);
+    snprintf(err, errlen, "%s: parameter '%s' must be a finite number", owner, p->name);
     return -1;
   }
   if (p->kind == CCOMP_INT && v != floor(v)) {
-    snprintf(err, errlen, "%s: parameter '%s' must be an integer, got %g", t->name, p->name, v);
+    snprintf(err, errlen, "%s: parameter '%s' must be an integer, got %g", owner, p->name, v);
     return -1;
   }
   if (p->kind == CCOMP_BOOL && v != 0 && v != 1) {
-    snprintf(err, errlen, "%s: parameter '%s' must be true or false", t->name, p->name);
+    snprintf(err, errlen, "%s: parameter '%s' must be true or false", owner, p->name);
     return -1;
   }
   if (v < p->min || v > p->max) {
-    snprintf(err, errlen, "%s: parameter '%s' must be in [%g, %g], got %g", t->name, p->name,
+    snprintf(err, errlen, "%s: parameter '%s' must be in [%g, %g], got %g", owner, p->name,
              p->min, p->max, v);
     return -1;
   }
   return 0;
+}
+
+int ccomp_param_check(const ccomp_type *t, size_t i, double v, char *err, size_t errlen) {
+  return ccomp_param_check_in(t->name, t->params, i, v, err, errlen);
 }
 
 ccomp *ccomp_new(const ccomp_type *t, const double *params, const ccomp_setup *setup, char *err,

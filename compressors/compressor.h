@@ -170,6 +170,10 @@ int ccomp_param_index(const ccomp_type *t, const char *name);
 void ccomp_param_defaults(const ccomp_type *t, double *out);
 /* 0 if v is acceptable for parameter i (kind and range), else -1 with err. */
 int ccomp_param_check(const ccomp_type *t, size_t i, double v, char *err, size_t errlen);
+/* The same for parameter i of any table (a memory's, a collective's); the
+ * message names owner. */
+int ccomp_param_check_in(const char *owner, const ccomp_param *params, size_t i, double v,
+                         char *err, size_t errlen);
 
 /* New instance; params may be NULL for the defaults.  NULL on error, with err. */
 ccomp *ccomp_new(const ccomp_type *t, const double *params, const ccomp_setup *setup, char *err,

@@ -37,7 +37,7 @@ typedef struct {
 
 static int mem_dgc_init(void *state, const double *params, size_t n, char *err, size_t errlen) {
   mem_dgc *d = state;
-  d->m = params ? (float)params[0] : (float)mem_dgc_params[0].def;
+  d->m = (float)params[0];
   d->u = calloc(n ? n : 1, sizeof *d->u);
   d->v = calloc(n ? n : 1, sizeof *d->v);
   if (!d->u || !d->v) {

@@ -27,13 +27,7 @@ static const ccomp_param ef_sign_params[] = {
 
 static int ef_sign_init(void *state, const double *params, size_t n, char *err, size_t errlen) {
   ef_sign *m = state;
-  const double eta = params ? params[0] : ef_sign_params[0].def;
-  if (!(eta >= ef_sign_params[0].min && eta <= ef_sign_params[0].max)) {
-    snprintf(err, errlen, "memory ef-sign: parameter 'eta' must be in [%g, %g], got %g",
-             ef_sign_params[0].min, ef_sign_params[0].max, eta);
-    return -1;
-  }
-  m->eta = (float)eta;
+  m->eta = (float)params[0];
   m->n = n;
   m->e = calloc(n ? n : 1, sizeof *m->e);
   if (!m->e) {

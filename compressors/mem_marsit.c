@@ -62,18 +62,9 @@ static const ccomp_param marsit_mem_params[] = {
 
 static int marsit_mem_init(void *state, const double *params, size_t n, char *err, size_t errlen) {
   marsit_mem *m = state;
-  for (size_t i = 0; i < 3; i++) {
-    const double v = params ? params[i] : marsit_mem_params[i].def;
-    const ccomp_param *p = &marsit_mem_params[i];
-    if (!(v >= p->min && v <= p->max)) {
-      snprintf(err, errlen, "memory marsit: parameter '%s' must be in [%g, %g], got %g", p->name,
-               p->min, p->max, v);
-      return -1;
-    }
-  }
-  m->eta = (float)(params ? params[0] : marsit_mem_params[0].def);
-  m->gamma = (float)(params ? params[1] : marsit_mem_params[1].def);
-  m->beta = (float)(params ? params[2] : marsit_mem_params[2].def);
+  m->eta = (float)params[0];
+  m->gamma = (float)params[1];
+  m->beta = (float)params[2];
   m->n = n;
   m->e = calloc(n ? n : 1, sizeof *m->e);
   if (!m->e) {

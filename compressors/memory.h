@@ -33,7 +33,9 @@ typedef struct ccomp_memory_type {
   const ccomp_param *params;
   size_t nparams;
   size_t state_size;
-  /* Set up state for a tensor of n elements; 0 or -1 with err. */
+  /* Set up state for a tensor of n elements; 0 or -1 with err.  params[nparams]
+   * is never NULL and already checked against params (ccomp_memory_new fills
+   * in the defaults and checks kind and range). */
   int (*init)(void *state, const double *params, size_t n, char *err, size_t errlen);
   void (*clear)(void *state);
   /* p[n] = compressor input for the chunk at offset, from gradient g[n].
@@ -57,6 +59,8 @@ const ccomp_memory_type *const *ccomp_memory_registry(size_t *count);
 const ccomp_memory_type *ccomp_memory_find(const char *name);
 const char *ccomp_memory_names(void);
 
+/* params[t->nparams] may be NULL for the defaults; a value out of its
+ * parameter's kind or range is refused with err. */
 ccomp_memory *ccomp_memory_new(const ccomp_memory_type *t, const double *params, size_t n,
                                char *err, size_t errlen);
 void ccomp_memory_free(ccomp_memory *m);

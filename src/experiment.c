@@ -287,11 +287,10 @@ static int mem_param_key(const char *key, const void *arg) {
   return 0;
 }
 
-/* The parameters of a compressor or memory: every one present in obj is
+/* The parameters of a compressor, memory or collective: every one present in obj is
  * checked, every missing one gets its default. */
 static int read_params(reader *rd, json_t *obj, const char *path, const char *owner,
-                       const ccomp_param *params, size_t nparams, const ccomp_type *check_as,
-                       double *out) {
+                       const ccomp_param *params, size_t nparams, double *out) {
   char b[80], p[256];
   for (size_t i = 0; i < nparams; i++) {
     const ccomp_param *pa = &params[i];
@@ -315,15 +314,7 @@ static int read_params(reader *rd, json_t *obj, const char *path, const char *ow
       x = json_number_value(v);
     }
     char perr[CCOMP_ERRLEN] = "";
-    int bad = 0;
-    if (check_as) {
-      bad = ccomp_param_check(check_as, i, x, perr, sizeof perr);
-    } else if (!(x >= pa->min && x <= pa->max) || (pa->kind == CCOMP_INT && x != floor(x))) {
-      bad = 1;
-      snprintf(perr, sizeof perr, "%s: parameter '%s' must be %s in [%g, %g], got %g", owner,
-               pa->name, pa->kind == CCOMP_INT ? "an integer" : "a number", pa->min, pa->max, x);
-    }
-    if (bad) return fail(rd, p, "%s", perr);
+    if (ccomp_param_check_in(owner, params, i, x, perr, sizeof perr)) return fail(rd, p, "%s", perr);
     out[i] = x;
   }
   return 0;
@@ -346,7 +337,7 @@ static int read_compressor(reader *rd, experiment *e, json_t *root) {
   }
   if ((rc = check_keys(rd, c, "compressor", known, comp_param_key, e->compressor, pnames))) return rc;
   if ((rc = read_params(rd, c, "compressor", e->compressor->name, e->compressor->params,
-                        e->compressor->nparams, e->compressor, e->comp_params)))
+                        e->compressor->nparams, e->comp_params)))
     return rc;
 
   /* memory: "none", "residual", or {"name": ..., params} */
@@ -383,7 +374,7 @@ static int read_compressor(reader *rd, experiment *e, json_t *root) {
       if ((rc = check_keys(rd, mobj, "compressor.memory", mknown, mem_param_key, e->memory, mp)))
         return rc;
       if ((rc = read_params(rd, mobj, "compressor.memory", e->memory->name, e->memory->params,
-                            e->memory->nparams, NULL, e->mem_params)))
+                            e->memory->nparams, e->mem_params)))
         return rc;
     }
   } else if (mobj) {
@@ -1205,7 +1196,7 @@ static int read_collective(reader *rd, experiment *e, json_t *root) {
   }
   if ((rc = check_keys(rd, c, "collective", known, coll_param_key, t, pnames[0] ? pnames : NULL)))
     return rc;
-  if ((rc = read_params(rd, c, "collective", t->name, t->params, t->nparams, NULL, e->coll_params)))
+  if ((rc = read_params(rd, c, "collective", t->name, t->params, t->nparams, e->coll_params)))
     return rc;
   /* allreduce/hierarchical: node_size 0 means the platform's GPUs per node */
   for (size_t i = 0; i < t->nparams; i++)
