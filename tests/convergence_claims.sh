@@ -14,18 +14,13 @@ SRC=$2
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 W="$SRC/workloads/convergence"
-run() { # name workload sets...
-  local n=$1 w=$2
-  shift 2
-  local sets=()
-  for s in "$@"; do sets+=(--set "$s"); done
-  "$CCSIM" run "$W/$w.json" --out "$T/$n" --quiet --set seed=4 --set workers=8 "${sets[@]}" \
-    >/dev/null 2>"$T/$n.err" || { echo "run $n failed:"; cat "$T/$n.err"; exit 1; }
+run() { # name workload
+  "$CCSIM" run "$W/$2.json" --out "$T/$1" --quiet --set seed=4 --set workers=8 \
+    >/dev/null 2>"$T/$1.err" || { echo "run $1 failed:"; cat "$T/$1.err"; exit 1; }
 }
 run none none
 run marsit marsit
-run beta1 marsit compressor.memory.beta=1 compressor.memory.eta=300 train.optimizer.lr=0.003 \
-  train.optimizer.momentum=0
+run beta1 marsit-beta1
 tail50() {
   awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "test_accuracy") c = i; next }
            $c != "" { a[n++] = $c } END { s = 0; for (i = n - 50; i < n; i++) s += a[i]; printf "%.6f", s / 50 }' \

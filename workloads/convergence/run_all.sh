@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # workloads/convergence/run_all.sh CCSIM OUT [JOBS] — the runs behind
 # README.md, on seeds 4, 5 and 6 (tune.sh chose every setting on seeds 1-3):
-#   - every workload of this directory, plus Marsit with the purely global
-#     compensation of ALGORITHMS.md (memory beta 1, at its own tuned
-#     setting), with 8, 16 and 32 workers on a 10 Gbps crossbar;
+#   - every workload of this directory (marsit-beta1.json: Marsit with the
+#     purely global compensation of ALGORITHMS.md, at its own tuned setting),
+#     with 8, 16 and 32 workers on a 10 Gbps crossbar;
 #   - the same with seed 4 and 16 workers at 100 Mbps, 1 Gbps and 100 Gbps;
 # then OUT/table-{8,16,32}.md and the figures OUT/curves.png (seed 4, 16
 # workers) and OUT/tta.png (time to the target at 0.1, 1, 10 and 100 Gbps).
@@ -15,38 +15,20 @@ JOBS=${3:-$(nproc)}
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$HERE/../.." && pwd)
 METHODS="none marsit marsit-beta1 sign-ring ef-signsgd topk global-qsgd sbc"
-# marsit-beta1: marsit.json with the purely global compensation, at the best
-# setting tune.sh found for beta 1
-BETA1="name=conv-marsit-beta1 compressor.memory.beta=1 compressor.memory.eta=300 train.optimizer.lr=0.003 train.optimizer.momentum=0"
 mkdir -p "$OUT"
 jobs=$OUT/jobs.txt
 : >"$jobs"
-line() { # dir method sets...
-  local d=$1 m=$2
-  shift 2
-  if [ "$m" = marsit-beta1 ]; then echo "$d marsit $* $BETA1"; else echo "$d $m $*"; fi >>"$jobs"
-}
 for m in $METHODS; do
   for w in 8 16 32; do
     for seed in 4 5 6; do
-      line "$OUT/w$w/seed$seed/$m" "$m" workers=$w seed=$seed
+      echo "$OUT/w$w/seed$seed/$m $m workers=$w seed=$seed" >>"$jobs"
     done
   done
   for bw in 100Mbps 1Gbps 100Gbps; do
-    line "$OUT/$bw/$m" "$m" seed=4 platform.bandwidth=$bw
+    echo "$OUT/$bw/$m $m seed=4 platform.bandwidth=$bw" >>"$jobs"
   done
 done
-one() { # dir method sets...
-  local d=$1 m=$2
-  shift 2
-  local sets=()
-  for s in "$@"; do sets+=(--set "$s"); done
-  [ -f "$d/summary.json" ] && return 0 # resumable
-  mkdir -p "$(dirname "$d")"
-  "$CCSIM" run "$HERE/$m.json" --out "$d" --quiet "${sets[@]}" >/dev/null 2>"$d.err" ||
-    { echo "run $d failed: $(head -c 300 "$d.err")" >&2; return 1; }
-}
-export -f one
+. "$HERE/common.sh"
 export CCSIM HERE
 xargs -P "$JOBS" -L 1 bash -c 'one "$@"' _ <"$jobs"
 P="$SRC/analysis/py $SRC/analysis/plot_convergence.py"

@@ -30,11 +30,11 @@ SRC=$(cd "$HERE/../.." && pwd)
 mkdir -p "$OUT"
 jobs=$OUT/jobs.txt
 : >"$jobs"
-add() { # method tag sets... (one line per seed)
+add() { # method tag sets...: one job line (DIR WORKLOAD SETS...) per seed
   local m=$1 tag=$2
   shift 2
   for seed in 1 2 3; do
-    echo "$m $tag seed$seed seed=$seed $*" >>"$jobs"
+    echo "$OUT/$m/$tag/seed$seed $m seed=$seed $*" >>"$jobs"
   done
 }
 for m in none sign-ring ef-signsgd topk global-qsgd sbc; do
@@ -54,22 +54,15 @@ for beta in 0.5 1 0; do
     done
   done
 done
-one() { # method tag seedtag sets...
-  local m=$1 tag=$2 st=$3
-  shift 3
-  local sets=() d="$OUT/$m/$tag/$st"
-  for s in "$@"; do sets+=(--set "$s"); done
-  [ -f "$d/summary.json" ] && return 0 # resumable
-  "$CCSIM" run "$HERE/$m.json" --out "$d" --quiet "${sets[@]}" >/dev/null 2>"$d.err" ||
-    echo "$m $tag $st failed: $(head -c 200 "$d.err")" >&2
-}
-export -f one
-export CCSIM HERE OUT
-mkdir -p "$OUT"
-xargs -P "$JOBS" -L 1 bash -c 'mkdir -p "$OUT/$0/$1"; one "$0" "$@"' <"$jobs"
-"$SRC/analysis/py" - "$OUT" <<'PY'
-import csv, json, os, sys
+. "$HERE/common.sh"
+export CCSIM HERE
+# a grid point may diverge (exit 1): reported, and it scores nothing
+xargs -P "$JOBS" -L 1 bash -c 'one "$@" || true' _ <"$jobs"
+"$SRC/analysis/py" - "$OUT" "$SRC/analysis" <<'PY'
+import os, sys
 out = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+from plot_convergence import Run
 rows = {}
 for m in sorted(os.listdir(out)):
     md = os.path.join(out, m)
@@ -78,11 +71,10 @@ for m in sorted(os.listdir(out)):
     for tag in sorted(os.listdir(md)):
         scores = []
         for st in ("seed1", "seed2", "seed3"):
-            f = os.path.join(md, tag, st, "iterations.csv")
-            if not os.path.exists(f):
+            d = os.path.join(md, tag, st)
+            if not os.path.exists(os.path.join(d, "summary.json")):
                 break
-            acc = [float(r["test_accuracy"]) for r in csv.DictReader(open(f)) if r["test_accuracy"]][-50:]
-            scores.append(sum(acc) / len(acc))
+            scores.append(Run(d).tail_accuracy())
         if len(scores) == 3:
             rows.setdefault(m, []).append((sum(scores) / 3, tag, scores))
 with open(os.path.join(out, "grid.txt"), "w") as g, open(os.path.join(out, "best.txt"), "w") as b:
