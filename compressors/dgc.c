@@ -173,12 +173,6 @@ static size_t dgc_encode(void *state, const float *x, size_t n, const ccomp_call
   return (size_t)(o - out);
 }
 
-static void dgc_decode(const void *state, const uint8_t *in, size_t nbytes, size_t n,
-                       uint32_t workers, const ccomp_call *call, float *y) {
-  (void)state, (void)workers, (void)call;
-  ccsp_decode(in, nbytes, n, y);
-}
-
 /* Encode, as the paper implements it: a gather of the m sampled entries, a
  * radix top-k on the sample (three small passes), a counting pass and a
  * compaction pass over x, the payload written at the target density; the
@@ -223,7 +217,7 @@ const ccomp_type ccomp_dgc = {
     .clear = dgc_clear,
     .max_wire_bytes = dgc_max_wire_bytes,
     .encode = dgc_encode,
-    .decode = dgc_decode,
+    .decode = ccsp_decode_op,
     .combine = NULL,
     .finish = NULL,
     .local_stat = NULL,

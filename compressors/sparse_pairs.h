@@ -50,6 +50,15 @@ static inline void ccsp_decode(const uint8_t *in, size_t nbytes, size_t n, float
   }
 }
 
+/* ccomp_type.decode for a payload that is nothing but records (topk, dgc,
+ * threshold): a record carries its value as it is, whatever the worker
+ * count. */
+static inline void ccsp_decode_op(const void *state, const uint8_t *in, size_t nbytes, size_t n,
+                                  uint32_t workers, const ccomp_call *call, float *y) {
+  (void)state, (void)workers, (void)call;
+  ccsp_decode(in, nbytes, n, y);
+}
+
 /* Cost of decoding k records into n elements: a zero fill and a scatter. */
 static inline void ccsp_decode_cost(size_t n, double k, ccomp_cost *c) {
   c->launches = 2;

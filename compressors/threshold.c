@@ -54,12 +54,6 @@ static size_t threshold_encode(void *state, const float *x, size_t n, const ccom
   return (size_t)(o - out);
 }
 
-static void threshold_decode(const void *state, const uint8_t *in, size_t nbytes, size_t n,
-                             uint32_t workers, const ccomp_call *call, float *y) {
-  (void)state, (void)workers, (void)call;
-  ccsp_decode(in, nbytes, n, y);
-}
-
 /* Encode: one compaction kernel (a compare and a stream compaction: read x,
  * write the records).  The record count is data-dependent; cost() does not see
  * the data, so it charges the worst case, all n records written. */
@@ -101,7 +95,7 @@ const ccomp_type ccomp_threshold = {
     .clear = NULL,
     .max_wire_bytes = threshold_max_wire_bytes,
     .encode = threshold_encode,
-    .decode = threshold_decode,
+    .decode = ccsp_decode_op,
     .combine = NULL,
     .finish = NULL,
     .local_stat = NULL,

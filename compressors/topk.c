@@ -65,12 +65,6 @@ static size_t topk_encode(void *state, const float *x, size_t n, const ccomp_cal
   return (size_t)(o - out);
 }
 
-static void topk_decode(const void *state, const uint8_t *in, size_t nbytes, size_t n,
-                        uint32_t workers, const ccomp_call *call, float *y) {
-  (void)state, (void)workers, (void)call;
-  ccsp_decode(in, nbytes, n, y);
-}
-
 /* Encode is modelled as the radix select it is: three passes reading x (the
  * histogram, the candidate gather and the final compaction; the two digit
  * passes over the candidates touch a small fraction of n and are not
@@ -114,7 +108,7 @@ const ccomp_type ccomp_topk = {
     .clear = topk_clear,
     .max_wire_bytes = topk_max_wire_bytes,
     .encode = topk_encode,
-    .decode = topk_decode,
+    .decode = ccsp_decode_op,
     .combine = NULL,
     .finish = NULL,
     .local_stat = NULL,
