@@ -91,33 +91,10 @@ static int bench_type(const ccomp_type *t, const float *x, const float *x2, floa
   return 0;
 }
 
-int bench_main(int argc, char **argv) {
-  const char *only = NULL;
-  size_t sizes[8] = {1u << 20, 1u << 24};
-  int nsizes = 2, json = 0, repeat = 5;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--compressor") && i + 1 < argc) only = argv[++i];
-    else if (!strcmp(argv[i], "--elements") && i + 1 < argc) {
-      char *end;
-      long long v = strtoll(argv[++i], &end, 10);
-      if (*end || v < 1 || v > (1ll << 32)) {
-        fprintf(stderr, "ccsim bench: --elements: expected an integer in [1, 2^32], got \"%s\"\n", argv[i]);
-        return 2;
-      }
-      if (nsizes == 2 && sizes[0] == (1u << 20) && sizes[1] == (1u << 24)) nsizes = 0;
-      if (nsizes < 8) sizes[nsizes++] = (size_t)v;
-    } else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) {
-      repeat = atoi(argv[++i]);
-      if (repeat < 1) {
-        fprintf(stderr, "ccsim bench: --repeat: expected an integer >= 1\n");
-        return 2;
-      }
-    } else if (!strcmp(argv[i], "--json")) json = 1;
-    else {
-      fprintf(stderr, "usage: ccsim bench [--compressor NAME] [--elements N]... [--repeat R] [--json]\n");
-      return 2;
-    }
-  }
+int bench_run(const bench_opts *o) {
+  const char *only = o->compressor;
+  const size_t *sizes = o->sizes;
+  const int nsizes = o->nsizes, json = o->json, repeat = o->repeat;
   if (only && !ccomp_find(only)) {
     fprintf(stderr, "ccsim bench: unknown compressor \"%s\" (known: %s)\n", only, ccomp_names());
     return 2;

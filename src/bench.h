@@ -2,7 +2,18 @@
 #ifndef CCSIM_BENCH_H
 #define CCSIM_BENCH_H
 
-/* argv after "bench"; returns the exit status. */
-int bench_main(int argc, char **argv);
+#include <stddef.h>
+
+typedef struct bench_opts {
+  const char *compressor; /* only this one; NULL: all */
+  size_t sizes[8];        /* element counts, nsizes of them (1 .. 8) */
+  int nsizes;
+  int repeat;             /* timed repetitions, >= 1; the best is kept */
+  int json;               /* JSON on stdout instead of the table */
+} bench_opts;
+
+/* Times every compressor's encode/decode on o's sizes; prints the table.
+ * Returns the exit status. */
+int bench_run(const bench_opts *o);
 
 #endif

@@ -346,24 +346,9 @@ static void write_index(const sweep *s, ccsim_error *err) {
   results_commit(f, s->out, "sweep.csv", err);
 }
 
-int sweep_main(int argc, char **argv) {
-  const char *file = NULL, *out = NULL;
-  int jobs = 1, quiet = 0, dry = 0;
-  for (int i = 0; i < argc; i++) {
-    if (!strcmp(argv[i], "--jobs") && i + 1 < argc) jobs = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--out") && i + 1 < argc) out = argv[++i];
-    else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) quiet = 1;
-    else if (!strcmp(argv[i], "--dry-run")) dry = 1;
-    else if (argv[i][0] != '-' && !file) file = argv[i];
-    else {
-      fprintf(stderr, "usage: ccsim sweep SWEEP.json [--jobs N] [--out DIR] [--quiet] [--dry-run]\n");
-      return CCSIM_ERR_INPUT;
-    }
-  }
-  if (!file || jobs < 1) {
-    fprintf(stderr, "usage: ccsim sweep SWEEP.json [--jobs N] [--out DIR] [--quiet] [--dry-run]\n");
-    return CCSIM_ERR_INPUT;
-  }
+int sweep_run(const sweep_opts *o) {
+  const char *file = o->file, *out = o->out;
+  const int jobs = o->jobs, quiet = o->quiet, dry = o->dry_run;
   sweep s;
   ccsim_error err = {0};
   int rc = sweep_load(file, out, &s, &err);

@@ -1,0 +1,111 @@
+/* src/cli/list.c — `ccsim list WHAT`: what an experiment may name. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "collectives/collective.h"
+#include "compressor.h"
+#include "device.h"
+#include "memory.h"
+#include "platform.h"
+#include "profile.h"
+
+static int list_compressors(void) {
+  size_t count;
+  const ccomp_type *const *reg = ccomp_registry(&count);
+  for (size_t i = 0; i < count; i++) {
+    const ccomp_type *t = reg[i];
+    char params[512] = "";
+    for (size_t k = 0; k < t->nparams; k++) {
+      char one[96];
+      snprintf(one, sizeof one, "%s%s=%g", k ? " " : "", t->params[k].name, t->params[k].def);
+      strncat(params, one, sizeof params - strlen(params) - 1);
+    }
+    printf("%-14s %-12s %-40s %s\n", t->name, (t->flags & CCOMP_SUMMABLE) ? "summable" : "-",
+           params[0] ? params : "(no parameters)", t->summary);
+  }
+  return 0;
+}
+
+static int list_memories(void) {
+  size_t count;
+  const ccomp_memory_type *const *reg = ccomp_memory_registry(&count);
+  printf("%-14s %s\n", "none", "no error feedback");
+  for (size_t i = 0; i < count; i++) printf("%-14s %s\n", reg[i]->name, reg[i]->summary);
+  return 0;
+}
+
+static int list_collectives(void) {
+  size_t count;
+  const collective_type *const *reg = collective_registry(&count);
+  for (size_t i = 0; i < count; i++)
+    printf("%-26s %-18s %s\n", reg[i]->name,
+           (reg[i]->requires & COLL_NEEDS_SUMMABLE) ? "needs summable" : "any compressor",
+           reg[i]->description);
+  return 0;
+}
+
+static int list_platforms(void) {
+  /* the generators, then the shipped files of $CCSIM_PLATFORMS, else of the
+   * directory src/meson.build compiles in (CCSIM_PLATFORMS_DIR) */
+  const char *dir = getenv("CCSIM_PLATFORMS");
+#ifdef CCSIM_PLATFORMS_DIR
+  if (!dir || !*dir) dir = CCSIM_PLATFORMS_DIR;
+#endif
+  platform_list(stdout, dir && *dir ? dir : NULL);
+  return 0;
+}
+
+static int list_models(void) {
+  const char *d = getenv("CCSIM_MODELS");
+  profile_list(stdout, d && *d ? d : CCSIM_MODELS_DIR);
+  return 0;
+}
+
+static int list_devices(void) {
+  device_list(stdout);
+  return 0;
+}
+
+static const struct {
+  const char *name;
+  int (*fn)(void);
+} lists[] = {
+  {"compressors", list_compressors}, {"memories", list_memories},
+  {"collectives", list_collectives}, {"platforms", list_platforms},
+  {"models", list_models},           {"devices", list_devices},
+};
+
+static int list_main(const cli_command *self, int argc, char **argv) {
+  const char *v;
+  int k;
+  while ((k = cli_getopt(self, argc, argv, &v)) >= 0) {}
+  if (k != CLI_DONE) return k == CLI_EXIT_OK ? 0 : 2;
+  int first = cli_optind();
+  if (argc - first != 1)
+    return cli_bad(self, "expected one of compressors, memories, collectives, platforms, models, devices");
+  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+    if (!strcmp(argv[first], lists[i].name)) return lists[i].fn();
+  return cli_bad(self, "unknown list \"%s\" (known: compressors, memories, collectives, platforms, "
+                 "models, devices)", argv[first]);
+}
+
+static const cli_option options[] = {{0}};
+
+const cli_command cli_list = {
+  .name = "list",
+  .synopsis = "compressors|memories|collectives|platforms|models|devices",
+  .summary = "list what an experiment may name, with parameters and defaults",
+  .description =
+    "compressors   every compressor with its parameters and their defaults\n"
+    "memories      error-feedback memories (\"memory\" in the experiment)\n"
+    "collectives   the collective algorithms and what they need of a compressor\n"
+    "platforms     the platform generators and the shipped platform files\n"
+    "models        the shipped model profiles (\"model\": {\"profile\": NAME})\n"
+    "devices       the devices a compute time model may name\n",
+  .options = options,
+  .example = "ccsim list compressors\n"
+             "    # names, parameters with their defaults, one line each",
+  .main = list_main,
+};

@@ -1,0 +1,138 @@
+/* src/cli/run.c — `ccsim run` (and the parsing `ccsim validate` shares). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "collectives/collective.h"
+#include "error.h"
+#include "experiment.h"
+#include "run.h"
+
+enum { OPT_CFG = CLI_KEY_CFG, OPT_LOG = CLI_KEY_LOG, OPT_RECORD_TRACE };
+
+static void human_summary(const experiment *e, const run_report *r) {
+  printf("ccsim %s: %s\n", CCSIM_VERSION, e->name);
+  printf("  setup            %d workers, %s, compressor %s%s%s, %zu elements, %d iterations\n",
+         e->workers, e->collective->name, e->compressor->name, e->memory ? " + memory " : "",
+         e->memory ? e->memory->name : "", e->model.elements, e->iterations);
+  printf("  simulated time   %.6g s in all, %.6g s per iteration\n", r->sim_time_s,
+         r->iteration_time_s);
+  printf("  on the wire      %.6g MB in all, compression ratio %.3gx\n", r->bytes_on_wire / 1e6,
+         r->compression_ratio);
+  printf("  aggregate error  relative L2 %.3g, cosine %.9f (against the exact float64 mean)\n",
+         r->agg_rel_error, r->agg_cosine);
+  /* convergence */
+  if (r->trained) {
+    printf("  trained          test accuracy %.4f, test loss %.4g after %d iterations\n",
+           r->final_accuracy, r->final_loss, e->iterations);
+    if (r->iterations_to_accuracy > 0)
+      printf("  target %.4g      reached after %d iterations, simulated %.6g s\n",
+             e->train.target_accuracy, r->iterations_to_accuracy, r->time_to_accuracy_s);
+    else
+      printf("  target %.4g      not reached\n", e->train.target_accuracy);
+  }
+  /* end convergence */
+  printf("  host             %.3g s, peak memory %.1f MB\n", r->host_time_s, r->peak_rss_mb);
+  printf("  results          %s/summary.json, iterations.csv, hops.csv\n", r->out_dir);
+}
+
+/* "--cfg=" / "--log=" followed by v, as SimGrid reads it; the caller frees it. */
+static char *simgrid_flag(const char *flag, const char *v) {
+  size_t n = strlen(flag) + strlen(v) + 1;
+  char *s = malloc(n);
+  if (s) snprintf(s, n, "%s%s", flag, v);
+  return s;
+}
+
+int cli_experiment_main(const cli_command *self, int argc, char **argv, int validate) {
+  char **sets = calloc((size_t)argc + 1, sizeof *sets), **cfg = calloc((size_t)argc + 1, sizeof *cfg);
+  int nsets = 0, ncfg = 0, rc = CCSIM_ERR_INPUT, k;
+  experiment *e = NULL;
+  run_opts o = {0};
+  const char *v;
+  while ((k = cli_getopt(self, argc, argv, &v)) >= 0) {
+    switch (k) {
+    case 's': sets[nsets++] = (char *)v; break;
+    case 'o': o.out_dir = v; break;
+    case 'q': o.quiet = 1; break;
+    case OPT_RECORD_TRACE: o.record_trace = v; break;
+    case OPT_CFG: cfg[ncfg++] = simgrid_flag("--cfg=", v); break;
+    case OPT_LOG: cfg[ncfg++] = simgrid_flag("--log=", v); break;
+    }
+  }
+  if (k == CLI_EXIT_OK) rc = 0;
+  if (k != CLI_DONE) goto done;
+  int first = cli_optind();
+  if (first >= argc) {
+    rc = cli_bad(self, "missing EXPERIMENT.json");
+    goto done;
+  }
+  if (argc - first > 1) {
+    rc = cli_bad(self, "one experiment file at a time (got \"%s\" and \"%s\")", argv[first],
+                 argv[first + 1]);
+    goto done;
+  }
+  const char *file = argv[first];
+  ccsim_error err = {0};
+  e = experiment_load(file, sets, nsets, &err);
+  if (!e) {
+    fprintf(stderr, "ccsim: %s\n", err.msg);
+    rc = err.code ? err.code : CCSIM_ERR_INPUT;
+    goto done;
+  }
+  o.cfg = cfg;
+  o.ncfg = ncfg;
+  o.validate_only = validate;
+  run_report rep;
+  rc = run_experiment(e, &o, &rep, &err);
+  if (rc) {
+    fprintf(stderr, "ccsim: %s\n", err.msg);
+  } else if (o.validate_only) {
+    printf("%s: ok (%d workers on %zu hosts, %s, compressor %s, %zu elements, %d iterations)\n",
+           file, e->workers, rep.hosts, e->collective->name, e->compressor->name,
+           e->model.elements, e->iterations);
+  } else {
+    human_summary(e, &rep);
+  }
+done:
+  experiment_free(e);
+  for (int i = 0; i < ncfg; i++) free(cfg[i]);
+  free(sets);
+  free(cfg);
+  return rc;
+}
+
+static int run_main(const cli_command *self, int argc, char **argv) {
+  return cli_experiment_main(self, argc, argv, 0);
+}
+
+static const cli_option options[] = {
+  {"out", 'o', "DIR", "write the results to DIR (default: the experiment's output.dir)"},
+  {"set", 's', "PATH=VALUE", "override one field of the experiment; repeatable, e.g.\n"
+                             "--set workers=64 --set platform.bandwidth=10Gbps\n"
+                             "(VALUE is read as JSON when it parses, else as a string)"},
+  {"quiet", 'q', NULL, "no progress on stderr"},
+  {"cfg", OPT_CFG, "KEY:VALUE", "a SimGrid configuration item, e.g. --cfg network/model:LV08;\n"
+                                "repeatable"},
+  {"log", OPT_LOG, "SETTING", "a SimGrid logging setting, e.g. --log root.thres:warning"},
+  {"record-trace", OPT_RECORD_TRACE, "DIR",
+   "write every worker's gradient of every iteration (before error\n"
+   "feedback) as a gradient trace in DIR; replay it with\n"
+   "\"gradients\": {\"source\": \"trace\", \"trace\": DIR}"},
+  {0},
+};
+
+const cli_command cli_run = {
+  .name = "run",
+  .synopsis = "EXPERIMENT.json [OPTIONS]",
+  .summary = "simulate one experiment and write its results",
+  .description =
+    "Reads the experiment (docs/inputs.md), simulates it and writes summary.json,\n"
+    "iterations.csv, hops.csv, timeline.csv and, for generated platforms, platform.xml\n"
+    "to the output directory (docs/outputs.md).  Prints a human summary on stdout.\n",
+  .options = options,
+  .example = "ccsim run workloads/quickstart.json --out runs/qs --set workers=16\n"
+             "    # the quickstart at 16 workers, results in runs/qs",
+  .main = run_main,
+};
