@@ -1,6 +1,6 @@
 /* compressors/global_qsgd.c — Global-QSGD: quantization with a GLOBAL norm,
  * so that the quantized integers add up exactly in a plain all-reduce
- * (ALGORITHMS.md 1.3; standard dithering as in the public global-qsgd code).
+ * (docs/algorithms.md; standard dithering as in the public global-qsgd code).
  *
  *   M = max over workers of max |x_i|      (call->global_max, computed by the
  *                                           collective from local_stat())

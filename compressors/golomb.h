@@ -1,6 +1,6 @@
 /* compressors/golomb.h — Golomb-Rice coding of sparse positions.
  *
- * [code] (Sattler et al.'s public compression utilities, as ALGORITHMS.md 1.2
+ * [code] (Sattler et al.'s public compression utilities, as docs/algorithms.md
  * records): k strictly ascending positions p_0 < ... < p_{k-1} in [0, n) are
  * coded as gaps g_i = p_i - p_{i-1} >= 1 with p_{-1} = -1; each g_i - 1 is
  * split by the Rice parameter 2^b into a quotient, written in unary (that many

@@ -1,5 +1,5 @@
 /* compressors/marsit.c — Marsit's 1-bit payload with unbiased bit-wise
- * aggregation (ALGORITHMS.md 1.1).  The paper's abstract states the goal (one
+ * aggregation (docs/algorithms.md).  The paper's abstract states the goal (one
  * bit per coordinate per hop, an aggregated sign that is unbiased, and a
  * global compensation, see mem_marsit.c); the combine rule below is
  * [reconstructed]: no public code or full text was available.

@@ -1,4 +1,4 @@
-/* compressors/mem_marsit.c — Marsit's compensation (ALGORITHMS.md 1.1),
+/* compressors/mem_marsit.c — Marsit's compensation (docs/algorithms.md),
  * [reconstructed]: the paper's abstract names a global compensation that
  * corrects the deviation of the aggregated signs; the rule below is ours.
  * Per worker i, with s = aggregate(b_1 .. b_n) in {+-1}^d (the same on every
@@ -7,7 +7,7 @@
  *   x  <- x - lr s;                               (the optimizer)
  *   e_i <- p_i - gamma ((1 - beta) b_i + beta s). (encoded, then aggregated)
  *
- * beta = 1 is the purely global rule ALGORITHMS.md writes (e_i <- p_i -
+ * beta = 1 is the purely global rule docs/algorithms.md writes (e_i <- p_i -
  * gamma s).  Its flaw, measured on digits (workloads/convergence/README.md):
  * the workers' MEAN memory is a first-order sigma-delta loop (bounded), but
  * each worker's deviation from that mean, e_i - mean_j e_j, gains

@@ -1,6 +1,6 @@
 /* compressors/s2_sketch.c — S2 Reducer's count sketch for sparse gradients
  * (Ge et al., "S2 Reducer: High-Performance Sparse Communication to
- * Accelerate Distributed Deep Learning", ICASSP 2022); ALGORITHMS.md 1.4.
+ * Accelerate Distributed Deep Learning", ICASSP 2022); docs/algorithms.md.
  *
  * The chunk x[n] is viewed as R = ceil(n / m) rows of m = 'cols' elements (an
  * embedding table's gradient: R vocabulary rows, m = embedding dimension; the
@@ -43,7 +43,7 @@ static const ccomp_param s2_params[] = {
     {"cols", CCOMP_INT, 64, 1, 4294967295.0,
      "elements per row m of the R x m view; set it to the embedding dimension (ccsim's default 64)"},
     {"ratio", CCOMP_REAL, 0.005, 1e-7, 4.0,
-     "sketch columns c = ceil(ratio * R * m), at least 1 (ALGORITHMS.md: e.g. 0.5%)"},
+     "sketch columns c = ceil(ratio * R * m), at least 1 (e.g. 0.5%)"},
     {"depth", CCOMP_INT, 1, 1, S2_MAX_DEPTH,
      "hash rows of the sketch; the estimate is their median (the reference uses 1)"},
 };

@@ -1,14 +1,14 @@
 /* compressors/sbc.c — Sparse Binary Compression (Sattler, Wiedemann, Mueller
  * & Samek, "Sparse Binary Compression: Towards Distributed Deep Learning with
- * minimal Communication", IJCNN 2019); ALGORITHMS.md 1.2.
+ * minimal Communication", IJCNN 2019); docs/algorithms.md.
  *
- * Binarization [reconstructed, as ALGORITHMS.md 1.2 states it]: with
+ * Binarization [reconstructed, as docs/algorithms.md states it]: with
  * k = ceil(ratio * n), T+ = the k largest entries of A and T- = the k largest
  * of -A, mu+ = mean(T+) and mu- = mean(T-); if mu+ >= mu- send +mu+ at T+'s
  * positions, else -mu- at T-'s.  Ties at the k-th value are broken by lower
  * index, so exactly k positions always go, and the receiver knows k.  When A
  * has fewer than k positive entries T+ also holds the largest non-positive
- * ones (ALGORITHMS.md's "k largest positive entries" would then be fewer than
+ * ones (docs/algorithms.md's "k largest positive entries" would then be fewer than
  * k); their mean is then small and the negative side is the one sent.  Use
  * the residual memory: it keeps A - sent.
  *

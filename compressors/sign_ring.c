@@ -1,5 +1,5 @@
 /* compressors/sign_ring.c — the naive 1-bit ring, the cascading baseline of
- * ALGORITHMS.md 1.1 (Marsit's motivation): at every hop of a recompressing
+ * docs/algorithms.md (Marsit's motivation): at every hop of a recompressing
  * ring (allreduce/ring-recompress) a worker decodes the incoming partial
  * aggregate alpha * s_in, adds its own gradient and re-signs:
  *   s' = sign(alpha * s_in + g_i),   alpha' = mean |alpha * s_in + g_i|.

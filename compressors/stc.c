@@ -1,6 +1,6 @@
 /* compressors/stc.c — Sparse Ternary Compression (Sattler, Wiedemann, Mueller
  * & Samek, "Robust and Communication-Efficient Federated Learning from
- * Non-IID Data", IEEE TNNLS 2020), SBC's successor; ALGORITHMS.md 1.2.
+ * Non-IID Data", IEEE TNNLS 2020), SBC's successor; docs/algorithms.md.
  *
  * [paper] With k = ceil(ratio * n): v = the k-th largest |A|,
  * mu = mean of the k largest |A|, and the update sent is mu * sign(A_i) at the

@@ -815,7 +815,7 @@ static int read_model(reader *rd, experiment *e, json_t *root, size_t implied, c
   if (trained && e->model.batch != (double)e->train.batch)
     return fail(rd, "model.batch", "%g, but train.batch is %zu: the time model follows the "
                 "training batch; leave model.batch out", e->model.batch, e->train.batch);
-  /* Coordinate sampling (DESIGN section 7): the data plane runs on `sample`
+  /* Coordinate sampling (docs/design.md): the data plane runs on `sample`
    * evenly spaced coordinates, the network carries full-size messages. */
   long long k;
   if ((rc = read_int(rd, m, "model", "sample", 0, 0, 0, 1ll << 40, &k))) return rc;

@@ -1,4 +1,4 @@
-/* src/results.h — the result files of a run (DESIGN section 5).
+/* src/results.h — the result files of a run (docs/design.md).
  * Each file is written to a temporary name, then renamed, so a killed run
  * never leaves a truncated result behind. */
 #ifndef CCSIM_RESULTS_H

@@ -119,7 +119,7 @@ static void timeline_row(worker *w, const char *what, int bucket, double t0, dou
 }
 
 /* Device time of one compression operation on n elements (0 without a
- * device): DESIGN section 8, launches x overhead + bytes / bandwidth +
+ * device): docs/design.md, launches x overhead + bytes / bandwidth +
  * flops / peak. */
 static double compress_seconds(const worker *w, enum ccomp_op op, size_t n) {
   const experiment *e = w->sh->e;

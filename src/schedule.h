@@ -12,7 +12,7 @@
  *   buckets    DDP-style: layers gathered in backward order until the bucket
  *              holds bucket_mb of fp32 (PyTorch DDP's default cap: 25 MB)
  *   mergecomp  y groups whose cuts are searched by probe iterations, as
- *              MergeComp does (ALGORITHMS.md 1.5): the public scheduler
+ *              MergeComp does (docs/algorithms.md): the public scheduler
  *              binary-searches the split index of y = 2 by measured
  *              iteration time, memoized; for y > 2 ccsim runs the same
  *              binary search on each cut in turn, the others held

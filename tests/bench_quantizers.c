@@ -3,7 +3,7 @@
  * next to memcpy's element rate (4 bytes per element) on the same buffers.
  * Two sizes: 64 Ki elements (cache resident) and 16 Mi elements (memory).
  * Not a test: `meson test -C build --benchmark` or run it directly.
- * Targets (DESIGN.md 7): the sign family, fp16 and global-qsgd encode at
+ * Targets (docs/design.md, scale): the sign family, fp16 and global-qsgd encode at
  * >= 40% of memcpy's element rate. */
 #include <math.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  *   - Golomb decode(encode(positions)) is exact for random position sets and
  *     the edge cases (first position 0, last n - 1, k = n, k = 1, n = 1) at
  *     every Rice parameter 0..16, and never exceeds ccg_max_bits;
- *   - b* and b-bar reproduce ALGORITHMS.md 1.2's table;
+ *   - b* and b-bar reproduce docs/algorithms.md's table;
  *   - the real SBC encoder's measured bits per position on random positions
  *     (top-k of i.i.d. Gaussian data: a uniformly random k-subset) is within
  *     2% of the table, with k = 100000 / 20000 / 20000 positions for
@@ -106,7 +106,7 @@ static void test_golomb_roundtrip(void) {
   CHECK(ccg_decode(&r, back, 3, 4, 1000) == -1, "a truncated Golomb stream decoded");
 }
 
-/* ALGORITHMS.md 1.2's table: q, b*, b-bar. */
+/* docs/algorithms.md's table: q, b*, b-bar. */
 static const struct {
   double q;
   unsigned b;

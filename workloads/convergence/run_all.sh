@@ -2,7 +2,7 @@
 # workloads/convergence/run_all.sh CCSIM OUT [JOBS] — the runs behind
 # README.md, on seeds 4, 5 and 6 (tune.sh chose every setting on seeds 1-3):
 #   - every workload of this directory (marsit-beta1.json: Marsit with the
-#     purely global compensation of ALGORITHMS.md, at its own tuned setting),
+#     purely global compensation of docs/algorithms.md, at its own tuned setting),
 #     with 8, 16 and 32 workers on a 10 Gbps crossbar;
 #   - the same with seed 4 and 16 workers at 100 Mbps, 1 Gbps and 100 Gbps;
 # then OUT/table-{8,16,32}.md and the figures OUT/curves.png (seed 4, 16

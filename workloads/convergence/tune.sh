@@ -13,7 +13,7 @@
 # lr * eta / gamma, the per-step jitter lr, compressors/mem_marsit.c) and the
 # lr: eta in {30, 100, 300} x lr in {0.003, 0.01, 0.03} x momentum in {0, 0.5}, for the
 # default beta 0.5 and again for beta 1 (the purely global compensation of
-# ALGORITHMS.md) and beta 0 (per-worker error feedback), so that each beta is
+# docs/algorithms.md) and beta 0 (per-worker error feedback), so that each beta is
 # compared at its own best.
 #
 # Score: the mean over the three seeds of the mean test accuracy over the
