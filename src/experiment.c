@@ -6,6 +6,7 @@
  * expected when a value is wrong.  Every object's keys are checked against
  * the fields it may hold. */
 #include "experiment.h"
+#include "results.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -1247,8 +1248,9 @@ static int read_output(reader *rd, experiment *e, json_t *root) {
   static const char *const known[] = {"dir", "timeline", NULL};
   if ((rc = check_keys(rd, o, "output", known, NULL, NULL, NULL))) return rc;
   if ((rc = read_bool(rd, o, "output", "timeline", 0, &e->timeline))) return rc;
-  char def[512];
-  snprintf(def, sizeof def, "results/%s", e->name);
+  char def[512], *leaf = results_component(e->name); /* a name never leaves results/ */
+  snprintf(def, sizeof def, "results/%s", leaf ? leaf : "experiment");
+  free(leaf);
   const char *dir;
   if ((rc = read_string(rd, o, "output", "dir", def, &dir))) return rc;
   e->out_dir = strdup(dir);

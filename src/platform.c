@@ -34,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results.h"
+
 static const char *const crossbar_fields[] = {"hosts", "bandwidth", "latency", NULL};
 static const char *const fat_tree_fields[] = {"down", "up", "parallel", "bandwidth", "latency", NULL};
 static const char *const torus_fields[] = {"dims", "bandwidth", "latency", NULL};
@@ -406,10 +408,7 @@ static void write_multigpu(FILE *f, const experiment *e, const char *name) {
   fputs("  </zone>\n</platform>\n", f);
 }
 
-int platform_write(const experiment *e, const char *path, ccsim_error *err) {
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: cannot write platform: %s", path, strerror(errno));
+void platform_print(FILE *f, const experiment *e) {
   char name[512];
   comment_safe(name, sizeof name, e->name);
   const char *g = e->platform.generate;
@@ -419,9 +418,13 @@ int platform_write(const experiment *e, const char *path, ccsim_error *err) {
   else if (!strcmp(g, "cloud")) write_cloud(f, e, name);
   else if (!strcmp(g, "multigpu")) write_multigpu(f, e, name);
   else write_crossbar(f, e, name);
-  if (ferror(f) | (fclose(f) != 0))
-    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: cannot write platform: %s", path, strerror(errno));
-  return 0;
+}
+
+int platform_write(const experiment *e, const char *dir, const char *name, ccsim_error *err) {
+  FILE *f = results_open(dir, name, err);
+  if (!f) return err ? err->code : CCSIM_ERR_RUNTIME;
+  platform_print(f, e);
+  return results_commit(f, dir, name, err);
 }
 
 double platform_hop_latency(const experiment *e) {

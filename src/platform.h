@@ -30,8 +30,10 @@ long long platform_host_count(const experiment *e, long long max);
  * "racks x hosts_per_rack = 4 x 16". */
 void platform_host_formula(const experiment *e, char *out, size_t len);
 
-/* Write the SimGrid XML of e's generated platform to path. */
-int platform_write(const experiment *e, const char *path, ccsim_error *err);
+/* Print the SimGrid XML of e's generated platform to f. */
+void platform_print(FILE *f, const experiment *e);
+/* Write it as DIR/NAME, atomically (results.h). */
+int platform_write(const experiment *e, const char *dir, const char *name, ccsim_error *err);
 
 /* End-to-end latency of one hop between hosts 0 and 1 of a generated
  * platform under CM02 (what the alpha-beta formulas call alpha). */

@@ -1,49 +1,215 @@
-/* src/results.c — atomic result files. */
+/* src/results.c — result files written the way databases write theirs
+ * (SQLite's and git's lockfile idiom): a temporary is created beside the
+ * target with O_CREAT|O_EXCL|O_NOFOLLOW (a name that exists, a planted
+ * symlink included, is never opened: the next candidate name is tried),
+ * written, fsync'd, renamed over the target (rename replaces a symlink at the
+ * target, it does not follow it), and the directory is fsync'd so the rename
+ * itself survives a crash.  Paths are built on the heap and checked against
+ * PATH_MAX: an error, never a silent truncation. */
 #include "results.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+char *results_path(const char *dir, const char *name, ccsim_error *err) {
+  const size_t need = strlen(dir) + 1 + strlen(name) + 1;
+  if (need > PATH_MAX) {
+    ccsim_fail(err, CCSIM_ERR_INPUT, "%.200s...: path of %zu bytes, longer than the system's limit of %d",
+               dir, need - 1, PATH_MAX - 1);
+    return NULL;
+  }
+  char *p = malloc(need);
+  if (!p) {
+    ccsim_fail(err, CCSIM_ERR_RUNTIME, "%.200s: out of memory for a path", dir);
+    return NULL;
+  }
+  const size_t d = strlen(dir);
+  memcpy(p, dir, d);
+  p[d] = '/';
+  memcpy(p + d + 1, name, need - d - 1); /* name and its terminator */
+  return p;
+}
 
 int results_mkdir(const char *dir, ccsim_error *err) {
-  char buf[1024];
-  snprintf(buf, sizeof buf, "%s", dir);
-  for (char *p = buf + 1; *p; p++) {
-    if (*p != '/') continue;
+  const size_t len = strlen(dir);
+  if (len == 0) return ccsim_fail(err, CCSIM_ERR_INPUT, "output directory: empty path");
+  if (len >= PATH_MAX)
+    return ccsim_fail(err, CCSIM_ERR_INPUT, "%.200s...: output directory path of %zu bytes, longer than the system's limit of %d",
+                      dir, len, PATH_MAX - 1);
+  char *buf = strdup(dir);
+  if (!buf) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", dir);
+  int rc = 0;
+  for (char *p = buf + 1;; p++) {
+    const int last = *p == 0;
+    if (!last && *p != '/') continue;
     *p = 0;
-    if (mkdir(buf, 0777) && errno != EEXIST) break;
+    struct stat st;
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+      rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: cannot create output directory %s: %s", dir, buf,
+                      strerror(errno));
+      break;
+    }
+    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      rc = ccsim_fail(err, CCSIM_ERR_INPUT, "%s: cannot create output directory: %s is not a directory", dir,
+                      buf);
+      break;
+    }
+    if (last) break;
     *p = '/';
   }
-  if (mkdir(buf, 0777) && errno != EEXIST)
-    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: cannot create output directory: %s", dir,
-                      strerror(errno));
-  return 0;
+  free(buf);
+  return rc;
+}
+
+/* Open files: the temporary name of each, so commit can rename it. */
+typedef struct pending {
+  FILE *f;
+  char *tmp;
+} pending;
+static pending open_files[32];
+
+/* A candidate suffix: pid, a counter and the clock, so concurrent writers
+ * (and a planted file at any one guess) simply move on to the next name. */
+static unsigned long long candidate(unsigned attempt) {
+  static unsigned long long counter;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  unsigned long long x = ((unsigned long long)getpid() << 32) ^ (unsigned long long)ts.tv_nsec ^
+                         (++counter * 0x9E3779B97F4A7C15ull) ^ attempt;
+  x ^= x >> 31, x *= 0xBF58476D1CE4E5B9ull, x ^= x >> 29;
+  return x;
 }
 
 FILE *results_open(const char *dir, const char *name, ccsim_error *err) {
-  char path[1200];
-  snprintf(path, sizeof path, "%s/%s.tmp", dir, name);
-  FILE *f = fopen(path, "w");
-  if (!f) ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
-  return f;
+  char *path = results_path(dir, name, err);
+  if (!path) return NULL;
+  free(path);
+  size_t slot = 0;
+  while (slot < sizeof open_files / sizeof *open_files && open_files[slot].f) slot++;
+  if (slot == sizeof open_files / sizeof *open_files) {
+    ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s/%s: too many result files open at once", dir, name);
+    return NULL;
+  }
+  for (unsigned attempt = 0; attempt < 64; attempt++) {
+    char leaf[64];
+    snprintf(leaf, sizeof leaf, ".tmp-%016llx", candidate(attempt));
+    char *tmp = results_path(dir, leaf, err);
+    if (!tmp) return NULL;
+    const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      const int e = errno;
+      free(tmp);
+      if (e == EEXIST) continue; /* taken (or planted): never reuse it */
+      ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s/%s: cannot create a temporary file in %s: %s", dir, name, dir,
+                 strerror(e));
+      return NULL;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+      ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s/%s: cannot write: %s", dir, name, strerror(errno));
+      close(fd), unlink(tmp), free(tmp);
+      return NULL;
+    }
+    open_files[slot] = (pending){f, tmp};
+    return f;
+  }
+  ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s/%s: no free temporary name in %s after 64 tries", dir, name, dir);
+  return NULL;
+}
+
+static pending *find(FILE *f) {
+  for (size_t i = 0; i < sizeof open_files / sizeof *open_files; i++)
+    if (open_files[i].f == f) return &open_files[i];
+  return NULL;
+}
+
+void results_abandon(FILE *f) {
+  pending *p = f ? find(f) : NULL;
+  if (!p) return;
+  fclose(f);
+  unlink(p->tmp);
+  free(p->tmp);
+  *p = (pending){0};
+}
+
+int results_sync_dir(const char *dir, ccsim_error *err) {
+  const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL)) {
+    const int e = errno;
+    if (fd >= 0) close(fd);
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: cannot sync the directory: %s", dir, strerror(e));
+  }
+  close(fd);
+  return 0;
 }
 
 int results_commit(FILE *f, const char *dir, const char *name, ccsim_error *err) {
-  char tmp[1200], path[1200];
-  snprintf(tmp, sizeof tmp, "%s/%s.tmp", dir, name);
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  if (fclose(f) != 0 || rename(tmp, path) != 0)
-    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
-  return 0;
+  pending *p = find(f);
+  if (!p) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s/%s: not opened by results_open", dir, name);
+  char *path = results_path(dir, name, err);
+  if (!path) {
+    results_abandon(f);
+    return CCSIM_ERR_INPUT;
+  }
+  int e = 0;
+  if (fflush(f) != 0 || ferror(f)) e = errno ? errno : EIO;
+  if (!e && fsync(fileno(f)) != 0) e = errno;
+  if (fclose(f) != 0 && !e) e = errno;
+  if (!e && rename(p->tmp, path) != 0) e = errno;
+  if (e) unlink(p->tmp);
+  free(p->tmp);
+  *p = (pending){0};
+  int rc = e ? ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(e)) : 0;
+  free(path);
+  if (!rc) rc = results_sync_dir(dir, err);
+  return rc;
 }
 
 int results_write_json(const char *dir, const char *name, json_t *doc, ccsim_error *err) {
   FILE *f = results_open(dir, name, err);
-  if (!f) return CCSIM_ERR_RUNTIME;
+  if (!f) return err ? err->code : CCSIM_ERR_RUNTIME;
   if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)) != 0) {
-    fclose(f);
+    results_abandon(f);
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s/%s: cannot write JSON", dir, name);
   }
   fputc('\n', f);
   return results_commit(f, dir, name, err);
+}
+
+/* Bytes kept as they are in a path component; every other byte is %XX. */
+static int plain(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_' || c == '.' || c == '=' || c == '+' || c == ',' || c == '@';
+}
+
+char *results_component(const char *text) {
+  const size_t limit = 200; /* well under NAME_MAX (255), room for a suffix */
+  size_t n = 0;
+  for (const unsigned char *s = (const unsigned char *)text; *s; s++) n += plain(*s) ? 1 : 3;
+  char *out = malloc(n + 4 + 24);
+  if (!out) return NULL;
+  size_t k = 0;
+  for (const unsigned char *s = (const unsigned char *)text; *s; s++) {
+    /* a leading dot would make "." and ".." (or a hidden file): encode it */
+    if (plain(*s) && !(k == 0 && *s == '.')) out[k++] = (char)*s;
+    else k += (size_t)sprintf(out + k, "%%%02X", *s);
+  }
+  out[k] = 0;
+  if (k == 0) strcpy(out, "%00"), k = 3;
+  if (k > limit) { /* too long: a prefix and the hash of the whole text */
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const unsigned char *s = (const unsigned char *)text; *s; s++) h = (h ^ *s) * 0x100000001b3ull;
+    k = limit - 17;
+    while (k > 0 && out[k - 1] == '%') k--; /* never split an escape */
+    if (k > 1 && out[k - 2] == '%') k -= 2;
+    sprintf(out + k, "~%016llx", (unsigned long long)h);
+  }
+  return out;
 }

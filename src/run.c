@@ -3,6 +3,7 @@
  *   (gradient -> memory -> collective -> aggregate) -> result files. */
 #include "run.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include "gradients.h"
 #include "platform.h"
 #include "results.h"
+#include "outputs/outdir.h"
 #include "device.h"
 #include "profile.h"
 #include "rng.h"
@@ -515,7 +517,11 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
   json_object_set_new(s, "host_time_s", json_real(rep->host_time_s));
   json_object_set_new(s, "peak_rss_mb", json_real(rep->peak_rss_mb));
   json_object_set(s, "experiment", e->resolved);
-  int rc = results_write_json(dir, "summary.json", s, err);
+  /* written last: a directory is finished when summary.json holds this hash */
+  char hash[17];
+  int rc = outdir_hash(e, hash, err);
+  if (!rc) json_object_set_new(s, "experiment_hash", json_string(hash));
+  if (!rc) rc = results_write_json(dir, "summary.json", s, err);
   json_decref(s);
   free(rows);
   free(iter_end);
@@ -544,17 +550,18 @@ static int simulate(const experiment *e, const run_opts *o, feed *fd, double hos
   run_sum_type.finish = identity_finish;
   const char *dir = o->out_dir ? o->out_dir : e->out_dir;
   snprintf(rep->out_dir, sizeof rep->out_dir, "%s", dir);
-  char platform_path[1200];
+  char platform_path[PATH_MAX];
   int rc;
+  /* outputs: claim the directory before anything is written to it */
+  if (!o->validate_only && (rc = outdir_claim(dir, e, o->force, err))) return rc;
   if (e->platform.file) {
     snprintf(platform_path, sizeof platform_path, "%s", e->platform.file);
   } else if (o->validate_only) {
     rep->hosts = (size_t)e->platform.hosts;
     return 0; /* a generated platform needs nothing more to be checked */
   } else {
-    if ((rc = results_mkdir(dir, err))) return rc;
-    snprintf(platform_path, sizeof platform_path, "%s/platform.xml", dir);
-    if ((rc = platform_write(e, platform_path, err))) return rc;
+    if ((rc = platform_write(e, dir, "platform.xml", err))) return rc;
+    snprintf(platform_path, sizeof platform_path, "%s/platform.xml", dir); /* fits: claimed above */
   }
   if ((rc = engine_init(e->platform.network_model, e->platform.crosstraffic, o->cfg, o->ncfg,
                         o->quiet || o->validate_only, err)))
@@ -567,7 +574,6 @@ static int simulate(const experiment *e, const run_opts *o, feed *fd, double hos
     return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: workers: %d workers but platform %s has %zu hosts",
                       e->file, e->workers, platform_path, nhosts);
   if (o->validate_only) return 0;
-  if ((rc = results_mkdir(dir, err))) return rc;
 
   shared sh = {.e = e, .feed = fd, .quiet = o->quiet, .tty = isatty(2)};
   const int private_outputs = o->private_outputs || feed_private_outputs(fd);
@@ -716,7 +722,7 @@ out:
   free(sh.t_compute);
   free(sh.soff);
   free(sh.foff);
-  if (sh.timeline) fclose(sh.timeline);
+  results_abandon(sh.timeline);
   if (sh.barrier) comm_barrier_free(sh.barrier);
   sched_free(sh.sched);
   free(sh.metrics);

@@ -2,6 +2,8 @@
 #ifndef CCSIM_RUN_H
 #define CCSIM_RUN_H
 
+#include <limits.h>
+
 #include "error.h"
 #include "experiment.h"
 
@@ -16,6 +18,7 @@ typedef struct run_opts {
                             delivery path runs); the report gives their spread.
                             Training runs always use them (trainer.h) */
   const char *record_trace; /* write the workers' gradients as a trace in this directory */
+  int force;             /* replace another experiment's results in out_dir */
 } run_opts;
 
 /* What a run measured, for the caller's human summary. */
@@ -23,7 +26,7 @@ typedef struct run_report {
   double sim_time_s, iteration_time_s, bytes_on_wire, compression_ratio;
   double agg_rel_error, agg_cosine, host_time_s, peak_rss_mb;
   size_t hosts;
-  char out_dir[1024];
+  char out_dir[PATH_MAX];
   float *aggregate; /* [elements], when keep_aggregate; the caller frees it */
   double worker_spread; /* private_outputs: max |out_w[i] - out_0[i]| (last iteration) */
   /* gradients.source "train": the last evaluation and when the target was

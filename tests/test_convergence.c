@@ -59,7 +59,7 @@ static int run(const char *path, char **sets, int nsets, run_report *rep, experi
   experiment *e = experiment_load(path, sets, nsets, &err);
   CHECK(e != NULL, "load: %s", err.msg);
   if (!e) return -1;
-  run_opts o = {.quiet = 1, .keep_aggregate = 1, .out_dir = odir};
+  run_opts o = {.quiet = 1, .keep_aggregate = 1, .out_dir = odir, .force = 1}; /* one directory, many runs */
   int rc = run_experiment(e, &o, rep, &err);
   CHECK(rc == 0, "run: %s", err.msg);
   if (rc) {

@@ -9,7 +9,7 @@
 #include "experiment.h"
 #include "run.h"
 
-enum { OPT_CFG = CLI_KEY_CFG, OPT_LOG = CLI_KEY_LOG, OPT_RECORD_TRACE };
+enum { OPT_CFG = CLI_KEY_CFG, OPT_LOG = CLI_KEY_LOG, OPT_RECORD_TRACE, OPT_FORCE };
 
 static void human_summary(const experiment *e, const run_report *r) {
   printf("ccsim %s: %s\n", CCSIM_VERSION, e->name);
@@ -57,6 +57,7 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
     case 'o': o.out_dir = v; break;
     case 'q': o.quiet = 1; break;
     case OPT_RECORD_TRACE: o.record_trace = v; break;
+    case OPT_FORCE: o.force = 1; break;
     case OPT_CFG: cfg[ncfg++] = simgrid_flag("--cfg=", v); break;
     case OPT_LOG: cfg[ncfg++] = simgrid_flag("--log=", v); break;
     }
@@ -120,6 +121,8 @@ static const cli_option options[] = {
    "write every worker's gradient of every iteration (before error\n"
    "feedback) as a gradient trace in DIR; replay it with\n"
    "\"gradients\": {\"source\": \"trace\", \"trace\": DIR}"},
+  {"force", OPT_FORCE, NULL, "run into a directory that holds another experiment's results\n"
+                             "(they are removed first; docs/outputs-and-sweeps.md)"},
   {0},
 };
 

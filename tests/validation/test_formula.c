@@ -32,7 +32,7 @@ static double sim_time(const char *ccsim, const char *exp, const char *coll, int
                        const char *dir) {
   char cmd[1024], path[512];
   snprintf(cmd, sizeof cmd,
-           "'%s' run '%s' --quiet --out '%s' --set workers=%d --set model.size=%s "
+           "'%s' run '%s' --quiet --force --out '%s' --set workers=%d --set model.size=%s "
            "--set 'collective=\"%s\"' %s >/dev/null",
            ccsim, exp, dir, n, size, coll,
            !strcmp(coll, "allreduce/hierarchical") ? "--set collective.node_size=4" : "");
