@@ -949,13 +949,7 @@ static int read_widths(reader *rd, json_t *obj, const char *path, const char *ke
 }
 
 /* The trained model's tensors as the time model's layer table (forward
- * order, per sample).  A dense layer's weight (in x out) costs 2 in out flops
- * forward (one multiply-add per weight) and twice that backward (the weight
- * gradient and the input gradient), except the first layer, whose input
- * gradient is not computed (2 in out); its bias costs 2 out forward (the add
- * and the ReLU or, last, the softmax's share) and out backward (the sum over
- * the batch).  The usual 1:2 forward:backward count, e.g. Kaplan et al. 2020
- * (arXiv:2001.08361), section 2.1. */
+ * order, per sample, with the flops the model counts: train/model.h). */
 static model_profile *trained_layers(const tmodel *m) {
   size_t nt;
   const tmodel_tensor *t = tmodel_layers(m, &nt);
@@ -969,12 +963,10 @@ static model_profile *trained_layers(const tmodel *m) {
   int ok = p->name && p->source && p->input && p->layers;
   for (size_t i = 0; ok && i < nt; i++) {
     profile_layer *l = &p->layers[i];
-    const double w = (double)t[i].count;
-    const int bias = i % 2 == 1; /* weight, bias, weight, bias, ... */
     l->name = strdup(t[i].name);
     l->params = t[i].count;
-    l->fwd_flops = 2 * w;
-    l->bwd_flops = bias ? w : (i == 0 ? 2 * w : 4 * w);
+    l->fwd_flops = t[i].fwd_flops;
+    l->bwd_flops = t[i].bwd_flops;
     p->total_params += l->params;
     p->total_fwd_flops += l->fwd_flops;
     p->total_bwd_flops += l->bwd_flops;
@@ -987,6 +979,30 @@ static model_profile *trained_layers(const tmodel *m) {
   return p;
 }
 
+/* train.dataset "fashion-mnist": train.data (the directory of the idx
+ * files), train_samples and test_samples (0: all; the subsets are seeded
+ * draws without replacement, train/data.h tdata_take); the published
+ * train/test split replaces test_fraction. */
+static int read_train_fashion(reader *rd, experiment *e, json_t *t) {
+  train_config *c = &e->train;
+  const char *s;
+  long long x;
+  int rc;
+  if (json_object_get(t, "teacher")) return fail(rd, "train.teacher", "only for dataset \"teacher\"");
+  if (json_object_get(t, "test_fraction"))
+    return fail(rd, "train.test_fraction", "not for \"fashion-mnist\": it has its own test set "
+                "(train.test_samples takes a subset of it)");
+  if ((rc = read_string(rd, t, "train", "data", "/usr/share/datasets/fashion-mnist", &s))) return rc;
+  if ((rc = resolve_data(rd, e, "train.data", s, &c->data))) return rc;
+  if ((rc = read_int(rd, t, "train", "train_samples", 0, 0, 0, 60000, &x))) return rc;
+  c->train_samples = (size_t)x;
+  if ((rc = read_int(rd, t, "train", "test_samples", 0, 0, 0, 10000, &x))) return rc;
+  c->test_samples = (size_t)x;
+  c->model.inputs = 28 * 28;
+  c->model.classes = 10;
+  return 0;
+}
+
 /* The "train" section (gradients.source "train"): dataset, model, shards,
  * batches, optimizer, evaluation.  *nparams = the model's parameter count. */
 static int read_train(reader *rd, experiment *e, json_t *root, size_t *nparams) {
@@ -996,16 +1012,26 @@ static int read_train(reader *rd, experiment *e, json_t *root, size_t *nparams) 
   train_config *c = &e->train;
   static const char *const known[] = {"dataset", "data", "teacher", "model", "shards",
                                       "shards_per_worker", "batch", "test_fraction", "optimizer",
-                                      "eval_every", "target_accuracy", NULL};
+                                      "eval_every", "target_accuracy", "train_samples",
+                                      "test_samples", NULL};
   if ((rc = check_keys(rd, t, "train", known, NULL, NULL, NULL))) return rc;
-  static const char *const datasets[] = {"digits", "teacher", NULL};
+  static const char *const datasets[] = {"digits", "teacher", "fashion-mnist", NULL};
   const char *s;
   int i;
   long long x;
   if ((rc = read_string(rd, t, "train", "dataset", "digits", &s))) return rc;
   if ((rc = one_of(rd, "train.dataset", s, datasets, &i))) return rc;
   c->dataset = (enum train_dataset)i;
-  if (c->dataset == TRAIN_DIGITS) {
+  if (c->dataset != TRAIN_FASHION)
+    for (const char *const *k = (const char *const[]){"train_samples", "test_samples", NULL}; *k; k++)
+      if (json_object_get(t, *k)) {
+        char p[64];
+        join(p, sizeof p, "train", *k);
+        return fail(rd, p, "only for dataset \"fashion-mnist\"");
+      }
+  if (c->dataset == TRAIN_FASHION) {
+    if ((rc = read_train_fashion(rd, e, t))) return rc;
+  } else if (c->dataset == TRAIN_DIGITS) {
     if (json_object_get(t, "teacher"))
       return fail(rd, "train.teacher", "only for dataset \"teacher\"");
     if ((rc = read_string(rd, t, "train", "data", "workloads/data/digits.csv.gz", &s))) return rc;
@@ -1014,7 +1040,8 @@ static int read_train(reader *rd, experiment *e, json_t *root, size_t *nparams) 
     c->model.classes = 10;
   } else {
     if (json_object_get(t, "data"))
-      return fail(rd, "train.data", "only for dataset \"digits\" (the teacher task is generated)");
+      return fail(rd, "train.data", "only for datasets \"digits\" and \"fashion-mnist\" (the "
+                  "teacher task is generated)");
     json_t *ts = json_object_get(t, "teacher");
     if (!ts) {
       json_object_set_new(t, "teacher", json_object());
@@ -1049,11 +1076,18 @@ static int read_train(reader *rd, experiment *e, json_t *root, size_t *nparams) 
   if (!json_is_object(m)) return fail(rd, "train.model", "expected an object, got %s", show(m, b, sizeof b));
   static const char *const mknown[] = {"kind", "hidden", NULL};
   if ((rc = check_keys(rd, m, "train.model", mknown, NULL, NULL, NULL))) return rc;
-  static const char *const kinds[] = {"softmax", "mlp", NULL};
+  static const char *const kinds[] = {"softmax", "mlp", "lenet5", "cnn", NULL};
   if ((rc = read_string(rd, m, "train.model", "kind", "mlp", &s))) return rc;
   if ((rc = one_of(rd, "train.model.kind", s, kinds, &i))) return rc;
-  c->model.kind = (enum tmodel_kind)i;
-  if (c->model.kind == TMODEL_SOFTMAX) {
+  c->model.kind = i < 2 ? (enum tmodel_kind)i : TMODEL_CNN;
+  if (c->model.kind == TMODEL_CNN) {
+    if (json_object_get(m, "hidden"))
+      return fail(rd, "train.model.hidden", "only for kind \"mlp\" (%s has fixed layers)", s);
+    if (c->dataset != TRAIN_FASHION)
+      return fail(rd, "train.model.kind", "\"%s\" needs images: dataset \"fashion-mnist\"", s);
+    const size_t classes = c->model.classes;
+    tmodel_preset(s, 1, 28, 28, classes, &c->model);
+  } else if (c->model.kind == TMODEL_SOFTMAX) {
     json_t *h = json_object_get(m, "hidden");
     if (h && !(json_is_array(h) && json_array_size(h) == 0))
       return fail(rd, "train.model.hidden", "softmax regression has no hidden layers; use kind \"mlp\"");
@@ -1082,7 +1116,9 @@ static int read_train(reader *rd, experiment *e, json_t *root, size_t *nparams) 
   }
   if ((rc = read_int(rd, t, "train", "batch", 0, 32, 1, 1 << 20, &x))) return rc;
   c->batch = (size_t)x;
-  if ((rc = read_real(rd, t, "train", "test_fraction", 0.2, 1e-9, 0.99, &c->test_fraction))) return rc;
+  if (c->dataset != TRAIN_FASHION &&
+      (rc = read_real(rd, t, "train", "test_fraction", 0.2, 1e-9, 0.99, &c->test_fraction)))
+    return rc;
 
   json_t *o = json_object_get(t, "optimizer");
   if (!o) {

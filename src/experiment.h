@@ -40,12 +40,13 @@ enum grad_source_kind {
   GRAD_TRAIN,     /* computed live by training a model: trainer.h */
 };
 
-enum train_dataset { TRAIN_DIGITS, TRAIN_TEACHER };
+enum train_dataset { TRAIN_DIGITS, TRAIN_TEACHER, TRAIN_FASHION };
 
 /* The "train" section: what a GRAD_TRAIN run trains, on what, and how. */
 typedef struct train_config {
   enum train_dataset dataset;
-  char *data;           /* digits: the resolved path of the data file */
+  char *data;           /* digits: the resolved path of the data file; fashion: its directory */
+  size_t train_samples, test_samples; /* fashion: subsets (0 = all) */
   tteacher_spec teacher; /* teacher: the task (seed = the experiment's) */
   tmodel_spec model;    /* inputs and classes from the dataset */
   enum tshard_kind shards;

@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "collectives/collective.h"
+#include "rng.h"
 #include "trace.h"
+#include "train/blas.h"
 #include "train/data.h"
 
 struct trainer {
@@ -79,6 +81,23 @@ static trainer *fail_new(trainer *t, ccsim_error *err, const ccsim_error *why, c
   return NULL;
 }
 
+/* Fashion-MNIST's published split, each part cut to its seeded subset when
+ * train.train_samples / test_samples ask for one. */
+static int load_fashion(trainer *t, ccsim_error *why) {
+  const train_config *c = t->c;
+  if (tdata_load_fashion_mnist(c->data, &t->train, &t->test, why)) return why->code;
+  const size_t want[2] = {c->train_samples, c->test_samples};
+  tdataset **part[2] = {&t->train, &t->test};
+  for (int p = 0; p < 2; p++) {
+    if (!want[p] || want[p] == (*part[p])->n) continue;
+    tdataset *sub = tdata_take(*part[p], want[p], ccr_key(t->e->seed, (uint64_t)p), why);
+    tdata_free(*part[p]);
+    *part[p] = sub;
+    if (!sub) return why->code;
+  }
+  return 0;
+}
+
 trainer *trainer_new(const experiment *e, ccsim_error *err) {
   trainer *t = calloc(1, sizeof *t);
   if (!t) {
@@ -87,19 +106,24 @@ trainer *trainer_new(const experiment *e, ccsim_error *err) {
   }
   t->e = e;
   t->c = &e->train;
+  tblas_single_thread();
   const train_config *c = t->c;
   ccsim_error why = {0};
   tdataset *all = NULL;
-  if (c->dataset == TRAIN_DIGITS) {
-    all = tdata_load_digits(c->data, &why);
-    if (!all) return fail_new(t, err, &why, "train.data");
+  if (c->dataset == TRAIN_FASHION) {
+    if (load_fashion(t, &why)) return fail_new(t, err, &why, "train.data");
   } else {
-    all = tdata_teacher(&c->teacher, NULL, NULL, &why);
-    if (!all) return fail_new(t, err, &why, "train.teacher");
+    if (c->dataset == TRAIN_DIGITS) {
+      all = tdata_load_digits(c->data, &why);
+      if (!all) return fail_new(t, err, &why, "train.data");
+    } else {
+      all = tdata_teacher(&c->teacher, NULL, NULL, &why);
+      if (!all) return fail_new(t, err, &why, "train.teacher");
+    }
+    int bad = tdata_split(all, c->test_fraction, e->seed, &t->train, &t->test, &why);
+    tdata_free(all);
+    if (bad) return fail_new(t, err, &why, "train.test_fraction");
   }
-  int bad = tdata_split(all, c->test_fraction, e->seed, &t->train, &t->test, &why);
-  tdata_free(all);
-  if (bad) return fail_new(t, err, &why, "train.test_fraction");
   t->shards = tshards_new(t->train, (uint32_t)e->workers, c->shards, c->shards_per_worker, e->seed, &why);
   if (!t->shards) return fail_new(t, err, &why, "train.shards");
   t->model = tmodel_new(&c->model, &why);

@@ -147,7 +147,7 @@ expect file-with-dims 'fdims.json: platform.dims: only for generated platforms' 
 # convergence: training and traces
 tr='"gradients": {"source": "train"}'
 exp dataset '{"workers": 2, '"$tr"', "train": {"dataset": "mnist"}}'
-expect unknown-dataset 'dataset.json: train.dataset: unknown value "mnist" (known: digits, teacher)' "$CCSIM" validate "$T/dataset.json"
+expect unknown-dataset 'dataset.json: train.dataset: unknown value "mnist" (known: digits, teacher, fashion-mnist)' "$CCSIM" validate "$T/dataset.json"
 exp lr '{"workers": 2, '"$tr"', "train": {"optimizer": {"lr": -0.1}}}'
 expect bad-lr 'lr.json: train.optimizer.lr: expected a number in [1e-12, 1000], got -0.1' "$CCSIM" validate "$T/lr.json"
 exp lrtype '{"workers": 2, '"$tr"', "train": {"optimizer": {"lr": "fast"}}}'
@@ -190,6 +190,26 @@ truncate -s -2 "$T/trcut/w2/it0.npy"
 exp trcut '{"workers": 3, "iterations": 2, "gradients": {"source": "trace", "trace": "trcut"}}'
 expect trace-truncated 'trcut.json: gradients.trace: ' "$CCSIM" validate "$T/trcut.json"
 grep -q "truncated" "$T/err" || { fail=$((fail + 1)); echo "FAIL trace-truncated: message" >&2; }
+
+# cnn and fashion-mnist: datasets, models, subsets
+fm='"train": {"dataset": "fashion-mnist"'
+exp fmdir '{"workers": 2, '"$tr"', '"$fm"', "data": "/nonexistent/fmnist"}}'
+expect fashion-dir 'fmdir.json: train.data: cannot read "/nonexistent/fmnist"' "$CCSIM" validate "$T/fmdir.json"
+exp fmfrac '{"workers": 2, '"$tr"', '"$fm"', "test_fraction": 0.1}}'
+expect fashion-test-fraction 'fmfrac.json: train.test_fraction: not for "fashion-mnist"' "$CCSIM" validate "$T/fmfrac.json"
+exp fmtake '{"workers": 2, '"$tr"', '"$fm"', "train_samples": 60001}}'
+expect fashion-train-samples 'fmtake.json: train.train_samples: expected an integer in [0, 60000], got 60001' "$CCSIM" validate "$T/fmtake.json"
+exp dgtake '{"workers": 2, '"$tr"', "train": {"test_samples": 100}}'
+expect digits-test-samples 'dgtake.json: train.test_samples: only for dataset "fashion-mnist"' "$CCSIM" validate "$T/dgtake.json"
+exp dglenet '{"workers": 2, '"$tr"', "train": {"model": {"kind": "lenet5"}}}'
+expect digits-lenet 'dglenet.json: train.model.kind: "lenet5" needs images: dataset "fashion-mnist"' "$CCSIM" validate "$T/dglenet.json"
+exp fmhid '{"workers": 2, '"$tr"', '"$fm"', "model": {"kind": "cnn", "hidden": [3]}}}'
+expect cnn-hidden 'fmhid.json: train.model.hidden: only for kind "mlp"' "$CCSIM" validate "$T/fmhid.json"
+mkdir -p "$T/badfm"
+printf '\x00\x00\x08\x03\x00\x00\x00\x02' >"$T/badfm/train-images-idx3-ubyte.gz"
+exp fmbad '{"workers": 2, "iterations": 1, '"$tr"', '"$fm"', "data": "badfm"}}'
+expect fashion-truncated 'fmbad.json: train.data: '"$T"'/badfm/train-images-idx3-ubyte.gz: truncated idx header' "$CCSIM" run "$T/fmbad.json" --out "$T/fmbad"
+# end cnn and fashion-mnist
 
 # and a good file is fine, with exit 0
 if "$CCSIM" validate "$T/good.json" >/dev/null 2>&1; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL good file rejected" >&2; fi

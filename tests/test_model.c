@@ -34,6 +34,7 @@
 #include "check.h"
 #include "gradients.h"
 #include "rng.h"
+#include "train/blas.h"
 #include "train/data.h"
 #include "train/model.h"
 
@@ -259,7 +260,8 @@ static void check_bad_specs(void) {
 }
 
 /* Two workspaces used in turn give the results one would alone; forward is
- * independent of the chunk size bit for bit (GEMM rows are independent). */
+ * independent of the chunk size bit for bit with GSL's CBLAS (GEMM rows are
+ * independent), to rounding with OpenBLAS (its blocking follows the sizes). */
 static void check_workspaces(void) {
   const size_t hid[] = {33, 17}, n = 50, in = 12, c = 7;
   tmodel *m = make(TMODEL_MLP, in, c, 2, hid);
@@ -278,11 +280,23 @@ static void check_workspaces(void) {
   CHECK(l1 == l3 && memcmp(g1, g3, np * sizeof *g1) == 0, "workspace reuse changes the result");
   tmodel_forward(m, a, th, X, n, z1);
   tmodel_forward(m, small, th, X, n, z2);
-  CHECK(memcmp(z1, z2, n * c * sizeof *z1) == 0, "forward depends on the chunk size");
   double acc1, acc2;
   const double e1 = tmodel_evaluate(m, a, th, X, y, n, &acc1);
   const double e2 = tmodel_evaluate(m, small, th, X, y, n, &acc2);
-  CHECK(e1 == e2 && acc1 == acc2, "evaluate depends on the chunk size");
+  if (strstr(tblas_name(), "gslcblas")) {
+    CHECK(memcmp(z1, z2, n * c * sizeof *z1) == 0, "forward depends on the chunk size");
+    CHECK(e1 == e2 && acc1 == acc2, "evaluate depends on the chunk size");
+  } else {
+    /* OpenBLAS picks its kernel blocking by the matrix sizes, so a row's
+     * summation order (not its value beyond rounding) depends on the chunk
+     * size: docs/training.md */
+    double dz = 0, zmax = 0;
+    for (size_t i = 0; i < n * c; i++) dz = fmax(dz, fabs(z1[i] - z2[i])), zmax = fmax(zmax, fabs(z1[i]));
+    CHECK(dz <= 1e-5 * zmax, "%s: forward differs across chunk sizes by %.3g (max |z| %.3g)",
+          tblas_name(), dz, zmax);
+    CHECK(fabs(e1 - e2) <= 1e-6 * fabs(e1), "%s: evaluate differs across chunk sizes: %.9g vs %.9g",
+          tblas_name(), e1, e2);
+  }
   CHECK_NEAR(e1, l1, 1e-12, "evaluate's loss = loss_grad's loss");
   tmodel_ws_free(a);
   tmodel_ws_free(b);

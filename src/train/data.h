@@ -42,6 +42,27 @@ void tdata_free(tdataset *d);
  * value, an empty file. */
 tdataset *tdata_load_digits(const char *path, ccsim_error *err);
 
+/* One idx pair (idx.c): an image file of unsigned bytes with 3 dimensions
+ * (n x rows x cols) and a label file with 1 (n), gzip or plain.  Features are
+ * the pixels scaled to [0, 1] (divided by 255), labels must be in 0..9.
+ * Errors name the file and what was expected: a bad magic (not 00 00 08 D),
+ * a dimension of size 0, sizes whose product overflows (over 2^40 bytes),
+ * a file cut short or longer than its header says, a corrupt gzip stream,
+ * label and image counts that differ, a label out of range. */
+tdataset *tdata_load_idx(const char *images, const char *labels, ccsim_error *err);
+
+/* Fashion-MNIST (Xiao, Rasul & Vollgraf, arXiv 1708.07747) from dir, laid
+ * out as Debian's dataset-fashion-mnist installs it
+ * (/usr/share/datasets/fashion-mnist): train-{images-idx3,labels-idx1}-
+ * ubyte.gz (60,000 images of 28 x 28) into *train and t10k-* (10,000) into
+ * *test, its published split. */
+int tdata_load_fashion_mnist(const char *dir, tdataset **train, tdataset **test,
+                             ccsim_error *err);
+
+/* The rows of d whose ranks in a seeded permutation are below n, in
+ * ascending row order: a uniform random subset of n rows (n <= d->n). */
+tdataset *tdata_take(const tdataset *d, size_t n, uint64_t seed, ccsim_error *err);
+
 /* The synthetic teacher task. */
 typedef struct tteacher_spec {
   size_t samples;  /* n >= 1 */

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cnn.h"
 #include "gradients.h"
 #include "rng.h"
 
@@ -51,6 +52,7 @@ struct tmodel {
   size_t act_total;  /* sum of width[1..L] */
   tmodel_tensor tensors[2 * MAX_LAYERS];
   char names[2 * MAX_LAYERS][24];
+  tcnn *cnn; /* kind TMODEL_CNN: everything is there (cnn.c) */
 };
 
 struct tmodel_ws {
@@ -60,6 +62,7 @@ struct tmodel_ws {
   float *d, *d2;                /* cap x max_width: backward deltas, ping-pong */
   float *wt;                    /* max_wt: W_l^T */
   float *block;                 /* one allocation holding all of the above */
+  tcnn_ws *cws;                 /* a cnn's workspace */
 };
 
 static int mul_ok(size_t a, size_t b, size_t *out) {
@@ -69,6 +72,25 @@ static int mul_ok(size_t a, size_t b, size_t *out) {
 }
 
 tmodel *tmodel_new(const tmodel_spec *spec, ccsim_error *err) {
+  if (spec->kind == TMODEL_CNN) {
+    if (spec->classes < 2) {
+      ccsim_fail(err, CCSIM_ERR_INPUT, "model: need classes >= 2 (got %zu)", spec->classes);
+      return NULL;
+    }
+    tmodel *m = calloc(1, sizeof *m);
+    if (!m) {
+      ccsim_fail(err, CCSIM_ERR_RUNTIME, "model: out of memory");
+      return NULL;
+    }
+    m->spec = *spec;
+    m->cnn = tcnn_new(spec, err);
+    if (!m->cnn) {
+      free(m);
+      return NULL;
+    }
+    m->nparams = tcnn_nparams(m->cnn);
+    return m;
+  }
   if (spec->kind == TMODEL_SOFTMAX && spec->nhidden != 0) {
     ccsim_fail(err, CCSIM_ERR_INPUT, "model: softmax regression has no hidden layers (got %zu)",
                spec->nhidden);
@@ -129,10 +151,13 @@ tmodel *tmodel_new(const tmodel_spec *spec, ccsim_error *err) {
     snprintf(m->names[t], sizeof m->names[t], "%s%s.weight", base, idx);
     snprintf(m->names[t + 1], sizeof m->names[t + 1], "%s%s.bias", base, idx);
     m->woff[l] = off;
-    m->tensors[t] = (tmodel_tensor){m->names[t], off, w, in, out};
+    /* flops per sample: tmodel_flops in model.h */
+    const double fw = 2.0 * (double)w;
+    m->tensors[t] = (tmodel_tensor){m->names[t], off, w, in, out, fw, l == 1 ? fw : 2 * fw};
     off += w;
     m->boff[l] = off;
-    m->tensors[t + 1] = (tmodel_tensor){m->names[t + 1], off, out, 1, out};
+    m->tensors[t + 1] =
+        (tmodel_tensor){m->names[t + 1], off, out, 1, out, 2.0 * (double)out, (double)out};
     off += out;
   }
   m->nparams = off;
@@ -140,18 +165,27 @@ tmodel *tmodel_new(const tmodel_spec *spec, ccsim_error *err) {
   return m;
 }
 
-void tmodel_free(tmodel *m) { free(m); }
+void tmodel_free(tmodel *m) {
+  if (!m) return;
+  tcnn_free(m->cnn);
+  free(m);
+}
 
 const tmodel_spec *tmodel_get_spec(const tmodel *m) { return &m->spec; }
 
 size_t tmodel_nparams(const tmodel *m) { return m->nparams; }
 
 const tmodel_tensor *tmodel_layers(const tmodel *m, size_t *count) {
+  if (m->cnn) return tcnn_layers(m->cnn, count);
   *count = 2 * m->layers;
   return m->tensors;
 }
 
 void tmodel_init(const tmodel *m, float *theta, uint64_t seed) {
+  if (m->cnn) {
+    tcnn_init(m->cnn, theta, seed);
+    return;
+  }
   const uint64_t root = ccr_key(seed, TAG_INIT);
   for (size_t l = 1; l <= m->layers; l++) {
     const size_t in = m->width[l - 1], out = m->width[l], n = in * out;
@@ -169,6 +203,19 @@ void tmodel_init(const tmodel *m, float *theta, uint64_t seed) {
 }
 
 tmodel_ws *tmodel_ws_new(const tmodel *m, size_t max_batch, ccsim_error *err) {
+  if (m->cnn) {
+    tcnn_ws *cws = tcnn_ws_new(m->cnn, max_batch, err);
+    tmodel_ws *ws = cws ? calloc(1, sizeof *ws) : NULL;
+    if (!ws) {
+      if (cws) ccsim_fail(err, CCSIM_ERR_RUNTIME, "model workspace: out of memory");
+      tcnn_ws_free(cws);
+      return NULL;
+    }
+    ws->m = m;
+    ws->cap = max_batch;
+    ws->cws = cws;
+    return ws;
+  }
   if (max_batch < 1) {
     ccsim_fail(err, CCSIM_ERR_INPUT, "model workspace: max_batch must be >= 1");
     return NULL;
@@ -206,6 +253,7 @@ tmodel_ws *tmodel_ws_new(const tmodel *m, size_t max_batch, ccsim_error *err) {
 
 void tmodel_ws_free(tmodel_ws *ws) {
   if (!ws) return;
+  tcnn_ws_free(ws->cws);
   free(ws->block);
   free(ws);
 }
@@ -236,7 +284,7 @@ static void forward(const tmodel *m, tmodel_ws *ws, const float *theta, const fl
 /* Cross-entropy of one row of logits; if d is not NULL, d[k] = scale *
  * (softmax(z)_k - [k == y]).  Sums in double: the loss is reported, not
  * just used. */
-static double xent(const float *z, size_t c, int y, float *d, double scale) {
+double tmodel_xent(const float *z, size_t c, int y, float *d, double scale) {
   const float mx = z[tmodel_argmax(z, c)];
   double s = 0;
   for (size_t k = 0; k < c; k++) s += exp((double)z[k] - mx);
@@ -256,7 +304,7 @@ static double chunk_grad(const tmodel *m, tmodel_ws *ws, const float *theta, con
   double loss = 0;
   for (size_t r = 0; r < b; r++) {
     assert(y[r] >= 0 && (size_t)y[r] < c);
-    loss += xent(ws->act[L] + r * c, c, y[r], ws->d + r * c, 1.0 / (double)batch);
+    loss += tmodel_xent(ws->act[L] + r * c, c, y[r], ws->d + r * c, 1.0 / (double)batch);
   }
   float *d = ws->d, *dn = ws->d2;
   for (size_t l = L; l >= 1; l--) {
@@ -285,13 +333,24 @@ static double chunk_grad(const tmodel *m, tmodel_ws *ws, const float *theta, con
   return loss;
 }
 
+/* The logits of chunk [lo, lo + b) of X: a pointer into ws. */
+static const float *chunk_logits(const tmodel *m, tmodel_ws *ws, const float *theta,
+                                 const float *X, size_t b) {
+  if (m->cnn) return tcnn_forward(m->cnn, ws->cws, theta, X, b);
+  forward(m, ws, theta, X, b);
+  return ws->act[m->layers];
+}
+
 double tmodel_loss_grad(const tmodel *m, tmodel_ws *ws, const float *theta, const float *X,
                         const int *y, size_t batch, float *grad) {
   assert(ws->m == m && batch >= 1);
+  const size_t f = m->spec.inputs;
   double loss = 0;
   for (size_t lo = 0; lo < batch; lo += ws->cap) {
     const size_t b = batch - lo < ws->cap ? batch - lo : ws->cap;
-    loss += chunk_grad(m, ws, theta, X + lo * m->width[0], y + lo, b, batch, lo == 0, grad);
+    loss += m->cnn ? tcnn_chunk_grad(m->cnn, ws->cws, theta, X + lo * f, y + lo, b, batch,
+                                     lo == 0, grad)
+                   : chunk_grad(m, ws, theta, X + lo * f, y + lo, b, batch, lo == 0, grad);
   }
   return loss / (double)batch;
 }
@@ -299,27 +358,26 @@ double tmodel_loss_grad(const tmodel *m, tmodel_ws *ws, const float *theta, cons
 void tmodel_forward(const tmodel *m, tmodel_ws *ws, const float *theta, const float *X, size_t n,
                     float *logits) {
   assert(ws->m == m);
-  const size_t c = m->width[m->layers];
+  const size_t c = m->spec.classes, f = m->spec.inputs;
   for (size_t lo = 0; lo < n; lo += ws->cap) {
     const size_t b = n - lo < ws->cap ? n - lo : ws->cap;
-    forward(m, ws, theta, X + lo * m->width[0], b);
-    memcpy(logits + lo * c, ws->act[m->layers], b * c * sizeof *logits);
+    memcpy(logits + lo * c, chunk_logits(m, ws, theta, X + lo * f, b), b * c * sizeof *logits);
   }
 }
 
 double tmodel_evaluate(const tmodel *m, tmodel_ws *ws, const float *theta, const float *X,
                        const int *y, size_t n, double *accuracy) {
   assert(ws->m == m);
-  const size_t c = m->width[m->layers];
+  const size_t c = m->spec.classes, f = m->spec.inputs;
   double loss = 0;
   size_t correct = 0;
   for (size_t lo = 0; lo < n; lo += ws->cap) {
     const size_t b = n - lo < ws->cap ? n - lo : ws->cap;
-    forward(m, ws, theta, X + lo * m->width[0], b);
+    const float *zb = chunk_logits(m, ws, theta, X + lo * f, b);
     for (size_t r = 0; r < b; r++) {
-      const float *z = ws->act[m->layers] + r * c;
+      const float *z = zb + r * c;
       assert(y[lo + r] >= 0 && (size_t)y[lo + r] < c);
-      loss += xent(z, c, y[lo + r], NULL, 0);
+      loss += tmodel_xent(z, c, y[lo + r], NULL, 0);
       correct += tmodel_argmax(z, c) == (size_t)y[lo + r];
     }
   }

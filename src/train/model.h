@@ -30,21 +30,64 @@
 
 #define TMODEL_MAX_HIDDEN 8
 
-enum tmodel_kind { TMODEL_SOFTMAX, TMODEL_MLP };
+#define TMODEL_MAX_LAYERS 12
+
+/* TMODEL_CNN: a convolutional network (cnn.c) given as a layer list. */
+enum tmodel_kind { TMODEL_SOFTMAX, TMODEL_MLP, TMODEL_CNN };
+
+/* One layer of a TMODEL_CNN, in forward order:
+ *   TLAYER_CONV  out channels, k x k kernel, stride 1, zero padding pad
+ *   TLAYER_POOL  2 x 2 max-pooling, stride 2 (odd sizes drop the last row/col)
+ *   TLAYER_FC    out units (the first one flattens the feature map, c-h-w order)
+ * relu: a ReLU follows (conv and fc; the last layer, an fc giving the
+ * logits, has none). */
+enum tlayer_kind { TLAYER_CONV, TLAYER_POOL, TLAYER_FC };
+typedef struct tlayer_spec {
+  enum tlayer_kind kind;
+  size_t out, k, pad;
+  int relu;
+} tlayer_spec;
 
 typedef struct tmodel_spec {
   enum tmodel_kind kind;
-  size_t inputs;  /* features per sample */
+  size_t inputs;  /* features per sample (cnn: channels x height x width) */
   size_t classes; /* >= 2 */
   size_t nhidden; /* hidden layers: 0 for softmax, 1..TMODEL_MAX_HIDDEN for mlp */
   size_t hidden[TMODEL_MAX_HIDDEN]; /* their widths, first to last */
+  /* cnn only: the input image (channels x height x width, c-h-w order per
+   * sample) and the layers; the last must be an fc of `classes` units. */
+  size_t channels, height, width;
+  size_t nlayers;
+  tlayer_spec layer[TMODEL_MAX_LAYERS];
 } tmodel_spec;
 
+/* The named convolutional networks, for images of c x h x w and `classes`:
+ *   "lenet5"  LeNet-5 as LeCun et al. 1998 lay it out, with ReLU and
+ *             max-pooling: conv 5x5 6 (pad 2) - pool - conv 5x5 16 - pool -
+ *             fc 120 - fc 84 - fc classes (61,706 parameters on 1 x 28 x 28)
+ *   "cnn"     a wider network: conv 3x3 32 (pad 1) - pool - conv 3x3 64
+ *             (pad 1) - pool - fc 256 - fc classes (824,458 parameters on
+ *             1 x 28 x 28)
+ * Returns 0, or -1 for an unknown name. */
+int tmodel_preset(const char *name, size_t c, size_t h, size_t w, size_t classes,
+                  tmodel_spec *spec);
+
 /* One tensor of theta: theta[offset .. offset+count) is a rows x cols
- * row-major matrix (a bias has rows = 1). */
+ * row-major matrix (a bias has rows = 1; a convolution weight is out
+ * channels x (in channels x k x k)).  fwd_flops and bwd_flops: its work per
+ * sample, for the time model.  A weight costs 2 flops per multiply-add
+ * forward (dense: 2 in out; conv: 2 out (in k k) H_out W_out) and twice that
+ * backward (its gradient and the input gradient), except the first
+ * parameter layer, whose input gradient is not computed (once); a bias costs
+ * 2 per output element forward (the add and the ReLU or the softmax's
+ * share) and 1 backward (the sum over the batch); a max-pooling's
+ * comparisons (one per input element forward, one scatter per output
+ * backward) are charged to the bias of the layer it pools.  The usual 1:2
+ * forward:backward count, e.g. Kaplan et al. 2020 (arXiv:2001.08361) 2.1. */
 typedef struct tmodel_tensor {
-  const char *name; /* "fc1.weight", "fc1.bias", ...; owned by the model */
+  const char *name; /* "fc1.weight", "fc1.bias", "conv1.weight", ...; owned by the model */
   size_t offset, count, rows, cols;
+  double fwd_flops, bwd_flops;
 } tmodel_tensor;
 
 typedef struct tmodel tmodel;
@@ -98,5 +141,9 @@ double tmodel_evaluate(const tmodel *m, tmodel_ws *ws, const float *theta, const
 
 /* The index of the largest of v[0..n) (the lowest on ties). */
 size_t tmodel_argmax(const float *v, size_t n);
+
+/* Cross-entropy of one row of logits z[c] with label y; if d is not NULL,
+ * d[k] = scale * (softmax(z)_k - [k == y]).  Sums in double. */
+double tmodel_xent(const float *z, size_t c, int y, float *d, double scale);
 
 #endif

@@ -16,6 +16,7 @@
 #define TAG_LABEL 0x6c61626cull  /* "labl" */
 #define TAG_SHARD 0x73686172ull  /* "shar" */
 #define TAG_BATCH 0x62617463ull  /* "batc" */
+#define TAG_TAKE 0x74616b65ull   /* "take" */
 #define FEISTEL_ROUNDS 6
 
 void tperm_init(tperm *p, size_t n, uint64_t key) {
@@ -192,4 +193,24 @@ void tshards_batch(const tshards *s, uint64_t seed, uint32_t w, uint64_t iterati
     }
     idx[j] = rows[tperm_at(&p, (size_t)(pos % nw))];
   }
+}
+
+tdataset *tdata_take(const tdataset *d, size_t n, uint64_t seed, ccsim_error *err) {
+  if (n < 1 || n > d->n) {
+    ccsim_fail(err, CCSIM_ERR_INPUT, "subset: %zu of %zu samples: expected 1..%zu", n, d->n, d->n);
+    return NULL;
+  }
+  size_t *idx = malloc(n * sizeof *idx);
+  if (!idx) {
+    ccsim_fail(err, CCSIM_ERR_RUNTIME, "subset: out of memory");
+    return NULL;
+  }
+  tperm p;
+  tperm_init(&p, d->n, ccr_key(seed, TAG_TAKE));
+  size_t k = 0;
+  for (size_t i = 0; i < d->n; i++)
+    if (tperm_at(&p, i) < n) idx[k++] = i;
+  tdataset *s = tdata_subset(d, idx, n, err);
+  free(idx);
+  return s;
 }
