@@ -49,10 +49,16 @@ import time
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-import torchvision
 from torch.utils._python_dispatch import TorchDispatchMode
 
 aten = torch.ops.aten
+
+
+def torchvision():
+    """torchvision, imported when a model needs it (the other models, and
+    scripts/measure_device.py on them, run without it)."""
+    import torchvision as tv
+    return tv
 
 
 # ---------------------------------------------------------------- counting
@@ -310,7 +316,7 @@ def tokens(vocab, seq):
 MODELS = [
     {
         "name": "resnet50",
-        "build": lambda: torchvision.models.resnet50(),
+        "build": lambda: torchvision().models.resnet50(),
         "input": lambda b: (torch.zeros(b, 3, 224, 224),),
         "input_doc": "one 3x224x224 image (ImageNet)",
         "source": ("ResNet-50, torchvision.models.resnet50 (v1.5: stride 2 in the 3x3 conv); "
@@ -319,7 +325,7 @@ MODELS = [
     },
     {
         "name": "vgg16",
-        "build": lambda: torchvision.models.vgg16(),
+        "build": lambda: torchvision().models.vgg16(),
         "input": lambda b: (torch.zeros(b, 3, 224, 224),),
         "input_doc": "one 3x224x224 image (ImageNet)",
         "source": ("VGG-16 (configuration D, no batch norm), torchvision.models.vgg16; "
@@ -399,7 +405,7 @@ def main():
             "source": spec["source"],
             "input": spec["input_doc"],
             "generated_by": "scripts/gen_profiles.py (torch %s, torchvision %s)"
-                            % (torch.__version__, torchvision.__version__),
+                            % (torch.__version__, torchvision().__version__),
             "flops_convention": FLOPS_CONVENTION % (100.0 * other / fwd),
             "backward_convention": BACKWARD_CONVENTION,
             "total_params": params,
