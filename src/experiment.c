@@ -18,6 +18,7 @@
 
 #include "collectives/collective.h"
 #include "device.h"
+#include "measured.h"
 #include "platform.h"
 #include "profile.h"
 #include "trace.h"
@@ -827,7 +828,58 @@ static int read_model(reader *rd, experiment *e, json_t *root, size_t implied, c
   return 0;
 }
 
-/* "device": "v100" or {"name": "v100", "efficiency": 0.5}; "none": no time. */
+/* The measured device called name (a file in the devices folder, or a path
+ * when the name has a '/' or ends in ".json", relative to the experiment),
+ * loaded into e->measured, with the tables this experiment's model,
+ * precision and compressor use resolved; what they do not cover goes to the
+ * roofline, and e->time_note says what and why. */
+static int read_measured(reader *rd, experiment *e, const char *name, const char *path, json_t *obj) {
+  char file[1200];
+  ccsim_error derr = {0};
+  if (strchr(name, '/') || strstr(name, ".json")) {
+    if (name[0] == '/') snprintf(file, sizeof file, "%s", name);
+    else snprintf(file, sizeof file, "%s/%s", e->dir, name);
+  } else if (measured_path(measured_devices_dir(), name, file, sizeof file, &derr)) {
+    return fail(rd, path, "%s", derr.msg);
+  }
+  if (!(e->measured = measured_load(file, &derr))) return fail(rd, path, "%s", derr.msg);
+  e->device = e->measured->roofline;
+  const char *prec = "fp32", *timing = "isolated";
+  int rc;
+  if (obj) {
+    static const char *const precs[] = {"fp32", "tf32", "bf16", NULL};
+    static const char *const timings[] = {"isolated", "back_to_back", NULL};
+    if ((rc = read_string(rd, obj, "device", "precision", prec, &prec))) return rc;
+    if ((rc = read_string(rd, obj, "device", "compression_timing", timing, &timing))) return rc;
+    int ok = 0;
+    for (int i = 0; precs[i]; i++) ok |= strcmp(prec, precs[i]) == 0;
+    if (!ok) return fail(rd, "device.precision", "expected fp32, tf32 or bf16, got \"%s\"", prec);
+    if (strcmp(timing, timings[0]) && strcmp(timing, timings[1]))
+      return fail(rd, "device.compression_timing", "expected isolated or back_to_back, got \"%s\"", timing);
+  }
+  snprintf(e->precision, sizeof e->precision, "%s", prec);
+  e->timing = strcmp(timing, "isolated") == 0 ? MEASURED_ISOLATED : MEASURED_BACK_TO_BACK;
+  const model_profile *m = e->model.layers;
+  char note[2][200] = {"", ""};
+  e->measured_model = m->name ? measured_find_model(e->measured, m->name, prec) : NULL;
+  if (e->measured_model && measured_check_model(e->measured, e->measured_model, m, &derr))
+    return fail(rd, path, "%s", derr.msg);
+  if (!e->measured_model)
+    snprintf(note[0], sizeof note[0], "compute: %s at %s not measured", m->name ? m->name : "this model", prec);
+  const measured_compressor *mc = measured_find_compressor(e->measured, e->compressor->name);
+  char why[256] = "not measured";
+  if (mc && measured_params_match(mc, e->comp_params, why, sizeof why)) e->measured_comp = mc;
+  else snprintf(note[1], sizeof note[1], "compression: %s", why);
+  if (!mc) snprintf(note[1], sizeof note[1], "compression: %s not measured", e->compressor->name);
+  if (note[0][0] || note[1][0])
+    snprintf(e->time_note, sizeof e->time_note, "roofline %s for %s%s%s", e->device->name, note[0],
+             note[0][0] && note[1][0] ? "; " : "", note[1]);
+  return 0;
+}
+
+/* "device": "v100" or {"name": "v100", "efficiency": 0.5}; "none": no time;
+ * a measured device's name or file, optionally {"name", "precision",
+ * "compression_timing"}. */
 static int read_device(reader *rd, experiment *e, json_t *root) {
   json_t *d = field(root, "device", json_string("none"));
   json_t *obj = NULL;
@@ -844,19 +896,21 @@ static int read_device(reader *rd, experiment *e, json_t *root) {
     name = json_string_value(d);
   } else if (json_is_object(d)) {
     obj = d;
-    static const char *const known[] = {"name", "efficiency", NULL};
+    static const char *const known[] = {"name", "efficiency", "precision", "compression_timing", NULL};
     if ((rc = check_keys(rd, d, "device", known, NULL, NULL, NULL))) return rc;
     if ((rc = read_string(rd, d, "device", "name", NULL, &name))) return rc;
   } else {
-    return fail(rd, "device", "expected a device name (none%s) or an object, got %s", names,
+    return fail(rd, "device", "expected a device name (none%s, or a measured device: `ccsim list devices`) or an object, got %s", names,
                 show(d, b, sizeof b));
   }
   e->device = NULL;
   if (strcmp(name, "none") != 0) {
     e->device = device_find(name);
-    if (!e->device)
-      return fail(rd, obj ? "device.name" : "device", "unknown device \"%s\" (known: none%s)", name, names);
+    if (!e->device && (rc = read_measured(rd, e, name, obj ? "device.name" : "device", obj))) return rc;
   }
+  if (!e->measured && obj && (json_object_get(obj, "precision") || json_object_get(obj, "compression_timing")))
+    return fail(rd, json_object_get(obj, "precision") ? "device.precision" : "device.compression_timing",
+                "only a measured device has tables to choose from; \"%s\" is a roofline", name);
   e->efficiency = e->device ? e->device->efficiency : 1.0;
   if (obj && (rc = read_real(rd, obj, "device", "efficiency", e->efficiency, 1e-6, 1, &e->efficiency)))
     return rc;
@@ -1393,6 +1447,7 @@ void experiment_free(experiment *e) {
   free(e->platform.network_model);
   free(e->out_dir);
   profile_free(e->model.layers);
+  measured_free(e->measured);
   free(e->gradients.trace);
   free(e->train.data);
   json_decref(e->resolved);

@@ -123,6 +123,16 @@ typedef struct experiment {
    * simulated time), and the fraction of its peak dense kernels reach. */
   const struct device_spec *device;
   double efficiency;
+  /* A measured device (device.name names a file in devices/ or a path):
+   * its tables time what they cover, `device` (its roofline) the rest.
+   * measured_model / measured_comp: the tables this experiment uses (NULL:
+   * the roofline; time_note says why).  NULL measured: a built-in device. */
+  struct measured_device *measured;
+  const struct measured_model *measured_model;
+  const struct measured_compressor *measured_comp;
+  int timing;          /* enum measured_timing: which compression figure */
+  char precision[8];   /* fp32, tf32 or bf16: which model table */
+  char time_note[512]; /* what the roofline times instead, and why ("" if nothing) */
 
   struct {
     enum schedule_kind kind;

@@ -21,6 +21,7 @@
 #include "results.h"
 #include "outputs/outdir.h"
 #include "device.h"
+#include "measured.h"
 #include "profile.h"
 #include "rng.h"
 #include "schedule.h"
@@ -49,6 +50,9 @@ typedef struct shared {
    * ceil(params_l K / elements) >= 1 evenly spaced coordinates, at data-plane
    * offsets soff[l] .. soff[l + 1]; the layer's full offsets are foff[l]. */
   size_t *soff, *foff;
+  /* device seconds of forward, and of each tensor's backward in backward
+   * order (compute_times) */
+  double fwd_s, *bwd_s;
   int quiet, tty;
 } shared;
 
@@ -66,6 +70,7 @@ typedef struct worker {
   float *g; /* scratch for a gradient chunk */
   size_t gcap;
   size_t base;                /* element offset of the bucket being aggregated */
+  size_t bucket_n, bucket_full; /* the bucket's data-plane and full element counts */
   const sched_plan *plan;     /* this iteration's buckets */
   comm_sem *ready, *done;     /* compute -> communication: a bucket's gradient is
                                  ready; communication -> compute: all aggregated */
@@ -121,20 +126,33 @@ static void timeline_row(worker *w, const char *what, int bucket, double t0, dou
 }
 
 /* Device time of one compression operation on n elements (0 without a
- * device): docs/design.md, launches x overhead + bytes / bandwidth +
- * flops / peak. */
+ * device): the measured device's table where it has one for this
+ * compressor, else docs/design.md, launches x overhead + bytes / bandwidth
+ * + flops / peak. */
 static double compress_seconds(const worker *w, enum ccomp_op op, size_t n) {
   const experiment *e = w->sh->e;
   if (!e->device || n == 0) return 0;
+  if (e->measured_comp && e->measured_comp->has[op])
+    return measured_curve_seconds(&e->measured_comp->op[op][e->timing], (double)n);
   ccomp_cost c;
   ccomp_cost_of(w->comp, n, op, &c);
   return device_cost_seconds(e->device, &c);
 }
 
-/* Run a compression operation on n elements on the device (sharing it with
- * backward), count it, and record it in the timeline as `what`. */
+/* The elements of the real tensor that n data-plane elements of the current
+ * bucket stand for: under model.sample the data plane holds a sample, but the
+ * device encodes, decodes and combines the whole tensor, so n sampled
+ * elements cost what n x full / sampled elements do.  n itself otherwise. */
+static size_t full_elements(const worker *w, size_t n) {
+  if (w->bucket_full <= w->bucket_n || w->bucket_n == 0) return n;
+  return (size_t)llround((double)n * (double)w->bucket_full / (double)w->bucket_n);
+}
+
+/* Run a compression operation on n data-plane elements on the device
+ * (sharing it with backward), charged for the full tensor they stand for;
+ * count it, and record it in the timeline as `what`. */
 static void device_run(worker *w, enum ccomp_op op, size_t n, const char *what, int bucket) {
-  const double d = compress_seconds(w, op, n);
+  const double d = compress_seconds(w, op, full_elements(w, n));
   if (d <= 0) return;
   const double t0 = comm_now();
   comm_execute(d);
@@ -253,6 +271,7 @@ static void comm_main(void *arg) {
       ctx.offset = lo;
       ctx.n = hi - lo;
       ctx.n_full = b->hi - b->lo;
+      w->bucket_n = ctx.n, w->bucket_full = ctx.n_full;
       ctx.out = out + lo;
       ctx.exact_sum = sh->exact_sum ? sh->exact_sum + lo : NULL;
       /* one bucket: the keys of a plain run (and its golden files) */
@@ -276,6 +295,24 @@ static double compute_seconds(const experiment *e, double flops) {
   return e->device && flops > 0 ? flops / (e->device->peak_flops * e->efficiency) : 0;
 }
 
+/* sh->fwd_s and sh->bwd_s[L] (backward order) for the experiment's batch:
+ * from the measured device's table of this model and precision, else from
+ * the profile's flops on the roofline.  0 on success, -1 out of memory. */
+static int compute_times(shared *sh) {
+  const experiment *e = sh->e;
+  const model_profile *m = e->model.layers;
+  const size_t L = m->nlayers;
+  const double B = e->model.batch;
+  if (!(sh->bwd_s = calloc(L, sizeof *sh->bwd_s))) return -1;
+  if (e->measured_model) {
+    measured_compute(e->measured_model, B, &sh->fwd_s, sh->bwd_s);
+    return 0;
+  }
+  sh->fwd_s = compute_seconds(e, B * m->total_fwd_flops);
+  for (size_t j = 0; j < L; j++) sh->bwd_s[j] = compute_seconds(e, B * m->layers[L - 1 - j].bwd_flops);
+  return 0;
+}
+
 /* The compute actor of a worker: forward, then backward layer by layer in
  * reverse order, releasing each bucket to the communication actor when its
  * last layer is done; then it waits for the aggregate, and all workers meet
@@ -284,9 +321,6 @@ static void worker_main(void *arg) {
   worker *w = arg;
   shared *sh = w->sh;
   const experiment *e = sh->e;
-  const model_profile *m = e->model.layers;
-  const size_t L = m->nlayers;
-  const double B = e->model.batch;
   double it_start = comm_now();
   for (int it = 0; it < e->iterations; it++) {
     w->iteration = (uint32_t)it;
@@ -296,14 +330,14 @@ static void worker_main(void *arg) {
      * compute time is the profile's, below) */
     const double host_compute = feed_begin(sh->feed, (uint32_t)w->rank, (uint32_t)it);
     if (host_compute > 0) comm_sleep(host_compute);
-    double t0 = comm_now(), fwd = compute_seconds(e, B * m->total_fwd_flops), busy = fwd;
+    double t0 = comm_now(), fwd = sh->fwd_s, busy = fwd;
     comm_execute(fwd);
     timeline_row(w, "forward", -1, t0, comm_now());
     for (size_t k = 0; k < w->plan->nb; k++) {
       const sched_bucket *b = &w->plan->b[k];
       t0 = comm_now();
       for (size_t j = b->l0; j < b->l1; j++) {
-        const double d = compute_seconds(e, B * m->layers[L - 1 - j].bwd_flops);
+        const double d = sh->bwd_s[j];
         comm_execute(d);
         busy += d;
       }
@@ -476,7 +510,10 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
   json_object_set_new(s, "time_breakdown_s",
                       json_pack("{s:f,s:f,s:f,s:f}", "compute", tc, "compress", tz, "communicate", tm,
                                 "exposed_communicate", tx));
-  json_object_set_new(s, "device", json_string(e->device ? e->device->name : "none"));
+  json_object_set_new(s, "device", json_string(e->measured ? e->measured->name : e->device ? e->device->name : "none"));
+  if (e->measured)
+    json_object_set_new(s, "time_model", measured_report(e->measured, e->measured_model, e->measured_comp,
+                                                         e->precision, e->timing, e->model.batch, e->time_note));
   json_object_set_new(s, "schedule", sched_report(sh->sched));
   json_object_set_new(s, "bytes_on_wire", json_real(bytes));
   json_object_set_new(s, "compression_ratio", json_real(rep->compression_ratio));
@@ -607,7 +644,7 @@ static int simulate(const experiment *e, const run_opts *o, feed *fd, double hos
   sh.barrier = comm_barrier_new((unsigned)e->workers);
   err_acc *hops = calloc(2 * (size_t)e->iterations * (H ? H : 1), sizeof *hops);
   worker *workers = calloc((size_t)e->workers, sizeof *workers);
-  if (!sh.agg || !sh.metrics || !sh.ends || !hops || !workers) {
+  if (!sh.agg || !sh.metrics || !sh.ends || !hops || !workers || compute_times(&sh)) {
     rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements x %d workers", n, e->workers);
     goto out;
   }
@@ -722,6 +759,7 @@ out:
   free(sh.t_compute);
   free(sh.soff);
   free(sh.foff);
+  free(sh.bwd_s);
   results_abandon(sh.timeline);
   if (sh.barrier) comm_barrier_free(sh.barrier);
   sched_free(sh.sched);

@@ -7,6 +7,7 @@
 #include "collectives/collective.h"
 #include "compressor.h"
 #include "device.h"
+#include "measured.h"
 #include "memory.h"
 #include "platform.h"
 #include "profile.h"
@@ -65,6 +66,7 @@ static int list_models(void) {
 
 static int list_devices(void) {
   device_list(stdout);
+  measured_list(stdout, measured_devices_dir()); /* the measured devices, and what they cover */
   return 0;
 }
 

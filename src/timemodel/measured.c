@@ -1,0 +1,527 @@
+/* src/timemodel/measured.c — read and check measured device files, and turn
+ * their tables into seconds.
+ *
+ * The reader is strict, as the profile reader is: every key known, every
+ * number in range, sizes increasing, ready times within backward, so that a
+ * truncated or hand-edited file is refused before a run rather than timing a
+ * device that does not exist.  Errors name the file and the JSON path. */
+#include "measured.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+
+#define FORMAT "ccsim-device-1"
+
+typedef struct rd {
+  const char *file;
+  ccsim_error *err;
+} rd;
+
+static int fail(rd *r, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int fail(rd *r, const char *path, const char *fmt, ...) {
+  char what[1536];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  return ccsim_fail(r->err, CCSIM_ERR_INPUT, "%s: %s: %s", r->file, *path ? path : "(top level)", what);
+}
+
+/* A short rendering of a JSON value for messages. */
+static const char *show(const json_t *v, char *buf, size_t len) {
+  if (!v) return "nothing";
+  char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+  if (!s) return "?";
+  if (strlen(s) > 60) strcpy(s + 57, "...");
+  snprintf(buf, len, "%s", s);
+  free(s);
+  return buf;
+}
+
+/* path + "." + key into p[len]. */
+static const char *join(char *p, size_t len, const char *path, const char *key) {
+  snprintf(p, len, "%s%s%s", path, *path ? "." : "", key);
+  return p;
+}
+
+static int check_keys(rd *r, const char *path, json_t *obj, const char *const *known) {
+  const char *key;
+  json_t *v;
+  json_object_foreach(obj, key, v) {
+    int ok = 0;
+    for (const char *const *k = known; *k && !ok; k++) ok = strcmp(*k, key) == 0;
+    if (!ok) {
+      char list[512] = "", p[512];
+      for (const char *const *k = known; *k; k++) {
+        if (list[0]) strncat(list, ", ", sizeof list - strlen(list) - 1);
+        strncat(list, *k, sizeof list - strlen(list) - 1);
+      }
+      return fail(r, join(p, sizeof p, path, key), "unknown key (known here: %s)", list);
+    }
+  }
+  return 0;
+}
+
+/* obj[key], an object (required). */
+static json_t *object(rd *r, const char *path, json_t *obj, const char *key, int *rc) {
+  char p[512], b[80];
+  json_t *v = json_object_get(obj, key);
+  if (!json_is_object(v)) *rc = fail(r, join(p, sizeof p, path, key), "expected an object, got %s", show(v, b, sizeof b));
+  return json_is_object(v) ? v : NULL;
+}
+
+/* obj[key] as a new string (required, non-empty); optional: NULL if absent or null. */
+static int string(rd *r, const char *path, json_t *obj, const char *key, int required, char **out) {
+  char p[512], b[80];
+  json_t *v = json_object_get(obj, key);
+  *out = NULL;
+  if (!required && (!v || json_is_null(v))) return 0;
+  if (!json_is_string(v) || json_string_length(v) == 0)
+    return fail(r, join(p, sizeof p, path, key), "expected a non-empty string, got %s", show(v, b, sizeof b));
+  if (!(*out = strdup(json_string_value(v)))) return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
+  return 0;
+}
+
+/* v: a finite number in [lo, hi] (lo excluded when open). */
+static int number_v(rd *r, const char *p, json_t *v, double lo, int open, double hi, double *out) {
+  char b[80];
+  const double x = json_is_number(v) ? json_number_value(v) : NAN;
+  if (!(isfinite(x) && (open ? x > lo : x >= lo) && x <= hi))
+    return fail(r, p, "expected a number %s %g%s, got %s", open ? ">" : ">=", lo, hi < INFINITY ? " (and at most the limit above)" : "",
+                show(v, b, sizeof b));
+  *out = x;
+  return 0;
+}
+
+static int number(rd *r, const char *path, json_t *obj, const char *key, double lo, int open, double *out) {
+  char p[512];
+  return number_v(r, join(p, sizeof p, path, key), json_object_get(obj, key), lo, open, INFINITY, out);
+}
+
+/* obj[key]: an array of n positive seconds (n = 0: any non-empty length, *n set). */
+static int seconds_array(rd *r, const char *path, json_t *obj, const char *key, size_t *n, double **out) {
+  char p[512], b[80];
+  json_t *a = json_object_get(obj, key);
+  join(p, sizeof p, path, key);
+  if (!json_is_array(a) || json_array_size(a) == 0 || (*n && json_array_size(a) != *n)) {
+    if (*n) return fail(r, p, "expected an array of %zu numbers (one per size), got %s", *n, show(a, b, sizeof b));
+    return fail(r, p, "expected a non-empty array of numbers, got %s", show(a, b, sizeof b));
+  }
+  *n = json_array_size(a);
+  if (!(*out = calloc(*n, sizeof **out))) return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
+  for (size_t i = 0; i < *n; i++) {
+    char q[560];
+    snprintf(q, sizeof q, "%s[%zu]", p, i);
+    int rc = number_v(r, q, json_array_get(a, i), 0, 1, INFINITY, &(*out)[i]);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* obj[key]: {"isolated_s": [...], "back_to_back_s": [...]}, one figure per size. */
+static int curve(rd *r, const char *path, json_t *obj, const char *key, const measured_curve *sizes,
+                 measured_curve out[2]) {
+  static const char *const known[] = {"isolated_s", "back_to_back_s", NULL};
+  char p[512];
+  int rc = 0;
+  json_t *o = object(r, path, obj, key, &rc);
+  if (!o) return rc;
+  join(p, sizeof p, path, key);
+  if ((rc = check_keys(r, p, o, known))) return rc;
+  for (int t = 0; t < 2; t++) {
+    size_t n = sizes->npoints;
+    out[t].npoints = n;
+    if (!(out[t].sizes = malloc(n * sizeof *out[t].sizes))) return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
+    memcpy(out[t].sizes, sizes->sizes, n * sizeof *out[t].sizes);
+    if ((rc = seconds_array(r, p, o, known[t], &n, &out[t].seconds))) return rc;
+  }
+  return 0;
+}
+
+/* obj["sizes"]: strictly increasing element counts >= 1. */
+static int sizes_of(rd *r, const char *path, json_t *obj, measured_curve *s) {
+  char p[512], b[80];
+  json_t *a = json_object_get(obj, "sizes");
+  join(p, sizeof p, path, "sizes");
+  if (!json_is_array(a) || json_array_size(a) == 0)
+    return fail(r, p, "expected a non-empty array of element counts, got %s", show(a, b, sizeof b));
+  s->npoints = json_array_size(a);
+  if (!(s->sizes = calloc(s->npoints, sizeof *s->sizes))) return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
+  for (size_t i = 0; i < s->npoints; i++) {
+    json_t *v = json_array_get(a, i);
+    const double x = json_is_integer(v) ? (double)json_integer_value(v) : NAN;
+    if (!(x >= 1 && (i == 0 || x > s->sizes[i - 1])))
+      return fail(r, p, "element [%zu]: expected an integer >= 1 above the one before, got %s", i, show(v, b, sizeof b));
+    s->sizes[i] = x;
+  }
+  return 0;
+}
+
+static int read_compressor(rd *r, const char *name, json_t *o, measured_compressor *mc) {
+  static const char *const known[] = {"implementation", "sizes", "params", "encode", "decode", "combine", NULL};
+  static const char *const ops[3] = {"encode", "decode", "combine"};
+  char path[256], p[512], b[80], cerr[CCOMP_ERRLEN];
+  snprintf(path, sizeof path, "compressors.%s", name);
+  int rc;
+  if (!(mc->name = strdup(name))) return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
+  if (!(mc->type = ccomp_find(name)))
+    return fail(r, path, "unknown compressor \"%s\" (known: %s)", name, ccomp_names());
+  if (!json_is_object(o)) return fail(r, path, "expected an object, got %s", show(o, b, sizeof b));
+  if ((rc = check_keys(r, path, o, known))) return rc;
+  char *impl;
+  if ((rc = string(r, path, o, "implementation", 1, &impl))) return rc;
+  free(impl);
+  json_t *params = object(r, path, o, "params", &rc);
+  if (!params) return rc;
+  mc->nparams = json_object_size(params);
+  mc->param_names = calloc(mc->nparams + 1, sizeof *mc->param_names);
+  mc->param_values = calloc(mc->nparams + 1, sizeof *mc->param_values);
+  if (!mc->param_names || !mc->param_values) return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
+  const char *key;
+  json_t *v;
+  size_t i = 0;
+  json_object_foreach(params, key, v) {
+    snprintf(p, sizeof p, "%s.params.%s", path, key);
+    const int k = ccomp_param_index(mc->type, key);
+    if (k < 0) return fail(r, p, "%s has no parameter \"%s\"", name, key);
+    if ((rc = number_v(r, p, v, -INFINITY, 0, INFINITY, &mc->param_values[i]))) return rc;
+    if (ccomp_param_check(mc->type, (size_t)k, mc->param_values[i], cerr, sizeof cerr))
+      return fail(r, p, "%s", cerr);
+    if (!(mc->param_names[i] = strdup(key))) return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
+    i++;
+  }
+  measured_curve sizes = {0};
+  rc = sizes_of(r, path, o, &sizes);
+  for (int op = 0; op < 3 && !rc; op++) {
+    if (op == CCOMP_COMBINE && !json_object_get(o, "combine")) continue; /* not summable */
+    mc->has[op] = 1;
+    rc = curve(r, path, o, ops[op], &sizes, mc->op[op]);
+  }
+  free(sizes.sizes);
+  return rc;
+}
+
+static int read_model(rd *r, const char *model, const char *prec, json_t *o, measured_model *mm) {
+  static const char *const known[] = {"batch", "repeats", "forward_s", "backward_s", "backward_s_min",
+                                      "backward_s_max", "tensors", NULL};
+  static const char *const tknown[] = {"name", "ready_s", NULL};
+  char path[256], p[512], b[80];
+  snprintf(path, sizeof path, "models.%s.%s", model, prec);
+  int rc;
+  if (!(mm->model = strdup(model)) || !(mm->precision = strdup(prec)))
+    return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
+  if (strcmp(prec, "fp32") && strcmp(prec, "tf32") && strcmp(prec, "bf16"))
+    return fail(r, path, "unknown precision \"%s\" (known: fp32, tf32, bf16)", prec);
+  if (!json_is_object(o)) return fail(r, path, "expected an object, got %s", show(o, b, sizeof b));
+  double ignored;
+  if ((rc = check_keys(r, path, o, known)) || (rc = number(r, path, o, "batch", 1, 0, &mm->batch)) ||
+      (rc = number(r, path, o, "forward_s", 0, 1, &mm->forward_s)) ||
+      (rc = number(r, path, o, "backward_s", 0, 1, &mm->backward_s)))
+    return rc;
+  for (size_t k = 1; k < 6; k++)
+    if (k != 2 && k != 3 && json_object_get(o, known[k]) && (rc = number(r, path, o, known[k], 0, 0, &ignored)))
+      return rc;
+  json_t *a = json_object_get(o, "tensors");
+  join(p, sizeof p, path, "tensors");
+  if (!json_is_array(a) || json_array_size(a) == 0)
+    return fail(r, p, "expected a non-empty array of {name, ready_s}, got %s", show(a, b, sizeof b));
+  mm->ntensors = json_array_size(a);
+  mm->names = calloc(mm->ntensors, sizeof *mm->names);
+  mm->ready_s = calloc(mm->ntensors, sizeof *mm->ready_s);
+  if (!mm->names || !mm->ready_s) return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
+  for (size_t i = 0; i < mm->ntensors; i++) {
+    char q[560];
+    snprintf(q, sizeof q, "%s[%zu]", p, i);
+    json_t *t = json_array_get(a, i);
+    if (!json_is_object(t)) return fail(r, q, "expected an object, got %s", show(t, b, sizeof b));
+    if ((rc = check_keys(r, q, t, tknown)) || (rc = string(r, q, t, "name", 1, &mm->names[i]))) return rc;
+    char qq[600];
+    if ((rc = number_v(r, join(qq, sizeof qq, q, "ready_s"), json_object_get(t, "ready_s"), 0, 0,
+                       mm->backward_s, &mm->ready_s[i])))
+      return fail(r, qq, "expected seconds in [0, backward_s = %.9g], got %s", mm->backward_s,
+                  show(json_object_get(t, "ready_s"), b, sizeof b));
+  }
+  return 0;
+}
+
+static int read_device(rd *r, json_t *root, measured_device *d) {
+  static const char *const known[] = {"format", "name", "summary", "roofline", "provenance", "launch",
+                                      "models", "compressors", "ddp_buckets", NULL};
+  static const char *const lknown[] = {"op", "isolated_s", "back_to_back_s", NULL};
+  static const char *const bknown[] = {"tensors_per_bucket", "sizes", "flatten", "unflatten", NULL};
+  char b[80];
+  int rc = 0;
+  if (!json_is_object(root)) return fail(r, "", "expected an object, got %s", show(root, b, sizeof b));
+  if ((rc = check_keys(r, "", root, known))) return rc;
+  json_t *fmt = json_object_get(root, "format");
+  if (!json_is_string(fmt) || strcmp(json_string_value(fmt), FORMAT) != 0)
+    return fail(r, "format", "expected \"%s\", got %s", FORMAT, show(fmt, b, sizeof b));
+  char *roof = NULL;
+  if ((rc = string(r, "", root, "name", 1, &d->name)) || (rc = string(r, "", root, "summary", 1, &d->summary)) ||
+      (rc = string(r, "", root, "roofline", 1, &roof)))
+    return rc;
+  d->roofline = device_find(roof);
+  if (!d->roofline) rc = fail(r, "roofline", "unknown built-in device \"%s\" (known: v100, a100, h100, cpu)", roof);
+  free(roof);
+  if (rc) return rc;
+  json_t *prov = object(r, "", root, "provenance", &rc);
+  if (!prov || (rc = string(r, "provenance", prov, "device", 1, &d->measured_on))) return rc;
+  json_t *launch = object(r, "", root, "launch", &rc);
+  if (!launch || (rc = check_keys(r, "launch", launch, lknown)) ||
+      (rc = number(r, "launch", launch, "isolated_s", 0, 1, &d->launch_isolated_s)) ||
+      (rc = number(r, "launch", launch, "back_to_back_s", 0, 1, &d->launch_back_to_back_s)))
+    return rc;
+  json_t *models = object(r, "", root, "models", &rc);
+  if (!models) return rc;
+  const char *mname, *pname;
+  json_t *mv, *pv;
+  json_object_foreach(models, mname, mv) {
+    char path[256];
+    snprintf(path, sizeof path, "models.%s", mname);
+    if (!json_is_object(mv)) return fail(r, path, "expected an object of precisions, got %s", show(mv, b, sizeof b));
+    d->nmodels += json_object_size(mv);
+  }
+  if (d->nmodels && !(d->models = calloc(d->nmodels, sizeof *d->models)))
+    return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
+  size_t i = 0;
+  json_object_foreach(models, mname, mv) {
+    json_object_foreach(mv, pname, pv) {
+      if ((rc = read_model(r, mname, pname, pv, &d->models[i++]))) return rc;
+    }
+  }
+  json_t *comps = object(r, "", root, "compressors", &rc);
+  if (!comps) return rc;
+  d->ncompressors = json_object_size(comps);
+  if (d->ncompressors && !(d->compressors = calloc(d->ncompressors, sizeof *d->compressors)))
+    return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
+  i = 0;
+  json_object_foreach(comps, mname, mv) {
+    if ((rc = read_compressor(r, mname, mv, &d->compressors[i++]))) return rc;
+  }
+  /* The DDP bucket figures are checked, not used by the time model yet. */
+  json_t *bk = json_object_get(root, "ddp_buckets");
+  if (bk) {
+    double tpb;
+    measured_curve sizes = {0}, c[2] = {{0}};
+    if (!json_is_object(bk)) return fail(r, "ddp_buckets", "expected an object, got %s", show(bk, b, sizeof b));
+    if (!(rc = check_keys(r, "ddp_buckets", bk, bknown)) &&
+        !(rc = number(r, "ddp_buckets", bk, "tensors_per_bucket", 1, 0, &tpb)) &&
+        !(rc = sizes_of(r, "ddp_buckets", bk, &sizes)))
+      for (int k = 2; k < 4 && !rc; k++) {
+        rc = curve(r, "ddp_buckets", bk, bknown[k], &sizes, c);
+        for (int t = 0; t < 2; t++) free(c[t].sizes), free(c[t].seconds), c[t] = (measured_curve){0};
+      }
+    free(sizes.sizes);
+  }
+  return rc;
+}
+
+measured_device *measured_load(const char *path, ccsim_error *err) {
+  json_error_t jerr;
+  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+  if (!root) {
+    if (jerr.line < 1) ccsim_fail(err, CCSIM_ERR_INPUT, "%s: %s", path, jerr.text);
+    else ccsim_fail(err, CCSIM_ERR_INPUT, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
+    return NULL;
+  }
+  measured_device *d = calloc(1, sizeof *d);
+  rd r = {.file = path, .err = err};
+  if (!d || !(d->file = strdup(path))) {
+    ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory");
+    measured_free(d);
+    d = NULL;
+  } else if (read_device(&r, root, d)) {
+    measured_free(d);
+    d = NULL;
+  }
+  json_decref(root);
+  return d;
+}
+
+void measured_free(measured_device *d) {
+  if (!d) return;
+  for (size_t i = 0; i < d->nmodels; i++) {
+    measured_model *m = &d->models[i];
+    for (size_t t = 0; m->names && t < m->ntensors; t++) free(m->names[t]);
+    free(m->names), free(m->ready_s), free(m->model), free(m->precision);
+  }
+  for (size_t i = 0; i < d->ncompressors; i++) {
+    measured_compressor *c = &d->compressors[i];
+    for (size_t k = 0; c->param_names && k < c->nparams; k++) free(c->param_names[k]);
+    free(c->param_names), free(c->param_values), free(c->name);
+    for (int op = 0; op < 3; op++)
+      for (int t = 0; t < 2; t++) free(c->op[op][t].sizes), free(c->op[op][t].seconds);
+  }
+  free(d->models), free(d->compressors);
+  free(d->name), free(d->summary), free(d->file), free(d->measured_on);
+  free(d);
+}
+
+const char *measured_devices_dir(void) {
+  const char *d = getenv("CCSIM_DEVICES");
+  return d && *d ? d : CCSIM_DEVICES_DIR;
+}
+
+const measured_model *measured_find_model(const measured_device *d, const char *model, const char *precision) {
+  for (size_t i = 0; i < d->nmodels; i++)
+    if (strcmp(d->models[i].model, model) == 0 && strcmp(d->models[i].precision, precision) == 0)
+      return &d->models[i];
+  return NULL;
+}
+
+const measured_compressor *measured_find_compressor(const measured_device *d, const char *name) {
+  for (size_t i = 0; i < d->ncompressors; i++)
+    if (strcmp(d->compressors[i].name, name) == 0) return &d->compressors[i];
+  return NULL;
+}
+
+int measured_check_model(const measured_device *d, const measured_model *mm, const model_profile *p,
+                         ccsim_error *err) {
+  if (mm->ntensors != p->nlayers)
+    return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: models.%s.%s.tensors: %zu tensors, but the profile %s has %zu",
+                      d->file, mm->model, mm->precision, mm->ntensors, p->name, p->nlayers);
+  for (size_t i = 0; i < mm->ntensors; i++)
+    if (strcmp(mm->names[i], p->layers[i].name) != 0)
+      return ccsim_fail(err, CCSIM_ERR_INPUT,
+                        "%s: models.%s.%s.tensors[%zu].name: \"%s\", but the profile's tensor %zu is \"%s\" "
+                        "(the table must list the profile's tensors in forward order)",
+                        d->file, mm->model, mm->precision, i, mm->names[i], i, p->layers[i].name);
+  return 0;
+}
+
+void measured_compute(const measured_model *mm, double batch, double *forward, double *bwd) {
+  const double scale = batch / mm->batch;
+  const size_t L = mm->ntensors;
+  double ready = 0; /* the latest gradient so far, backward order */
+  for (size_t j = 0; j < L; j++) {
+    const double t = mm->ready_s[L - 1 - j];
+    bwd[j] = t > ready ? t - ready : 0;
+    if (t > ready) ready = t;
+  }
+  bwd[L - 1] += mm->backward_s - ready; /* after the last gradient: still backward */
+  for (size_t j = 0; j < L; j++) bwd[j] *= scale;
+  *forward = mm->forward_s * scale;
+}
+
+int measured_params_match(const measured_compressor *mc, const double *params, char *why, size_t len) {
+  for (size_t k = 0; k < mc->nparams; k++) {
+    const int i = ccomp_param_index(mc->type, mc->param_names[k]);
+    if (params[i] != mc->param_values[k]) {
+      snprintf(why, len, "%s measured with %s = %g, the experiment has %g", mc->name, mc->param_names[k],
+               mc->param_values[k], params[i]);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+double measured_curve_seconds(const measured_curve *c, double n) {
+  const size_t m = c->npoints;
+  if (n <= c->sizes[0]) return c->seconds[0];
+  if (n >= c->sizes[m - 1]) return c->seconds[m - 1] * n / c->sizes[m - 1];
+  size_t i = 0;
+  while (c->sizes[i + 1] < n) i++;
+  const double f = (log(n) - log(c->sizes[i])) / (log(c->sizes[i + 1]) - log(c->sizes[i]));
+  return c->seconds[i] + f * (c->seconds[i + 1] - c->seconds[i]);
+}
+
+json_t *measured_report(const measured_device *d, const measured_model *mm, const measured_compressor *mc,
+                        const char *precision, int timing, double batch, const char *note) {
+  json_t *r = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "device_file", d->file, "roofline", d->roofline->name,
+                        "precision", precision, "compute", mm ? "measured" : "roofline", "compression",
+                        mc ? "measured" : "roofline", "compression_timing",
+                        timing == MEASURED_ISOLATED ? "isolated" : "back_to_back");
+  if (mm) {
+    json_object_set_new(r, "measured_batch", json_real(mm->batch));
+    json_object_set_new(r, "batch", json_real(batch));
+    json_object_set_new(r, "compute_scale", json_real(batch / mm->batch));
+  }
+  if (note && *note) json_object_set_new(r, "note", json_string(note));
+  return r;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The names of the .json files in dir, sorted, without ".json"; *n how many. */
+static char **device_names(const char *dir, size_t *n) {
+  *n = 0;
+  DIR *dd = opendir(dir);
+  if (!dd) return NULL;
+  char **names = NULL;
+  size_t cap = 0;
+  struct dirent *e;
+  while ((e = readdir(dd))) {
+    const size_t len = strlen(e->d_name);
+    if (e->d_name[0] == '.' || len <= 5 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
+    if (*n == cap) {
+      char **grown = realloc(names, (cap = cap ? 2 * cap : 8) * sizeof *names);
+      if (!grown) break;
+      names = grown;
+    }
+    if (!(names[*n] = strndup(e->d_name, len - 5))) break;
+    (*n)++;
+  }
+  closedir(dd);
+  if (*n) qsort(names, *n, sizeof *names, by_name);
+  return names;
+}
+
+int measured_path(const char *dir, const char *name, char *buf, size_t len, ccsim_error *err) {
+  int plain = name[0] != '\0' && name[0] != '.';
+  for (const char *c = name; *c && plain; c++)
+    plain = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '-' ||
+            *c == '_' || *c == '.';
+  if (!plain || (size_t)snprintf(buf, len, "%s/%s.json", dir, name) >= len)
+    return ccsim_fail(err, CCSIM_ERR_INPUT, "device \"%s\": expected a device name or a path to a .json file", name);
+  FILE *f = fopen(buf, "r");
+  if (f) return fclose(f), 0;
+  const int e = errno;
+  size_t n;
+  char **names = device_names(dir, &n), list[1024] = "";
+  for (size_t i = 0; i < n; i++) {
+    if (list[0]) strncat(list, ", ", sizeof list - strlen(list) - 1);
+    strncat(list, names[i], sizeof list - strlen(list) - 1);
+    free(names[i]);
+  }
+  free(names);
+  return ccsim_fail(err, CCSIM_ERR_INPUT, "unknown device \"%s\" (built in: none, v100, a100, h100, cpu; %s: %s%s%s)",
+                    name, buf, strerror(e), n ? "; measured: " : "", list);
+}
+
+void measured_list(FILE *out, const char *dir) {
+  size_t n;
+  char **names = device_names(dir, &n);
+  if (!n) fprintf(out, "(no measured devices in %s)\n", dir);
+  for (size_t i = 0; i < n; i++) {
+    char path[4096];
+    ccsim_error err = {0};
+    measured_device *d = NULL;
+    if ((size_t)snprintf(path, sizeof path, "%s/%s.json", dir, names[i]) < sizeof path) d = measured_load(path, &err);
+    if (!d) {
+      fprintf(out, "%-22s (does not load: %s)\n", names[i], err.msg);
+    } else {
+      fprintf(out, "%-22s measured, roofline %s elsewhere: %s\n", names[i], d->roofline->name, d->summary);
+      fprintf(out, "%-22s   models:", "");
+      for (size_t m = 0; m < d->nmodels; m++)
+        fprintf(out, " %s/%s (batch %g)", d->models[m].model, d->models[m].precision, d->models[m].batch);
+      fprintf(out, "%s\n%-22s   compressors:", d->nmodels ? "" : " none", "");
+      for (size_t c = 0; c < d->ncompressors; c++) fprintf(out, " %s", d->compressors[c].name);
+      if (d->ncompressors) {
+        const measured_curve *s = &d->compressors[0].op[0][0];
+        fprintf(out, " (%g to %g elements)", s->sizes[0], s->sizes[s->npoints - 1]);
+      }
+      fprintf(out, "%s\n", d->ncompressors ? "" : " none");
+    }
+    measured_free(d);
+    free(names[i]);
+  }
+  free(names);
+}
