@@ -175,6 +175,9 @@ def measure_model(spec, prec, batch, repeats, warmup, device, timer):
 
 # ---------------------------------------------------------------- compressors
 #
+# 'none' is not measured: it sends the gradient buffer as it is (no encode or
+# decode kernel), and its combine is the add NCCL fuses into the collective.
+#
 # Each compressor is make(n, device) -> (encode, decode, combine or None,
 # params).  encode(x) returns the payload (a tuple of tensors), decode(payload)
 # an fp32 vector of n elements, combine(a, b) a payload of the same format.
@@ -208,10 +211,6 @@ def c_cast(dtype):
         comb = lambda a, b: ((a[0].float() + b[0].float()).to(dtype),)
         return enc, dec, comb, {}
     return make
-
-
-def c_none(n, dev):
-    return (lambda x: (x.clone(),)), (lambda p: p[0]), (lambda a, b: (a[0] + b[0],)), {}
 
 
 def c_signsgd(n, dev):
@@ -425,7 +424,6 @@ def c_s2_sketch(n, dev):
 
 
 COMPRESSORS = {
-    "none": (c_none, "fp32 copy; combine: add"),
     "fp16": (c_cast(torch.float16), "x.half(); decode .float(); combine: add in fp32, round"),
     "bf16": (c_cast(torch.bfloat16), "x.bfloat16(); decode .float(); combine: add in fp32, round"),
     "signsgd": (c_signsgd, "sign bits packed 8 per byte"),
