@@ -46,9 +46,10 @@ static const char *show(const json_t *v, char *buf, size_t len) {
   return buf;
 }
 
-/* path + "." + key into p[len]. */
+/* path + "." + key into p[len] (a JSON path for a message: cut, if ever
+ * that long, with "..." at the end). */
 static const char *join(char *p, size_t len, const char *path, const char *key) {
-  snprintf(p, len, "%s%s%s", path, *path ? "." : "", key);
+  if ((size_t)snprintf(p, len, "%s%s%s", path, *path ? "." : "", key) >= len && len > 4) strcpy(p + len - 4, "...");
   return p;
 }
 
