@@ -225,7 +225,7 @@ class Bert(nn.Module):
         self.pooler = nn.Linear(h, h)
 
     def forward(self, ids, types):
-        pos = torch.arange(ids.shape[1]).unsqueeze(0)
+        pos = torch.arange(ids.shape[1], device=ids.device).unsqueeze(0)
         x = self.embed_norm(self.word(ids) + self.position(pos) + self.token_type(types))
         for layer in self.layer:
             x = layer(x)
@@ -249,7 +249,7 @@ class Gpt2Block(nn.Module):
         q, k, v = (t.view(b, s, self.heads, d).transpose(1, 2)
                    for t in self.c_attn(self.ln_1(x)).split(h, dim=2))
         scores = q @ k.transpose(-1, -2) / d ** 0.5
-        causal = torch.ones(s, s, dtype=torch.bool).tril()
+        causal = torch.ones(s, s, dtype=torch.bool, device=x.device).tril()
         a = torch.softmax(scores.masked_fill(~causal, float("-inf")), dim=-1) @ v
         x = x + self.attn_proj(a.transpose(1, 2).reshape(b, s, h))
         return x + self.mlp_proj(F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh"))
@@ -269,7 +269,7 @@ class Gpt2(nn.Module):
         self.ln_f = nn.LayerNorm(h)
 
     def forward(self, ids):
-        x = self.wte(ids) + self.wpe(torch.arange(ids.shape[1]).unsqueeze(0))
+        x = self.wte(ids) + self.wpe(torch.arange(ids.shape[1], device=ids.device).unsqueeze(0))
         for block in self.h:
             x = block(x)
         return F.linear(self.ln_f(x), self.wte.weight)  # tied LM head

@@ -186,18 +186,23 @@ def measure_model(spec, prec, batch, repeats, warmup, device, timer):
 SHIFTS = {}
 
 
+def shifts(device):
+    """0..7 as uint8 on device, made once (not a kernel per call)."""
+    if device not in SHIFTS:
+        SHIFTS[device] = torch.arange(8, dtype=torch.uint8, device=device)
+    return SHIFTS[device]
+
+
 def pack_bits(bits):
     """bool[n] -> uint8[ceil(n / 8)], LSB first (ccsim's sign wire format)."""
     n = bits.numel()
     pad = (-n) % 8
     b = F.pad(bits.to(torch.uint8), (0, pad)).view(-1, 8)
-    sh = SHIFTS.setdefault(bits.device, torch.arange(8, dtype=torch.uint8, device=bits.device))
-    return (b << sh).sum(1, dtype=torch.uint8)
+    return (b << shifts(bits.device)).sum(1, dtype=torch.uint8)
 
 
 def unpack_bits(packed, n):
-    sh = SHIFTS.setdefault(packed.device, torch.arange(8, dtype=torch.uint8, device=packed.device))
-    return ((packed.unsqueeze(1) >> sh) & 1).view(-1)[:n]
+    return ((packed.unsqueeze(1) >> shifts(packed.device)) & 1).view(-1)[:n]
 
 
 def signs(packed, n):
