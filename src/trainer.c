@@ -30,6 +30,8 @@ struct trainer {
   double pending_norm; /* ||pending||_2 */
   double spread;      /* max over workers and iterations of ||agg_w - applied|| / ||applied|| */
   float *grads;       /* [workers][np]: each worker's gradient of its current iteration */
+  uint32_t delay;     /* the compressor's communication delay m (1: none) */
+  float *local;       /* delay > 1: [workers][np], each worker's local model in a round */
   float *X;           /* [batch][features] */
   int *y;             /* [batch] */
   size_t *idx;        /* [batch] */
@@ -67,6 +69,7 @@ void trainer_free(trainer *t) {
   free(t->velocity);
   free(t->pending);
   free(t->grads);
+  free(t->local);
   free(t->X);
   free(t->y);
   free(t->idx);
@@ -97,6 +100,35 @@ static int load_fashion(trainer *t, ccsim_error *why) {
   }
   return 0;
 }
+
+/* The compressor's communication delay m (a parameter "delay", SBC's): with
+ * m > 1 each worker trains a local copy for m steps per round (trainer.h).
+ * Returns 0, or fails (freeing t) when the memory cannot carry the delayed
+ * steps. */
+static int setup_delay(trainer *t, ccsim_error *err) {
+  const experiment *e = t->e;
+  const int k = ccomp_param_index(e->compressor, "delay");
+  t->delay = k >= 0 ? (uint32_t)e->comp_params[k] : 1;
+  if (t->delay <= 1) return 0;
+  if (!e->memory || strcmp(e->memory->name, "residual") != 0) {
+    ccsim_fail(err, CCSIM_ERR_INPUT,
+               "%s: compressor.delay: %u needs compressor.memory \"residual\" in training (the "
+               "memory carries the m local steps to the step that sends them)",
+               e->file, t->delay);
+    trainer_free(t);
+    return -1;
+  }
+  t->local = malloc((size_t)e->workers * t->np * sizeof *t->local);
+  if (!t->local) {
+    ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %d local models", e->workers);
+    trainer_free(t);
+    return -1;
+  }
+  return 0;
+}
+
+/* Whether iteration `it` communicates (always, without a delay). */
+static int sends(const trainer *t, uint32_t it) { return it % t->delay == t->delay - 1; }
 
 trainer *trainer_new(const experiment *e, ccsim_error *err) {
   trainer *t = calloc(1, sizeof *t);
@@ -149,6 +181,7 @@ trainer *trainer_new(const experiment *e, ccsim_error *err) {
     return NULL;
   }
   for (size_t i = 0; i < T; i++) t->rows[i] = (trainer_row){NAN, NAN, NAN};
+  if (setup_delay(t, err)) return NULL;
   tmodel_init(t->model, t->theta, e->seed);
   t->pending_it = -1;
   return t;
@@ -171,7 +204,10 @@ static void apply_update(trainer *t, uint32_t it) {
   const float lr = (float)t->c->lr, mom = (float)t->c->momentum, wd = (float)t->c->weight_decay;
   float *th = t->theta, *v = t->velocity;
   const float *a = t->pending;
-  if (wd != 0) {
+  if (!sends(t, it)) {
+    /* a delayed step: nothing was sent, the aggregate is zero, and the
+     * global model (and its momentum) waits for the round's end */
+  } else if (wd != 0) {
     for (size_t i = 0; i < np; i++) {
       v[i] = mom * v[i] + (a[i] + wd * th[i]);
       th[i] -= lr * v[i];
@@ -199,11 +235,22 @@ double trainer_begin_iteration(trainer *t, uint32_t w, uint32_t it) {
   float *g = t->grads + (size_t)w * np;
   tshards_batch(t->shards, t->e->seed, w, it, B, t->idx);
   tdata_gather(t->train, t->idx, B, t->X, t->y);
-  const double loss = tmodel_loss_grad(t->model, t->ws, t->theta, t->X, t->y, B, g);
+  const float *at = t->theta;
+  float *lw = NULL;
+  if (t->delay > 1) { /* local SGD within a round of m steps, from the global model */
+    lw = t->local + (size_t)w * np;
+    if (it % t->delay == 0) memcpy(lw, t->theta, np * sizeof *lw);
+    at = lw;
+  }
+  const double loss = tmodel_loss_grad(t->model, t->ws, at, t->X, t->y, B, g);
   t->loss_sum[it] += loss;
   if (!isfinite(loss) || trace_first_nonfinite(g, np) < np) {
     diverged(t, isfinite(loss) ? "gradient" : "loss", w, it);
     memset(g, 0, np * sizeof *g); /* finite data for the compressors; the run fails at the end */
+  }
+  if (lw && !sends(t, it)) {
+    const float lr = (float)t->c->lr;
+    for (size_t i = 0; i < np; i++) lw[i] -= lr * g[i];
   }
   return 0.0; /* no device time model yet */
 }

@@ -45,6 +45,25 @@
  * difference seen, and one above TRAINER_MAX_SPREAD (more than summation
  * order can explain: the workers received different data) fails the run.
  *
+ * Communication delay (Sattler et al., "Sparse Binary Compression",
+ * arXiv 1805.08768, Sec. IV-B): when the compressor has a parameter `delay`
+ * m > 1 (sbc), training runs in rounds of m iterations.  At a round's first
+ * iteration every worker copies the global model; at each of the round's
+ * first m - 1 iterations it computes its gradient at its local copy and
+ * takes a plain SGD step on it (local <- local - lr g); the compressor
+ * sends nothing on those iterations, so the residual memory accumulates the
+ * gradients; at the m-th the compressor sends (the m local gradients + the
+ * older residual), and the aggregate is applied to the global model with
+ * the optimizer above (momentum and weight decay act once per round).  On
+ * the delayed iterations the aggregate is zero and the global model and its
+ * momentum are left alone.  The sent quantity is the local model's change
+ * divided by lr, so lr keeps its meaning.  The delay is the compressor's
+ * parameter rather than a training one because the compressor decides which
+ * iterations carry bits (and the time model charges them): one knob cannot
+ * disagree with itself.  m = 1 takes exactly the code path of no delay.  A
+ * delay needs the residual memory (refused otherwise); a run whose last
+ * round is incomplete leaves that round's steps in the residual.
+ *
  * Seeds: the split, the shards, the batches, the initialisation and the
  * teacher task all take the experiment's seed; the library functions tag
  * their own streams (train/data.h, train/model.h).
