@@ -172,6 +172,41 @@ def paired_gaps(g, runs):
             for r in g]
 
 
+# t_{0.975, df}: the two-sided 95% quantile of Student's t (standard tables);
+# a df between the listed ones takes the next smaller listed df, which is
+# conservative (a wider interval).
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
+        9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120,
+        17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 25: 2.060, 30: 2.042, 40: 2.021, 60: 2.000,
+        120: 1.980}
+
+
+def t975(df):
+    return T975[max(k for k in T975 if k <= df)]
+
+
+def paired_ci(diffs):
+    """Mean of paired differences and its 95% t-interval over the pairs:
+    mean +- t_{0.975, n-1} s / sqrt(n), s the sample standard deviation.
+    (mean, lo, hi); lo and hi are nan with fewer than 2 pairs."""
+    n = len(diffs)
+    if n == 0:
+        return math.nan, math.nan, math.nan
+    mean = sum(diffs) / n
+    if n < 2:
+        return mean, math.nan, math.nan
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
+    half = t975(n - 1) * sd / math.sqrt(n)
+    return mean, mean - half, mean + half
+
+
+def verdict(lo, hi):
+    """The claim an interval supports: above or below zero, or none."""
+    if math.isnan(lo):
+        return "-"
+    return "better" if lo > 0 else "worse" if hi < 0 else "n.s."
+
+
 def table(args):
     """One row per method; runs of the same method (e.g. seeds) are listed in
     order, their final accuracies summarised as mean (min-max)."""
@@ -184,9 +219,9 @@ def table(args):
     print(f"target test accuracy: {target:.4f}; {n} run(s) per method, listed in the order given\n")
     print("| method | compressor + memory | collective | setting | compression ratio | "
           "final accuracy, mean (min-max) | last-50 accuracy, mean | last-50 minus uncompressed, "
-          "same seed, mean (min-max), points | iterations to target | "
-          "simulated ms to target | simulated ms, all iterations |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "same seed, mean (min-max), points | paired difference, 95% CI (t over seeds), points | "
+          "claim | iterations to target | simulated ms to target | simulated ms, all iterations |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for label, g in groups.items():
         s = g[0].summary
         accs = [r.summary["final_accuracy"] for r in g]
@@ -195,12 +230,15 @@ def table(args):
         gaps = [x * 100 for x in paired_gaps(g, runs) if x is not None]
         gap = (f"{sum(gaps) / len(gaps):+.2f}" + (f" ({min(gaps):+.2f} to {max(gaps):+.2f})"
                                                    if len(gaps) > 1 else "")) if gaps else "-"
+        mean, lo, hi = paired_ci(gaps)
+        ci = f"{mean:+.2f} [{lo:+.2f}, {hi:+.2f}]" if not math.isnan(lo) else "-"
+        claim = verdict(lo, hi) if s["compressor"] != "none" else "-"
         hits = [r.reached(target) for r in g]
         its = " / ".join(str(h[0]) if h else "never" for h in hits)
         ms = " / ".join(f"{h[1] * 1e3:.2f}" if h else "-" for h in hits)
         total = " / ".join(f"{r.sim_time * 1e3:.1f}" for r in g)
         print(f"| {label} | {s['compressor']} + {s.get('memory', 'none')} | {s['collective']} | "
-              f"{setting(s)} | {s['compression_ratio']:.1f} | {acc} | {tail:.4f} | {gap} | {its} | {ms} | "
+              f"{setting(s)} | {s['compression_ratio']:.1f} | {acc} | {tail:.4f} | {gap} | {ci} | {claim} | {its} | {ms} | "
               f"{total} |")
 
 

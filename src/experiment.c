@@ -6,6 +6,7 @@
  * expected when a value is wrong.  Every object's keys are checked against
  * the fields it may hold. */
 #include "experiment.h"
+#include "gradients.h"
 #include "results.h"
 
 #include <errno.h>
@@ -1194,6 +1195,29 @@ static int read_train(reader *rd, experiment *e, json_t *root, size_t *nparams) 
   return 0;
 }
 
+/* gradients.source "sparse" (gradients.h): scale, row_width, tokens, zipf;
+ * distribution and correlation are the dense source's. */
+static int read_sparse_source(reader *rd, experiment *e, json_t *g, const char *s) {
+  int rc;
+  long long x;
+  static const char *const dense_only[] = {"distribution", "correlation", NULL};
+  for (const char *const *k = dense_only; *k; k++)
+    if (json_object_get(g, *k)) {
+      char p[64];
+      join(p, sizeof p, "gradients", *k);
+      return fail(rd, p, "only for source \"synthetic\" (the source is \"%s\")", s);
+    }
+  if ((rc = read_real(rd, g, "gradients", "scale", 1.0, 1e-30, 1e30, &e->gradients.scale))) return rc;
+  if ((rc = read_int(rd, g, "gradients", "row_width", 0, 64, 1, 1 << 20, &x))) return rc;
+  e->gradients.row_width = (size_t)x;
+  if ((rc = read_int(rd, g, "gradients", "tokens", 0, 512, 1, GRAD_SPARSE_MAX_TOKENS, &x))) return rc;
+  e->gradients.tokens = (size_t)x;
+  if ((rc = read_real(rd, g, "gradients", "zipf", 1.0, 0.01, 10.0, &e->gradients.zipf))) return rc;
+  e->gradients.distribution = GRAD_NORMAL;
+  e->gradients.correlation = 0;
+  return 0;
+}
+
 /* "gradients": {"source": "synthetic" | "trace" | "train", ...}.  *implied =
  * the element count the source fixes (0: synthetic), described in what. */
 static int read_gradients(reader *rd, experiment *e, json_t *root, size_t *implied, char *what,
@@ -1202,9 +1226,10 @@ static int read_gradients(reader *rd, experiment *e, json_t *root, size_t *impli
   *implied = 0;
   json_t *g = object_at(rd, root, "gradients", &rc);
   if (!g) return rc;
-  static const char *const known[] = {"source", "trace", "distribution", "scale", "correlation", NULL};
+  static const char *const known[] = {"source", "trace", "distribution", "scale", "correlation",
+                                      "row_width", "tokens", "zipf", NULL};
   if ((rc = check_keys(rd, g, "gradients", known, NULL, NULL, NULL))) return rc;
-  static const char *const sources[] = {"synthetic", "trace", "train", NULL};
+  static const char *const sources[] = {"synthetic", "trace", "train", "sparse", NULL};
   static const char *const dists[] = {"normal", "laplace", "uniform", NULL};
   const char *s;
   int i;
@@ -1213,6 +1238,19 @@ static int read_gradients(reader *rd, experiment *e, json_t *root, size_t *impli
   e->gradients.source = (enum grad_source_kind)i;
   if (e->gradients.source != GRAD_TRAIN && json_object_get(root, "train"))
     return fail(rd, "train", "only with gradients.source \"train\" (the source is \"%s\")", s);
+  if (e->gradients.source != GRAD_SPARSE) {
+    static const char *const sparse_only[] = {"row_width", "tokens", "zipf", NULL};
+    for (const char *const *k = sparse_only; *k; k++)
+      if (json_object_get(g, *k)) {
+        char p[64];
+        join(p, sizeof p, "gradients", *k);
+        return fail(rd, p, "only for source \"sparse\" (the source is \"%s\")", s);
+      }
+  }
+  if (e->gradients.source == GRAD_SPARSE) {
+    if ((rc = read_sparse_source(rd, e, g, s))) return rc;
+    return 0;
+  }
   if (e->gradients.source != GRAD_SYNTHETIC) {
     static const char *const synth_only[] = {"distribution", "scale", "correlation", NULL};
     for (const char *const *k = synth_only; *k; k++)

@@ -38,6 +38,7 @@ enum grad_source_kind {
   GRAD_SYNTHETIC, /* generated: gradients.h */
   GRAD_TRACE,     /* replayed from a trace directory: trace.h */
   GRAD_TRAIN,     /* computed live by training a model: trainer.h */
+  GRAD_SPARSE,    /* generated, row-sparse with Zipf row frequencies: gradients.h */
 };
 
 enum train_dataset { TRAIN_DIGITS, TRAIN_TEACHER, TRAIN_FASHION };
@@ -146,6 +147,8 @@ typedef struct experiment {
     enum grad_distribution distribution;
     double scale;       /* standard deviation of the per-element value */
     double correlation; /* share of variance common to all workers, in [0, 1] */
+    size_t row_width, tokens; /* GRAD_SPARSE: elements per row, rows drawn per worker and step */
+    double zipf;              /* GRAD_SPARSE: the exponent s of the row frequencies */
   } gradients;
 
   train_config train; /* GRAD_TRAIN only */

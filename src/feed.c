@@ -74,7 +74,7 @@ static int start_recording(feed *f, const char *dir, ccsim_error *err) {
     free(layers);
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "--record-trace %s: out of memory", dir);
   }
-  static const char *const sources[] = {"synthetic", "trace", "train"};
+  static const char *const sources[] = {"synthetic", "trace", "train", "sparse"};
   char source[1024], terr[1024];
   snprintf(source, sizeof source,
            "ccsim %s run of %s (%s): gradients.source %s, seed %llu, the workers' gradients "
@@ -98,6 +98,7 @@ feed *feed_new(const experiment *e, const char *record_dir, ccsim_error *err) {
   char terr[1024];
   switch (e->gradients.source) {
   case GRAD_SYNTHETIC:
+  case GRAD_SPARSE:
     grad_source_init(&f->synth, e);
     break;
   case GRAD_TRACE:
@@ -132,6 +133,7 @@ static void failed(feed *f, int code, const char *msg) {
 void feed_fill(feed *f, uint32_t w, uint32_t it, size_t lo, size_t hi, float *out) {
   switch (f->e->gradients.source) {
   case GRAD_SYNTHETIC:
+  case GRAD_SPARSE:
     grad_fill(&f->synth, w, it, lo, hi, out);
     return;
   case GRAD_TRACE: {

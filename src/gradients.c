@@ -8,6 +8,8 @@
 #include "gradients.h"
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "rng.h"
 
@@ -99,6 +101,113 @@ void grad_source_init(grad_source *g, const experiment *e) {
   g->scale = e->gradients.scale;
   g->correlation = e->gradients.correlation;
   g->seed = e->seed;
+  g->sparse = e->gradients.source == GRAD_SPARSE;
+  if (g->sparse) {
+    g->width = e->gradients.row_width;
+    g->tokens = e->gradients.tokens;
+    g->zipf = e->gradients.zipf;
+    g->rows = (e->model.elements + g->width - 1) / g->width;
+    if (g->rows > UINT32_MAX) g->rows = UINT32_MAX; /* row ids are 32-bit */
+  }
+}
+
+/* ---- Zipf by rejection-inversion (Hormann & Derflinger 1996), as in Apache
+ * Commons RNG's RejectionInversionZipfSampler ---------------------------- */
+
+/* log1p(x) / x, continuous at 0 */
+static double helper1(double x) { return fabs(x) > 1e-8 ? log1p(x) / x : 1 - x * (0.5 - x / 3); }
+/* expm1(x) / x, continuous at 0 */
+static double helper2(double x) { return fabs(x) > 1e-8 ? expm1(x) / x : 1 + x * 0.5 * (1 + x / 3); }
+/* H(x) = integral of x^-s: ((x^(1-s) - 1) / (1 - s), log x at s = 1) */
+static double zipf_H(double x, double s) {
+  const double lx = log(x);
+  return helper2((1 - s) * lx) * lx;
+}
+static double zipf_Hinv(double x, double s) {
+  double t = x * (1 - s);
+  if (t < -1) t = -1; /* rounding at the domain's edge */
+  return exp(helper1(t) * x);
+}
+
+/* One Zipf(s) variate on {1..N}; uniforms from (key, 2 ctr + attempt). */
+static uint64_t zipf_draw(uint64_t key, uint64_t ctr, uint64_t N, double s) {
+  const double hx1 = zipf_H(1.5, s) - 1.0, hN = zipf_H((double)N + 0.5, s);
+  const double ss = 2 - zipf_Hinv(zipf_H(2.5, s) - exp(-s * log(2.0)), s);
+  for (uint64_t a = 0;; a++) {
+    const double u = hN + ccr_unit(key, (ctr << 8) + (a & 0xff)) * (hx1 - hN);
+    const double x = zipf_Hinv(u, s);
+    double kf = floor(x + 0.5);
+    if (kf < 1) kf = 1;
+    if (kf > (double)N) kf = (double)N;
+    if (kf - x <= ss || u >= zipf_H(kf + 0.5, s) - exp(-s * log(kf))) return (uint64_t)kf;
+  }
+}
+
+static int cmp_u32(const void *a, const void *b) {
+  const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+void grad_sparse_rows(const grad_source *g, uint32_t worker, uint32_t iteration, uint32_t *rows,
+                      uint32_t *counts, size_t *nu) {
+  const uint64_t key = ccr_key(ccr_key(ccr_key(g->seed, 0x73707273 /* "sprs" */), iteration), worker);
+  for (size_t j = 0; j < g->tokens; j++) rows[j] = (uint32_t)(zipf_draw(key, j, g->rows, g->zipf) - 1);
+  qsort(rows, g->tokens, sizeof *rows, cmp_u32);
+  size_t u = 0;
+  for (size_t j = 0; j < g->tokens; j++) {
+    if (u && rows[u - 1] == rows[j]) {
+      counts[u - 1]++;
+    } else {
+      rows[u] = rows[j];
+      counts[u++] = 1;
+    }
+  }
+  *nu = u;
+}
+
+/* The drawn rows of (worker, iteration) in malloc'd arrays; NULL rows when
+ * out of memory (the fill then writes zeros: callers cannot fail). */
+typedef struct sparse_draw {
+  uint32_t *rows, *counts;
+  size_t nu;
+  uint64_t wkey;
+} sparse_draw;
+
+static sparse_draw sparse_of(const grad_source *g, uint32_t worker, uint32_t iteration) {
+  sparse_draw d = {0};
+  d.rows = malloc(2 * g->tokens * sizeof *d.rows);
+  if (d.rows) {
+    d.counts = d.rows + g->tokens;
+    grad_sparse_rows(g, worker, iteration, d.rows, d.counts, &d.nu);
+  }
+  d.wkey = ccr_key(ccr_key(ccr_key(g->seed, 0x67726164 /* "grad" */), iteration), worker);
+  return d;
+}
+
+/* Element t under draw d: 0 off the drawn rows. */
+static float sparse_element(const grad_source *g, const sparse_draw *d, uint64_t t) {
+  const uint32_t r = (uint32_t)(t / g->width);
+  size_t lo = 0, hi = d->nu;
+  while (lo < hi) {
+    const size_t mid = (lo + hi) / 2;
+    if (d->rows[mid] < r) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == d->nu || d->rows[lo] != r) return 0.0f;
+  return (float)(g->scale * sqrt((double)d->counts[lo]) * normal_fast(d->wkey, t));
+}
+
+static void sparse_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo,
+                        size_t hi, float *out) {
+  sparse_draw d = sparse_of(g, worker, iteration);
+  memset(out, 0, (hi - lo) * sizeof *out);
+  for (size_t k = 0; d.rows && k < d.nu; k++) {
+    const size_t a = (size_t)d.rows[k] * g->width, b = a + g->width;
+    const size_t from = a > lo ? a : lo, to = b < hi ? b : hi;
+    const double sc = g->scale * sqrt((double)d.counts[k]);
+    for (size_t t = from; t < to; t++) out[t - lo] = (float)(sc * normal_fast(d.wkey, t));
+  }
+  free(d.rows);
 }
 
 /* The streams of worker `worker` at iteration `iteration`, and the weights
@@ -128,6 +237,10 @@ static inline float element(const grad_source *g, const grad_stream *st, uint64_
 void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo, size_t hi,
                float *out) {
   if (!zig_ready) zig_init();
+  if (g->sparse) {
+    sparse_fill(g, worker, iteration, lo, hi, out);
+    return;
+  }
   const grad_stream st = stream_of(g, worker, iteration);
   if (g->correlation <= 0 && g->distribution == GRAD_NORMAL) { /* the common case, branch-free */
     const double scale = g->scale;
@@ -140,6 +253,14 @@ void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t
 void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo,
                        size_t hi, size_t base, size_t full, size_t sample, float *out) {
   if (!zig_ready) zig_init();
+  if (g->sparse) {
+    sparse_draw d = sparse_of(g, worker, iteration);
+    for (size_t j = lo; j < hi; j++)
+      out[j - lo] = d.rows ? sparse_element(g, &d, base + (uint64_t)((unsigned __int128)j * full / sample))
+                           : 0.0f;
+    free(d.rows);
+    return;
+  }
   const grad_stream st = stream_of(g, worker, iteration);
   for (size_t j = lo; j < hi; j++)
     out[j - lo] = element(g, &st, base + (uint64_t)((unsigned __int128)j * full / sample));

@@ -7,7 +7,21 @@
  *
  * With correlation rho, g_w[t] = scale * (sqrt(rho) z_common[t] + sqrt(1-rho) z_w[t]),
  * where z_common is shared by all workers at that iteration: workers that
- * train one model on different batches see correlated gradients. */
+ * train one model on different batches see correlated gradients.
+ *
+ * The sparse source (gradients.source "sparse") models an embedding table's
+ * gradient: the n elements are rows of row_width (the last row may be
+ * short), R = ceil(n / row_width) rows.  At iteration i worker w draws
+ * `tokens` row indices k - 1, k from a Zipf law on {1..R}, P(k) ~ k^-s
+ * (row 0 the most frequent, as in a vocabulary sorted by frequency),
+ * by rejection-inversion (Hormann & Derflinger, "Rejection-inversion to
+ * generate variates from monotone discrete distributions", ACM TOMACS 6(3),
+ * 1996), draw j from counter-based stream (seed, "sprs", i, w) at (j,
+ * attempt).  A row drawn c >= 1 times holds c per-token gradients:
+ * element t = scale sqrt(c) z_w[t] (z_w as above; the sum of c independent
+ * N(0, scale^2) vectors has that law); every other row is exactly 0.  So at
+ * most `tokens` rows of each worker's gradient are non-zero, and frequent
+ * rows are shared across workers. */
 #ifndef CCSIM_GRADIENTS_H
 #define CCSIM_GRADIENTS_H
 
@@ -16,13 +30,25 @@
 
 #include "experiment.h"
 
+#define GRAD_SPARSE_MAX_TOKENS (1 << 16)
+
 typedef struct grad_source {
   enum grad_distribution distribution;
   double scale, correlation;
   uint64_t seed;
+  int sparse;            /* the sparse source: */
+  size_t width, tokens;  /* row_width, draws per worker and iteration */
+  size_t rows;           /* R (0 until the element count is known) */
+  double zipf;           /* s */
 } grad_source;
 
 void grad_source_init(grad_source *g, const experiment *e);
+
+/* The sparse source's rows drawn by worker w at iteration it: rows[0..*nu)
+ * ascending and distinct, counts[] how often each was drawn (both of
+ * capacity g->tokens).  For tests and for the fill functions. */
+void grad_sparse_rows(const grad_source *g, uint32_t worker, uint32_t iteration, uint32_t *rows,
+                      uint32_t *counts, size_t *nu);
 
 /* out[0 .. hi-lo) = elements [lo, hi) of worker w's gradient at iteration it. */
 void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo, size_t hi,

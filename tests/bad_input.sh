@@ -209,6 +209,12 @@ mkdir -p "$T/badfm"
 printf '\x00\x00\x08\x03\x00\x00\x00\x02' >"$T/badfm/train-images-idx3-ubyte.gz"
 exp fmbad '{"workers": 2, "iterations": 1, '"$tr"', '"$fm"', "data": "badfm"}}'
 expect fashion-truncated 'fmbad.json: train.data: '"$T"'/badfm/train-images-idx3-ubyte.gz: truncated idx header' "$CCSIM" run "$T/fmbad.json" --out "$T/fmbad"
+exp spw '{"workers": 2, "model": {"elements": 100}, "gradients": {"row_width": 8}, "compressor": "none", "collective": "allreduce/ring"}'
+expect synthetic-row-width 'spw.json: gradients.row_width: only for source "sparse" (the source is "synthetic")' "$CCSIM" validate "$T/spw.json"
+exp spd '{"workers": 2, "model": {"elements": 100}, "gradients": {"source": "sparse", "distribution": "laplace"}, "compressor": "none", "collective": "allreduce/ring"}'
+expect sparse-distribution 'spd.json: gradients.distribution: only for source "synthetic" (the source is "sparse")' "$CCSIM" validate "$T/spd.json"
+exp spz '{"workers": 2, "model": {"elements": 100}, "gradients": {"source": "sparse", "zipf": 0}, "compressor": "none", "collective": "allreduce/ring"}'
+expect sparse-zipf 'spz.json: gradients.zipf: expected a number in [0.01, 10], got 0' "$CCSIM" validate "$T/spz.json"
 # end cnn and fashion-mnist
 
 # and a good file is fine, with exit 0

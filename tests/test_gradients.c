@@ -9,6 +9,7 @@
  * tests are deterministic anyway: fixed seeds. */
 #include <math.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "check.h"
@@ -40,7 +41,67 @@ static void check_cdf(const float *x, size_t m) {
   }
 }
 
+/* The sparse source (gradients.h): row-sparse, Zipf row frequencies,
+ * deterministic per (seed, worker, iteration, index). */
+static void check_sparse(void) {
+  const size_t W = 16, R = 1000, n = R * W - 5; /* the last row is short */
+  grad_source g = {.distribution = GRAD_NORMAL, .scale = 0.5, .seed = 11, .sparse = 1, .width = W,
+                   .tokens = 300, .rows = R, .zipf = 1.1};
+  float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+  uint32_t rows[300], counts[300];
+  size_t nu;
+  grad_fill(&g, 2, 9, 0, n, x);
+  grad_sparse_rows(&g, 2, 9, rows, counts, &nu);
+  size_t total = 0, bad_rows = 0, nz_rows = 0;
+  for (size_t k = 0; k < nu; k++) total += counts[k];
+  CHECK(total == 300 && nu <= 300 && nu > 0, "drawn rows: %zu distinct, %zu draws", nu, total);
+  for (size_t r = 0, k = 0; r < R; r++) {
+    const int drawn = k < nu && rows[k] == r;
+    size_t nz = 0;
+    for (size_t t = r * W; t < (r + 1) * W && t < n; t++) nz += x[t] != 0.0f;
+    const size_t len = (r + 1) * W <= n ? W : n - r * W;
+    if (drawn ? nz != len : nz != 0) bad_rows++;
+    nz_rows += nz > 0;
+    k += drawn;
+  }
+  CHECK(bad_rows == 0 && nz_rows == nu, "rows: %zu drawn, %zu non-zero, %zu inconsistent", nu, nz_rows,
+        bad_rows);
+  /* any chunk, the same values; a sampled fill reads the same elements */
+  grad_fill(&g, 2, 9, 37, 5003, y);
+  CHECK(memcmp(x + 37, y, (5003 - 37) * sizeof *y) == 0, "sparse chunk differs from the whole");
+  grad_fill_sampled(&g, 2, 9, 0, 100, 0, n, 100, y);
+  size_t same = 0;
+  for (size_t j = 0; j < 100; j++) same += y[j] == x[(size_t)((unsigned __int128)j * n / 100)];
+  CHECK(same == 100, "sampled sparse fill: %zu of 100 equal", same);
+  grad_fill(&g, 3, 9, 0, n, y);
+  CHECK(memcmp(x, y, n * sizeof *y) != 0, "another worker draws the same gradient");
+  /* the Zipf law: row k-1 with probability k^-s / sum_j j^-s.  65,536 draws
+   * of a 1000-row law; the first five rows' frequencies within 5 binomial
+   * standard deviations, and no row outside [0, R). */
+  grad_source z = g;
+  z.tokens = 65536;
+  uint32_t *zr = malloc(65536 * sizeof *zr), *zc = malloc(65536 * sizeof *zc);
+  grad_sparse_rows(&z, 0, 0, zr, zc, &nu);
+  double norm = 0;
+  for (size_t k = 1; k <= R; k++) norm += pow((double)k, -z.zipf);
+  for (uint32_t r = 0; r < 5; r++) {
+    const double p = pow(r + 1.0, -z.zipf) / norm, sd = sqrt(65536 * p * (1 - p));
+    const double got = zr[r] == r ? zc[r] : 0;
+    CHECK(fabs(got - 65536 * p) <= 5 * sd, "row %u drawn %.0f times, expected %.1f +- %.1f", r, got,
+          65536 * p, sd);
+  }
+  CHECK(zr[nu - 1] < R, "a row id %u outside [0, %zu)", zr[nu - 1], R);
+  /* the tail: the share of draws in rows 500..999 */
+  double tail_p = 0, tail = 0;
+  for (size_t k = 501; k <= R; k++) tail_p += pow((double)k, -z.zipf) / norm;
+  for (size_t k = 0; k < nu; k++) tail += zr[k] >= 500 ? zc[k] : 0;
+  CHECK(fabs(tail - 65536 * tail_p) <= 5 * sqrt(65536 * tail_p * (1 - tail_p)),
+        "tail rows 500..999 drawn %.0f times, expected %.1f", tail, 65536 * tail_p);
+  free(zr), free(zc), free(x), free(y);
+}
+
 int main(void) {
+  check_sparse();
   const size_t M = 1u << 22;
   float *x = malloc(M * sizeof *x), *y = malloc(M * sizeof *y);
   grad_source g = {.distribution = GRAD_NORMAL, .scale = 1.0, .correlation = 0, .seed = 5};
