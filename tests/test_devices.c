@@ -28,7 +28,7 @@ int main(void) {
   CHECK(device_find("V100") == NULL, "names are exact");
   CHECK(device_find("") == NULL && device_find("tpu") == NULL, "unknown devices");
 
-  /* The datasheet figures themselves (see src/device.c for the sources). */
+  /* The datasheet figures themselves (see src/timemodel/device.c for the sources). */
   const device_spec *v100 = device_find("v100"), *a100 = device_find("a100");
   const device_spec *h100 = device_find("h100"), *cpu = device_find("cpu");
   if (!v100 || !a100 || !h100 || !cpu) return check_status("test_devices");

@@ -6,7 +6,7 @@
 # datasheet), 4 workers, ring all-reduce, 10 Gbps crossbar (B = 1.25e9
 # bytes/s, alpha = 2 x 5 us), compressor none, whose only device work is the
 # element-wise add of each combine: one launch (5 us), 12 bytes per element
-# at 900 GB/s and one flop per element at peak (src/device.c's formula).
+# at 900 GB/s and one flop per element at peak (src/timemodel/device.c's formula).
 #
 #   forward          4 x 3e9 / R
 #   backward         b first (4 x 4e9 / R), then a (4 x 2e9 / R)

@@ -1,4 +1,4 @@
-/* src/device.c — the built-in devices, each number with its source.
+/* src/timemodel/device.c — the built-in devices, each number with its source.
  *
  * Datasheets:
  *   [V100]  NVIDIA Tesla V100 GPU Accelerator datasheet (2020), column "V100 SXM2":

@@ -1,4 +1,4 @@
-/* src/device.h — the devices a simulated worker computes on, from public
+/* src/timemodel/device.h — the devices a simulated worker computes on, from public
  * datasheets, and the two conversions the time model needs: a compressor's
  * ccomp_cost into seconds, and a model's training flops into seconds.
  *

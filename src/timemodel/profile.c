@@ -1,4 +1,4 @@
-/* src/profile.c — load and check model profiles.
+/* src/timemodel/profile.c — load and check model profiles.
  *
  * The loader is strict: every key must be known, every number in range, and
  * the totals must equal the sums over the layers, so that a hand-edited or

@@ -1,4 +1,4 @@
-/* src/profile.h — model profiles: what a network's training step costs, per
+/* src/timemodel/profile.h — model profiles: what a network's training step costs, per
  * parameter tensor, for the time model.
  *
  * A profile is a JSON file (workloads/models/<name>.json, written by

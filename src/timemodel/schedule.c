@@ -1,4 +1,4 @@
-/* src/schedule.c — bucket plans and MergeComp's search (see schedule.h). */
+/* src/timemodel/schedule.c — bucket plans and MergeComp's search (see schedule.h). */
 #include "schedule.h"
 
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* src/schedule.h — how a model's layer gradients are grouped into
+/* src/timemodel/schedule.h — how a model's layer gradients are grouped into
  * collectives, iteration by iteration.
  *
  * Backward produces the layers' gradients in reverse order.  A plan cuts
