@@ -27,32 +27,30 @@ directories (compressor "none") minus one point (0.01); without one, to the
 runs' train.target_accuracy.  Run through analysis/py (needs matplotlib).
 """
 import argparse
-import csv
 import json
 import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ccsim  # noqa: E402
+
 
 class Run:
     def __init__(self, d):
         self.dir = d
-        with open(os.path.join(d, "summary.json")) as f:
-            self.summary = json.load(f)
+        run = ccsim.load_run(d)
+        self.summary = run.summary
         if "final_accuracy" not in self.summary:
             sys.exit(f"{d}: not a training run (gradients.source \"train\"): no final_accuracy")
         name = self.summary.get("name", os.path.basename(os.path.normpath(d)))
         self.label = name[5:] if name.startswith("conv-") else name
-        self.it, self.time, self.acc = [], [], []
-        t = 0.0
-        with open(os.path.join(d, "iterations.csv")) as f:
-            for row in csv.DictReader(f):
-                t += float(row["time_s"])
-                if row.get("test_accuracy", ""):
-                    self.it.append(int(row["iteration"]) + 1)  # updates applied
-                    self.time.append(t)
-                    self.acc.append(float(row["test_accuracy"]))
-        self.sim_time = t
+        it = run.iterations
+        ev = it[it["test_accuracy"].notna()]
+        self.it = (ev["iteration"] + 1).to_list()  # updates applied
+        self.time = ev["end_s"].to_list()
+        self.acc = ev["test_accuracy"].to_list()
+        self.sim_time = float(it["time_s"].sum())
 
     def tail_accuracy(self, k=50):
         """Mean test accuracy over the last k evaluations: one final accuracy
@@ -100,7 +98,7 @@ def curves(args):
     s = runs[0].summary
     fig.suptitle(f"{s['workers']} workers: test accuracy of the model trained with each aggregate")
     fig.tight_layout()
-    fig.savefig(args.o, dpi=120)
+    fig.savefig(args.o or os.path.join(first_dir(args), f"convergence_{args.cmd}.png"), dpi=120)
 
 
 def tta(args):
@@ -140,7 +138,12 @@ def tta(args):
     ax.legend(title="link bandwidth")
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(args.o, dpi=120)
+    fig.savefig(args.o or os.path.join(first_dir(args), f"convergence_{args.cmd}.png"), dpi=120)
+
+
+def first_dir(args):
+    """Where a figure goes without -o: beside the first run given."""
+    return args.dirs[0] if args.cmd == "curves" else args.speed[0][1]
 
 
 def setting(s):
@@ -247,12 +250,12 @@ def main():
     sub = p.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("curves")
     c.add_argument("dirs", nargs="+")
-    c.add_argument("-o", required=True)
+    c.add_argument("-o", help="the image (default: beside the first run, convergence_curves.png)")
     t = sub.add_parser("tta")
     t.add_argument("--speed", nargs="+", action="append", required=True, metavar="LABEL DIR",
                    help="a network speed's label, then its result directories")
     t.add_argument("--target", type=float)
-    t.add_argument("-o", required=True)
+    t.add_argument("-o", help="the image (default: beside the first run, convergence_tta.png)")
     b = sub.add_parser("table")
     b.add_argument("dirs", nargs="+")
     b.add_argument("--target", type=float)

@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """Plot cascading-compression error: per hop for runs, or against N for a sweep.
 
-usage: analysis/py analysis/plot_hops.py RESULT_DIR [RESULT_DIR...] [-o hops.png]
-       analysis/py analysis/plot_hops.py --sweep SWEEP_DIR [--at-n 64] [-o cascade.png]
+usage: analysis/py analysis/plot_hops.py RESULT_DIR [RESULT_DIR...] [-o FILE]
+       analysis/py analysis/plot_hops.py --sweep SWEEP_DIR [--at-n 64] [-o FILE]
+
+The figure goes beside the (first) run, RESULT_DIR/hops.png, or the sweep,
+SWEEP_DIR/cascade.png, unless -o says otherwise.
 
 Runs: reads each RESULT_DIR/hops.csv (written by `ccsim run`) and draws, per
 run, the relative L2 error of the partial aggregate against the hop it has
@@ -21,41 +24,36 @@ hops.csv and summary.json, and draws four panels:
 It also prints the numbers it plots as a table (for the README).
 """
 import argparse
-import csv
-import json
 import math
 import os
 import sys
 
-import matplotlib
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+import ccsim  # noqa: E402
+
 
 def load_hops(run_dir, column="rel_error"):
-    path = os.path.join(run_dir, "hops.csv")
-    rows = {}
-    with open(path, newline="") as f:
-        for r in csv.DictReader(f):
-            if r.get(column, "") == "":
-                continue
-            rows.setdefault(int(r["hop"]), []).append(float(r[column]))
-    hops = np.array(sorted(rows))
-    return hops, [np.array(rows[h]) for h in hops]
+    """Per hop (sorted), the values of `column` over the iterations."""
+    h = ccsim.load_run(run_dir).hops
+    h = h[h[column].notna()]
+    groups = {int(k): g[column].to_numpy(dtype=float) for k, g in h.groupby("hop")}
+    hops = np.array(sorted(groups))
+    return hops, [groups[k] for k in hops]
 
 
 def label_of(run_dir):
-    summary = os.path.join(run_dir, "summary.json")
-    if os.path.exists(summary):
-        with open(summary) as f:
-            s = json.load(f)
-        return f'{s["compressor"]} / {s["collective"]}, N={s["workers"]}'
-    return run_dir
+    s = ccsim.load_run(run_dir).summary
+    return f'{s["compressor"]} / {s["collective"]}, N={s["workers"]}'
 
 
-def plot_runs(runs, output):
+def draw_runs(runs):
+    """The figure: error against hop, one line (and min-max band) per run."""
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for run in runs:
         hops, err = load_hops(run)
@@ -70,7 +68,7 @@ def plot_runs(runs, output):
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(output, dpi=120)
+    return fig
 
 
 def num(s, key):
@@ -78,19 +76,18 @@ def num(s, key):
     return float("nan") if v is None else float(v)
 
 
-def plot_sweep(sweep_dir, at_n, output):
-    index = os.path.join(sweep_dir, "sweep.csv")
-    with open(index, newline="") as f:
-        points = [r for r in csv.DictReader(f) if r["status"] == "done"]
-    if not points or "method" not in points[0] or "workers" not in points[0]:
-        raise SystemExit(f"{index}: expected a sweep with axes 'method' and 'workers'")
-    methods = list(dict.fromkeys(p["method"] for p in points))
+def draw_sweep(sweep_dir, at_n):
+    """The four panels of a cascade sweep (axes method and workers) and the
+    table of what they plot."""
+    sweep = ccsim.load_sweep(sweep_dir)
+    points = sweep.done()
+    if points.empty or "method" not in sweep.axes or "workers" not in sweep.axes:
+        raise SystemExit(f"{sweep_dir}/sweep.csv: expected a sweep with axes 'method' and 'workers'")
+    methods = list(dict.fromkeys(points["method"]))
     data = {}
-    for p in points:
+    for _, p in points.iterrows():
         d = os.path.join(sweep_dir, p["point"])
-        with open(os.path.join(d, "summary.json")) as f:
-            s = json.load(f)
-        data[(p["method"], int(p["workers"]))] = (d, s)
+        data[(p["method"], int(p["workers"]))] = (d, sweep.run(p["point"]).summary)
     ns = sorted({n for (_, n) in data})
     fig, axes = plt.subplots(2, 2, figsize=(12, 8.5))
     (a, b), (c, dd) = axes
@@ -128,7 +125,10 @@ def plot_sweep(sweep_dir, at_n, output):
         ax.grid(True, which="both", alpha=0.3)
     a.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(output, dpi=110)
+    return fig, table
+
+
+def print_table(table):
     print("| method | N | cascading rel. error | gain | cosine vs exact mean | rel. error vs exact mean |")
     print("|---|---|---|---|---|---|")
     for m, n, e, g, co, r in table:
@@ -141,14 +141,17 @@ def main():
     ap.add_argument("runs", nargs="*", help="result directories of ccsim run")
     ap.add_argument("--sweep", help="a ccsim sweep output directory (axes method, workers)")
     ap.add_argument("--at-n", type=int, default=64, help="N of the by-hop panel (sweep mode)")
-    ap.add_argument("-o", "--output", default=None, help="PNG to write")
+    ap.add_argument("-o", "--output", default=None, help="the image (default: beside the run or sweep)")
     a = ap.parse_args()
     if a.sweep:
-        out = a.output or "cascade.png"
-        plot_sweep(a.sweep, a.at_n, out)
+        fig, table = draw_sweep(a.sweep, a.at_n)
+        out = a.output or os.path.join(a.sweep, "cascade.png")
+        fig.savefig(out, dpi=110)
+        print_table(table)
     elif a.runs:
-        out = a.output or "hops.png"
-        plot_runs(a.runs, out)
+        fig = draw_runs(a.runs)
+        out = a.output or os.path.join(a.runs[0], "hops.png")
+        fig.savefig(out, dpi=120)
     else:
         ap.error("give result directories or --sweep DIR")
     print(f"wrote {out}", file=sys.stderr)

@@ -8,6 +8,7 @@
 #include "experiment.h"
 #include "gradients.h"
 #include "results.h"
+#include "datapath.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -749,11 +750,12 @@ static int read_layers(reader *rd, experiment *e, json_t *arr) {
   return 0;
 }
 
-/* Where built-in model profiles live: $CCSIM_MODELS, else the source tree's
- * workloads/models (compiled in). */
-static const char *models_dir(void) {
-  const char *d = getenv("CCSIM_MODELS");
-  return d && *d ? d : CCSIM_MODELS_DIR;
+/* Where built-in model profiles live (datapath.h); *found = 0 and the
+ * directories tried when there is none. */
+static const char *models_dir(int *found) {
+  static char dir[4096];
+  *found = datapath_dir(DATA_MODELS, dir, sizeof dir) == 0;
+  return dir;
 }
 
 /* "model": {"elements": N}, {"size": "4MB"}, {"profile": NAME} or
@@ -798,8 +800,14 @@ static int read_model(reader *rd, experiment *e, json_t *root, size_t implied, c
     if (strchr(name, '/') || strstr(name, ".json")) {
       if (name[0] == '/') snprintf(path, sizeof path, "%s", name);
       else snprintf(path, sizeof path, "%s/%s", e->dir, name);
-    } else if (profile_path(models_dir(), name, path, sizeof path, &perr)) {
-      return fail(rd, "model.profile", "%s", perr.msg);
+    } else {
+      int found;
+      const char *mdir = models_dir(&found);
+      if (!found)
+        return fail(rd, "model.profile", "profile \"%s\": no model profile directory (tried %s)",
+                    name, mdir);
+      if (profile_path(mdir, name, path, sizeof path, &perr))
+        return fail(rd, "model.profile", "%s", perr.msg);
     }
     e->model.layers = profile_load(path, &perr);
     if (!e->model.layers) return fail(rd, "model.profile", "%s", perr.msg);
@@ -957,26 +965,23 @@ static char *resolve(const experiment *e, const char *f) {
   return p;
 }
 
-/* A data file: relative to the experiment file first, then to ccsim's
- * source tree (where workloads/data lives). */
+/* A data file: relative to the experiment file first, then, for a path
+ * written as in the source tree ("workloads/data/digits.csv.gz"), in the
+ * shipped data (datapath.h). */
 static int resolve_data(reader *rd, experiment *e, const char *path, const char *f, char **out) {
   *out = resolve(e, f);
   if (access(*out, R_OK) == 0 || f[0] == '/') goto check;
-#ifdef CCSIM_SOURCE_ROOT
-  {
-    size_t need = strlen(CCSIM_SOURCE_ROOT) + strlen(f) + 2;
-    char *alt = malloc(need);
-    snprintf(alt, need, "%s/%s", CCSIM_SOURCE_ROOT, f);
-    if (access(alt, R_OK) == 0) {
+  data_kind kind;
+  const char *name;
+  if (datapath_classify(f, &kind, &name) == 0) {
+    char found[4096];
+    if (datapath_file(kind, name, found, sizeof found) == 0) {
       free(*out);
-      *out = alt;
+      *out = strdup(found);
       return 0;
     }
-    free(alt);
-    return fail(rd, path, "cannot read \"%s\" (tried %s and %s/%s): %s", f, *out,
-                CCSIM_SOURCE_ROOT, f, strerror(errno));
+    return fail(rd, path, "cannot read \"%s\" (tried %s, and %s in %s)", f, *out, name, found);
   }
-#endif
 check:
   if (access(*out, R_OK) != 0)
     return fail(rd, path, "cannot read \"%s\": %s", *out, strerror(errno));

@@ -313,7 +313,8 @@ static void write_index(const sweep *s, ccsim_error *err) {
   if (!f) return;
   fprintf(f, "point");
   for (int a = 0; a < s->naxes; a++) fprintf(f, ",%s", s->axis_names[a]);
-  fprintf(f, ",status,workers,compressor,collective,iteration_time_s,compression_ratio,"
+  fprintf(f, ",status,workers,compressor,collective,iteration_time_s,compute_s,compress_s,"
+             "communicate_s,exposed_communicate_s,bytes_on_wire,compression_ratio,"
              "agg_rel_error,agg_cosine,last_hop_rel_error,host_time_s\n");
   static const char *const status[] = {"pending", "done", "done", "failed"};
   for (size_t i = 0; i < s->npoints; i++) {
@@ -329,18 +330,25 @@ static void write_index(const sweep *s, ccsim_error *err) {
       json_t *lh = json_object_get(j, "last_hop_rel_error");
       char lhs[32] = "";
       if (lh) snprintf(lhs, sizeof lhs, "%.10g", json_number_value(lh));
-      fprintf(f, ",%lld,%s,%s,%.10g,%.10g,%.10g,%.12g,%s,%.4g\n",
-              (long long)json_integer_value(json_object_get(j, "workers")),
+      /* the time breakdown per iteration (summary.json holds totals) */
+      const json_t *tb = json_object_get(j, "time_breakdown_s");
+      const double iters = (double)json_integer_value(json_object_get(j, "iterations"));
+      static const char *const parts[] = {"compute", "compress", "communicate", "exposed_communicate"};
+      fprintf(f, ",%lld,%s,%s,%.10g", (long long)json_integer_value(json_object_get(j, "workers")),
               json_string_value(json_object_get(j, "compressor")),
               json_string_value(json_object_get(j, "collective")),
-              json_number_value(json_object_get(j, "iteration_time_s")),
+              json_number_value(json_object_get(j, "iteration_time_s")));
+      for (int k = 0; k < 4; k++)
+        fprintf(f, ",%.10g", iters > 0 ? json_number_value(json_object_get(tb, parts[k])) / iters : 0);
+      fprintf(f, ",%.0f,%.10g,%.10g,%.12g,%s,%.4g\n",
+              json_number_value(json_object_get(j, "bytes_on_wire")),
               json_number_value(json_object_get(j, "compression_ratio")),
               json_number_value(json_object_get(j, "agg_rel_error")),
               json_number_value(json_object_get(j, "agg_cosine")), lhs,
               json_number_value(json_object_get(j, "host_time_s")));
       json_decref(j);
     } else {
-      fprintf(f, ",,,,,,,,,\n");
+      fprintf(f, ",,,,,,,,,,,,,,\n");
     }
   }
   results_commit(f, s->out, "sweep.csv", err);

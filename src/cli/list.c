@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "collectives/collective.h"
 #include "compressor.h"
+#include "datapath.h"
 #include "device.h"
 #include "measured.h"
 #include "memory.h"
@@ -48,19 +49,24 @@ static int list_collectives(void) {
 }
 
 static int list_platforms(void) {
-  /* the generators, then the shipped files of $CCSIM_PLATFORMS, else of the
-   * directory src/meson.build compiles in (CCSIM_PLATFORMS_DIR) */
-  const char *dir = getenv("CCSIM_PLATFORMS");
-#ifdef CCSIM_PLATFORMS_DIR
-  if (!dir || !*dir) dir = CCSIM_PLATFORMS_DIR;
-#endif
-  platform_list(stdout, dir && *dir ? dir : NULL);
+  /* the generators, then the shipped platform files (datapath.h) */
+  char dir[4096];
+  int found = datapath_dir(DATA_PLATFORMS, dir, sizeof dir) == 0;
+  platform_list(stdout, found ? dir : NULL);
+  if (!found) {
+    fprintf(stderr, "ccsim list: no platform directory (tried %s)\n", dir);
+    return 1;
+  }
   return 0;
 }
 
 static int list_models(void) {
-  const char *d = getenv("CCSIM_MODELS");
-  profile_list(stdout, d && *d ? d : CCSIM_MODELS_DIR);
+  char dir[4096];
+  if (datapath_dir(DATA_MODELS, dir, sizeof dir)) {
+    fprintf(stderr, "ccsim list: no model profile directory (tried %s)\n", dir);
+    return 1;
+  }
+  profile_list(stdout, dir);
   return 0;
 }
 

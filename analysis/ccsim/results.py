@@ -1,0 +1,140 @@
+"""Loading one run or one sweep (docs/outputs.md describes every column)."""
+import json
+import os
+
+import pandas as pd
+
+# pandas reads an integer column with empty cells as float: these stay integers
+_INT_COLUMNS = {"iteration", "hop", "workers", "worker", "bucket", "bytes_on_wire"}
+
+
+def _read_csv(path):
+    df = pd.read_csv(path)
+    for c in df.columns:
+        if c in _INT_COLUMNS and df[c].notna().all():
+            df[c] = df[c].astype("int64")
+    return df
+
+
+def flatten(d, prefix=""):
+    """{"a": {"b": 1}} -> {"a.b": 1}: nested summary keys as dotted names."""
+    out = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+class Run:
+    """One `ccsim run` result directory."""
+
+    def __init__(self, path):
+        self.path = os.path.abspath(path)
+        sp = os.path.join(path, "summary.json")
+        if not os.path.exists(sp):
+            raise FileNotFoundError(f"{sp}: missing (not a ccsim result directory, or the run failed)")
+        with open(sp) as f:
+            self.summary = json.load(f)
+        self._frames = {}
+
+    @property
+    def experiment(self):
+        """The resolved experiment that ran (every default and --set applied)."""
+        return self.summary.get("experiment", {})
+
+    @property
+    def name(self):
+        return self.summary.get("name", os.path.basename(self.path))
+
+    def _frame(self, name, required):
+        if name not in self._frames:
+            p = os.path.join(self.path, name)
+            if not os.path.exists(p):
+                if required:
+                    raise FileNotFoundError(f"{p}: missing")
+                self._frames[name] = None
+            else:
+                self._frames[name] = _read_csv(p)
+        return self._frames[name]
+
+    @property
+    def iterations(self):
+        """iterations.csv; adds `end_s`, the simulated time at the end of each iteration."""
+        df = self._frame("iterations.csv", True)
+        if "end_s" not in df.columns:
+            df["end_s"] = df["time_s"].cumsum()
+        return df
+
+    @property
+    def hops(self):
+        """hops.csv (no rows for collectives without hops)."""
+        return self._frame("hops.csv", True)
+
+    @property
+    def timeline(self):
+        """timeline.csv, or None when the run did not record it (output.timeline)."""
+        return self._frame("timeline.csv", False)
+
+    def __repr__(self):
+        return f"Run({self.path!r})"
+
+
+class Sweep:
+    """One `ccsim sweep` output directory (its sweep.csv and point directories)."""
+
+    def __init__(self, path):
+        self.path = os.path.abspath(path)
+        p = os.path.join(path, "sweep.csv")
+        if not os.path.exists(p):
+            raise FileNotFoundError(f"{p}: missing (not a ccsim sweep directory)")
+        df = pd.read_csv(p, dtype={"point": str})
+        cols = list(df.columns)
+        if "status" not in cols or cols[0] != "point":
+            raise ValueError(f"{p}: expected columns point, AXES..., status, ...")
+        self.axes = cols[1:cols.index("status")]
+        for a in self.axes:  # numbers where every value is one (workers=4), else labels
+            try:
+                df[a] = pd.to_numeric(df[a])
+            except (ValueError, TypeError):
+                df[a] = df[a].astype(str)
+        for c in ("workers", "bytes_on_wire"):
+            if c in df.columns and df[c].notna().all():
+                df[c] = df[c].astype("int64")
+        self.points = df
+
+    def done(self):
+        """The points that finished, as rows of `points`."""
+        return self.points[self.points["status"] == "done"]
+
+    def run(self, point):
+        """One point as a Run (point: its directory name, or a row of `points`)."""
+        if not isinstance(point, str):
+            point = point["point"]
+        return Run(os.path.join(self.path, point))
+
+    def summaries(self):
+        """Every done point's summary.json, flattened (time_breakdown_s.compute,
+        experiment.platform.bandwidth, ...), with the point and its axes."""
+        rows = []
+        for _, p in self.done().iterrows():
+            r = {"point": p["point"]}
+            r.update({a: p[a] for a in self.axes})
+            r.update(flatten(self.run(p["point"]).summary))
+            rows.append(r)
+        return pd.DataFrame(rows)
+
+    def __repr__(self):
+        return f"Sweep({self.path!r}, axes={self.axes})"
+
+
+def load_run(path):
+    """A run's result directory as a Run."""
+    return Run(path)
+
+
+def load_sweep(path):
+    """A sweep's output directory as a Sweep."""
+    return Sweep(path)

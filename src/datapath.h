@@ -1,0 +1,34 @@
+/* src/datapath.h — where ccsim's shipped data lives: model profiles,
+ * platform files, device files and datasets.
+ *
+ * One lookup order for every kind, so an installed ccsim and one run from
+ * its build directory behave alike:
+ *   1. the kind's own variable, when set (CCSIM_MODELS, CCSIM_PLATFORMS,
+ *      CCSIM_DEVICES, CCSIM_DATASETS): that directory and nothing else;
+ *   2. the installation: DATADIR/ccsim next to the binary (found from
+ *      /proc/self/exe, so an installed tree may be moved as a whole);
+ *   3. $CCSIM_DATA (a directory laid out as the installation, or a source tree);
+ *   4. the source tree, only when the binary runs from its build directory. */
+#ifndef CCSIM_DATAPATH_H
+#define CCSIM_DATAPATH_H
+
+#include <stddef.h>
+
+typedef enum data_kind { DATA_MODELS, DATA_PLATFORMS, DATA_DEVICES, DATA_DATASETS } data_kind;
+
+/* The first existing directory for kind, in the order above, into out[n];
+ * returns 0, or -1 with out holding what was tried (for a message). */
+int datapath_dir(data_kind kind, char *out, size_t n);
+
+/* The file `name` of kind (e.g. DATA_DATASETS, "digits.csv.gz"): the first
+ * directory in the order above that has it, into out[n]; returns 0, or -1
+ * with out holding the directories tried. */
+int datapath_file(data_kind kind, const char *name, char *out, size_t n);
+
+/* A path written as in the source tree ("workloads/data/digits.csv.gz",
+ * "workloads/models/x.json", "platforms/a.xml", "devices/d.json"): its kind
+ * and the name inside that kind's directory; returns -1 when rel names no
+ * shipped data directory. */
+int datapath_classify(const char *rel, data_kind *kind, const char **name);
+
+#endif
