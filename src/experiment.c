@@ -123,6 +123,8 @@ static int read_int(reader *rd, json_t *obj, const char *path, const char *key, 
   long long x = json_is_integer(v) ? json_integer_value(v) : (long long)json_real_value(v);
   if (x < min || x > max)
     return fail(rd, p, "expected an integer in [%lld, %lld], got %lld", min, max, x);
+  /* the resolved experiment says 32, not 32.0, however it was written */
+  if (json_is_real(v)) json_object_set_new(obj, key, json_integer(x));
   *out = x;
   return 0;
 }
@@ -820,9 +822,11 @@ static int read_model(reader *rd, experiment *e, json_t *root, size_t implied, c
                 e->model.elements, what, implied);
   if (!e->model.layers) e->model.layers = single_layer(e->model.elements);
   const int trained = e->gradients.source == GRAD_TRAIN;
-  if ((rc = read_real(rd, m, "model", "batch", trained ? (double)e->train.batch : 32, 1, 1e9,
-                      &e->model.batch)))
+  long long batch;
+  if ((rc = read_int(rd, m, "model", "batch", 0, trained ? (long long)e->train.batch : 32, 1,
+                     1000000000, &batch)))
     return rc;
+  e->model.batch = (double)batch;
   if (trained && e->model.batch != (double)e->train.batch)
     return fail(rd, "model.batch", "%g, but train.batch is %zu: the time model follows the "
                 "training batch; leave model.batch out", e->model.batch, e->train.batch);

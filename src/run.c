@@ -515,7 +515,7 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
     json_object_set_new(s, "time_model", measured_report(e->measured, e->measured_model, e->measured_comp,
                                                          e->precision, e->timing, e->model.batch, e->time_note));
   json_object_set_new(s, "schedule", sched_report(sh->sched));
-  json_object_set_new(s, "bytes_on_wire", json_real(bytes));
+  json_object_set_new(s, "bytes_on_wire", json_integer((json_int_t)llround(bytes))); /* a count: an integer */
   json_object_set_new(s, "compression_ratio", json_real(rep->compression_ratio));
   json_object_set_new(s, "agg_rel_error", json_real(rep->agg_rel_error));
   json_object_set_new(s, "agg_cosine", json_real(rep->agg_cosine));

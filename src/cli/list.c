@@ -13,19 +13,34 @@
 #include "platform.h"
 #include "profile.h"
 
+/* "name=default ..." for a parameter table, each default written as the
+ * experiment takes it: booleans true/false, integers as integers. */
+static void params_text(const ccomp_param *params, size_t n, char *out, size_t len) {
+  out[0] = 0;
+  for (size_t k = 0; k < n; k++) {
+    const ccomp_param *p = &params[k];
+    char one[128];
+    if (p->kind == CCOMP_BOOL)
+      snprintf(one, sizeof one, "%s=%s", p->name, p->def != 0 ? "true" : "false");
+    else if (p->kind == CCOMP_INT)
+      snprintf(one, sizeof one, "%s=%lld", p->name, (long long)p->def);
+    else
+      snprintf(one, sizeof one, "%s=%.10g", p->name, p->def);
+    size_t used = strlen(out);
+    snprintf(out + used, len - used, "%s%s", used ? " " : "", one);
+  }
+  if (!out[0]) snprintf(out, len, "(no parameters)");
+}
+
 static int list_compressors(void) {
   size_t count;
   const ccomp_type *const *reg = ccomp_registry(&count);
   for (size_t i = 0; i < count; i++) {
     const ccomp_type *t = reg[i];
-    char params[512] = "";
-    for (size_t k = 0; k < t->nparams; k++) {
-      char one[96];
-      snprintf(one, sizeof one, "%s%s=%g", k ? " " : "", t->params[k].name, t->params[k].def);
-      strncat(params, one, sizeof params - strlen(params) - 1);
-    }
+    char params[512];
+    params_text(t->params, t->nparams, params, sizeof params);
     printf("%-14s %-12s %-40s %s\n", t->name, (t->flags & CCOMP_SUMMABLE) ? "summable" : "-",
-           params[0] ? params : "(no parameters)", t->summary);
+           params, t->summary);
   }
   return 0;
 }
@@ -33,18 +48,25 @@ static int list_compressors(void) {
 static int list_memories(void) {
   size_t count;
   const ccomp_memory_type *const *reg = ccomp_memory_registry(&count);
-  printf("%-14s %s\n", "none", "no error feedback");
-  for (size_t i = 0; i < count; i++) printf("%-14s %s\n", reg[i]->name, reg[i]->summary);
+  printf("%-14s %-40s %s\n", "none", "(no parameters)", "no error feedback");
+  for (size_t i = 0; i < count; i++) {
+    char params[512];
+    params_text(reg[i]->params, reg[i]->nparams, params, sizeof params);
+    printf("%-14s %-40s %s\n", reg[i]->name, params, reg[i]->summary);
+  }
   return 0;
 }
 
 static int list_collectives(void) {
   size_t count;
   const collective_type *const *reg = collective_registry(&count);
-  for (size_t i = 0; i < count; i++)
-    printf("%-26s %-18s %s\n", reg[i]->name,
-           (reg[i]->requires & COLL_NEEDS_SUMMABLE) ? "needs summable" : "any compressor",
+  for (size_t i = 0; i < count; i++) {
+    char params[512];
+    params_text(reg[i]->params, reg[i]->nparams, params, sizeof params);
+    printf("%-26s %-15s %-28s %s\n", reg[i]->name,
+           (reg[i]->requires & COLL_NEEDS_SUMMABLE) ? "needs summable" : "any compressor", params,
            reg[i]->description);
+  }
   return 0;
 }
 

@@ -37,6 +37,37 @@ static void human_summary(const experiment *e, const run_report *r) {
   printf("  results          %s/summary.json, iterations.csv, hops.csv\n", r->out_dir);
 }
 
+/* A SimGrid setting the experiment itself holds becomes a --set of that
+ * field, so the resolved experiment in summary.json shows what ran:
+ * network/model -> platform.network_model, network/crosstraffic ->
+ * platform.crosstraffic.  Returns the new assignment (the caller frees it), or
+ * NULL when v is for SimGrid alone. */
+static char *cfg_as_set(const char *v) {
+  static const struct {
+    const char *cfg, *path;
+    int boolean;
+  } map[] = {{"network/model", "platform.network_model", 0},
+             {"network/crosstraffic", "platform.crosstraffic", 1}};
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
+    size_t l = strlen(map[i].cfg);
+    if (strncmp(v, map[i].cfg, l) || v[l] != ':') continue;
+    const char *val = v + l + 1;
+    if (map[i].boolean) {
+      if (!strcmp(val, "1") || !strcmp(val, "yes") || !strcmp(val, "true") || !strcmp(val, "on"))
+        val = "true";
+      else if (!strcmp(val, "0") || !strcmp(val, "no") || !strcmp(val, "false") || !strcmp(val, "off"))
+        val = "false";
+      else
+        return NULL; /* SimGrid says what it expects */
+    }
+    size_t n = strlen(map[i].path) + strlen(val) + 2;
+    char *s = malloc(n);
+    if (s) snprintf(s, n, "%s=%s", map[i].path, val);
+    return s;
+  }
+  return NULL;
+}
+
 /* "--cfg=" / "--log=" followed by v, as SimGrid reads it; the caller frees it. */
 static char *simgrid_flag(const char *flag, const char *v) {
   size_t n = strlen(flag) + strlen(v) + 1;
@@ -47,7 +78,8 @@ static char *simgrid_flag(const char *flag, const char *v) {
 
 int cli_experiment_main(const cli_command *self, int argc, char **argv, int validate) {
   char **sets = calloc((size_t)argc + 1, sizeof *sets), **cfg = calloc((size_t)argc + 1, sizeof *cfg);
-  int nsets = 0, ncfg = 0, rc = CCSIM_ERR_INPUT, k;
+  char **owned = calloc((size_t)argc + 1, sizeof *owned); /* sets made from --cfg */
+  int nsets = 0, ncfg = 0, nowned = 0, rc = CCSIM_ERR_INPUT, k;
   experiment *e = NULL;
   run_opts o = {0};
   const char *v;
@@ -58,7 +90,10 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
     case 'q': o.quiet = 1; break;
     case OPT_RECORD_TRACE: o.record_trace = v; break;
     case OPT_FORCE: o.force = 1; break;
-    case OPT_CFG: cfg[ncfg++] = simgrid_flag("--cfg=", v); break;
+    case OPT_CFG:
+      if ((owned[nowned] = cfg_as_set(v))) sets[nsets++] = owned[nowned++];
+      else cfg[ncfg++] = simgrid_flag("--cfg=", v);
+      break;
     case OPT_LOG: cfg[ncfg++] = simgrid_flag("--log=", v); break;
     }
   }
@@ -99,6 +134,8 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
 done:
   experiment_free(e);
   for (int i = 0; i < ncfg; i++) free(cfg[i]);
+  for (int i = 0; i < nowned; i++) free(owned[i]);
+  free(owned);
   free(sets);
   free(cfg);
   return rc;
@@ -115,7 +152,8 @@ static const cli_option options[] = {
                              "(VALUE is read as JSON when it parses, else as a string)"},
   {"quiet", 'q', NULL, "no progress on stderr"},
   {"cfg", OPT_CFG, "KEY:VALUE", "a SimGrid configuration item, e.g. --cfg network/model:LV08;\n"
-                                "repeatable"},
+                                "repeatable; network/model and network/crosstraffic set\n"
+                                "platform.network_model and platform.crosstraffic"},
   {"log", OPT_LOG, "SETTING", "a SimGrid logging setting, e.g. --log root.thres:warning"},
   {"record-trace", OPT_RECORD_TRACE, "DIR",
    "write every worker's gradient of every iteration (before error\n"
