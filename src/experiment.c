@@ -987,8 +987,10 @@ static int resolve_data(reader *rd, experiment *e, const char *path, const char 
     return fail(rd, path, "cannot read \"%s\" (tried %s, and %s in %s)", f, *out, name, found);
   }
 check:
-  if (access(*out, R_OK) != 0)
-    return fail(rd, path, "cannot read \"%s\": %s", *out, strerror(errno));
+  if (access(*out, R_OK) != 0) {
+    if (f[0] == '/') return fail(rd, path, "cannot read \"%s\": %s", f, strerror(errno));
+    return fail(rd, path, "cannot read \"%s\" (%s: %s)", f, *out, strerror(errno));
+  }
   return 0;
 }
 

@@ -27,6 +27,7 @@
 #include "sweep.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@
 #include "error.h"
 #include "experiment.h"
 #include "results.h"
+#include "sweep_slurm.h"
 
 typedef struct point {
   char id[512];   /* "workers=4,method=marsit" */
@@ -354,11 +356,79 @@ static void write_index(const sweep *s, ccsim_error *err) {
   results_commit(f, s->out, "sweep.csv", err);
 }
 
+/* Slurm: submit the points to run as a job array (sweep_slurm.h). */
+static int submit(sweep *s, const sweep_opts *o, ccsim_error *err) {
+  char file[PATH_MAX], out[PATH_MAX];
+  if (!realpath(s->file, file) || !realpath(s->out, out))
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: %s", s->file, strerror(errno));
+  size_t *todo = calloc(s->npoints + 1, sizeof *todo), ntodo = 0;
+  char **ids = calloc(s->npoints + 1, sizeof *ids);
+  if (!todo || !ids) return free(todo), free(ids), ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory");
+  for (size_t i = 0; i < s->npoints; i++) {
+    ids[i] = s->points[i].id;
+    if (s->points[i].status == 0) todo[ntodo++] = i;
+  }
+  int rc = 0;
+  if (ntodo == 0) fprintf(stderr, "ccsim sweep %s: every point is done; nothing to submit\n", s->name);
+  else rc = slurm_submit(s->name, file, out, ids, s->npoints, todo, ntodo, &o->slurm, err);
+  free(todo), free(ids);
+  return rc;
+}
+
+/* --point K, a Slurm array task: run point K as a local sweep would, and
+ * record how it ended for --collect. */
+static int run_point(sweep *s, const sweep_opts *o, ccsim_error *err) {
+  const size_t k = (size_t)o->point;
+  if (k >= s->npoints)
+    return ccsim_fail(err, CCSIM_ERR_INPUT, "--point %zu: the sweep has %zu points", k, s->npoints);
+  int rc = slurm_check_point(s->out, k, s->points[k].id, err);
+  if (rc) return rc;
+  int code = 0;
+  if (s->points[k].status == 0) {
+    int st;
+    pid_t pid = start(s, &s->points[k]);
+    code = waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : CCSIM_ERR_RUNTIME;
+  }
+  slurm_record_status(s->out, k, code);
+  if (code) ccsim_fail(err, code, "point %s failed (exit %d)", s->points[k].id, code);
+  return code;
+}
+
+/* --collect: which points are done, failed (their task ended without a
+ * result) or still pending; sweep.csv lists them. */
+static int collect(sweep *s, ccsim_error *err) {
+  size_t done = 0, failed = 0, pending = 0;
+  for (size_t i = 0; i < s->npoints; i++) {
+    if (s->points[i].status) {
+      done++;
+      continue;
+    }
+    /* a task that ended without a result failed; one that succeeded but
+     * whose result is gone (removed, stale) is to run again: pending */
+    const int st = slurm_status(s->out, i);
+    if (st > 0) s->points[i].status = 3, failed++;
+    else pending++;
+  }
+  write_index(s, err);
+  fprintf(stderr, "ccsim sweep %s: %zu done, %zu failed, %zu pending; %s/sweep.csv\n", s->name, done,
+          failed, pending, s->out);
+  return failed || pending ? CCSIM_ERR_RUNTIME : 0;
+}
+
 int sweep_run(const sweep_opts *o) {
   const char *file = o->file, *out = o->out;
   const int jobs = o->jobs, quiet = o->quiet, dry = o->dry_run;
   sweep s;
   ccsim_error err = {0};
+  char recorded[PATH_MAX];
+  if (o->collect) {
+    if (slurm_sweep_file(o->collect, recorded, sizeof recorded, &err)) {
+      fprintf(stderr, "ccsim sweep: %s\n", err.msg);
+      return err.code;
+    }
+    file = recorded;
+    out = o->collect;
+  }
   int rc = sweep_load(file, out, &s, &err);
   if (rc) {
     fprintf(stderr, "ccsim: %s\n", err.msg);
@@ -387,6 +457,12 @@ int sweep_run(const sweep_opts *o) {
     snprintf(path, sizeof path, "%s/summary.json", dir);
     if (exists(path)) s.points[i].status = 1, earlier++;
     else todo++;
+  }
+  if (o->slurm_mode || o->point >= 0 || o->collect) {
+    rc = o->collect ? collect(&s, &err) : o->point >= 0 ? run_point(&s, o, &err) : submit(&s, o, &err);
+    if (rc && err.msg[0]) fprintf(stderr, "ccsim sweep: %s\n", err.msg);
+    sweep_free(&s);
+    return rc;
   }
   if (!quiet)
     fprintf(stderr, "ccsim sweep %s: %zu points, %zu done earlier, %zu to run, %d at a time\n",

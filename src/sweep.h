@@ -2,6 +2,8 @@
 #ifndef CCSIM_SWEEP_H
 #define CCSIM_SWEEP_H
 
+#include "sweep_slurm.h"
+
 /* What `ccsim sweep` was asked (src/cli/sweep.c parses it). */
 typedef struct sweep_opts {
   const char *file; /* SWEEP.json */
@@ -9,6 +11,10 @@ typedef struct sweep_opts {
   int jobs;         /* points run at once, >= 1 */
   int quiet;        /* no progress on stderr */
   int dry_run;      /* list the points (done/todo) and run nothing */
+  int slurm_mode;   /* submit the points to run as a Slurm job array */
+  slurm_opts slurm; /* its resources; slurm.print_only: print the script */
+  long point;       /* >= 0: run this point only (a job array task) */
+  const char *collect; /* gather a --slurm sweep's results in this directory */
 } sweep_opts;
 
 /* Runs (or lists) the sweep's points; prints its own errors.  Returns the
