@@ -42,6 +42,7 @@ cd "$T"
 
 "$C" list models >list 2>err && grep -q '^resnet50' list && ok || bad "list models: $(cat err)"
 "$C" list platforms >list 2>err && grep -q 'dgx1-4x8.xml' list && ok || bad "list platforms: $(cat err)"
+"$C" list devices >list 2>err && grep -q '^cpu-measured-epyc-1t ' list && ok || bad "list devices: no measured device: $(cat err)"
 man=$(find "$P" -name ccsim.1 | head -1)
 [ -n "$man" ] && grep -q '^\.SS "ccsim sweep"' "$man" && ok || bad "no manual page with every command"
 [ -f "$(find "$P" -path '*completions/ccsim' | head -1)" ] && ok || bad "no bash completion"

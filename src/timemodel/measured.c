@@ -6,6 +6,7 @@
  * truncated or hand-edited file is refused before a run rather than timing a
  * device that does not exist.  Errors name the file and the JSON path. */
 #include "measured.h"
+#include "datapath.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -367,8 +368,12 @@ void measured_free(measured_device *d) {
 }
 
 const char *measured_devices_dir(void) {
-  const char *d = getenv("CCSIM_DEVICES");
-  return d && *d ? d : CCSIM_DEVICES_DIR;
+  /* datapath.h: $CCSIM_DEVICES, the installation, $CCSIM_DATA, the source
+   * tree; when none has a devices folder, the folders tried (a lookup there
+   * then fails naming them) */
+  static char dir[4096];
+  datapath_dir(DATA_DEVICES, dir, sizeof dir);
+  return dir;
 }
 
 const measured_model *measured_find_model(const measured_device *d, const char *model, const char *precision) {

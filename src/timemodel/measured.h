@@ -71,7 +71,8 @@ typedef struct measured_device {
 measured_device *measured_load(const char *path, ccsim_error *err);
 void measured_free(measured_device *d);
 
-/* Where shipped device files live: $CCSIM_DEVICES, else the source tree's devices/. */
+/* Where shipped device files live (datapath.h: $CCSIM_DEVICES, the
+ * installation, $CCSIM_DATA, the source tree). */
 const char *measured_devices_dir(void);
 
 /* "<dir>/<name>.json" into buf[len] if that file exists; else CCSIM_ERR_INPUT
