@@ -138,8 +138,9 @@ int main(int argc, char **argv) {
   refused("\"isolated_s\": 2e-05", "\"isolated_s\": null", "launch.isolated_s");
   refused("\"tensors_per_bucket\": 16", "\"tensors_per_bucket\": 0", "ddp_buckets.tensors_per_bucket");
   refused("{\n \"format\"", "[\n \"format\"", "bad.json:2:10: ");
-  unlink(strcat(tmpdir, "/bad.json"));
-  *strrchr(tmpdir, '/') = 0;
+  char bad[1100];
+  snprintf(bad, sizeof bad, "%s/bad.json", tmpdir);
+  unlink(bad);
   rmdir(tmpdir);
 
   /* A name that is not a file in the folder: the message lists what is there. */
