@@ -1,14 +1,66 @@
+/* src/error.c — filling and rendering a ccsim_error (error.h). */
 #include "error.h"
 
 #include <stdio.h>
+#include <string.h>
+
+/* msg from the fields: the one line main prints. */
+static void render(ccsim_error *err) {
+  if (err->file[0] && err->line > 0)
+    snprintf(err->msg, sizeof err->msg, "%s:%d:%d: %s", err->file, err->line, err->column, err->text);
+  else if (err->file[0] && err->has_path)
+    snprintf(err->msg, sizeof err->msg, "%s: %s: %s", err->file, err->path[0] ? err->path : "(top level)",
+             err->text);
+  else if (err->file[0])
+    snprintf(err->msg, sizeof err->msg, "%s: %s", err->file, err->text);
+  else if (err->has_path && err->path[0])
+    snprintf(err->msg, sizeof err->msg, "%s: %s", err->path, err->text);
+  else
+    snprintf(err->msg, sizeof err->msg, "%s", err->text);
+}
+
+int ccsim_vfail_at(ccsim_error *err, int code, const char *file, const char *path, int line,
+                   int column, const char *fmt, va_list ap) {
+  if (!err) return code;
+  char text[sizeof err->text];
+  vsnprintf(text, sizeof text, fmt, ap); /* fmt's arguments may point into err */
+  err->code = code;
+  snprintf(err->file, sizeof err->file, "%s", file ? file : "");
+  snprintf(err->path, sizeof err->path, "%s", path ? path : "");
+  err->has_path = path != NULL;
+  err->line = line;
+  err->column = column;
+  memcpy(err->text, text, sizeof text);
+  render(err);
+  return code;
+}
+
+int ccsim_fail_at(ccsim_error *err, int code, const char *file, const char *path, int line,
+                  int column, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  ccsim_vfail_at(err, code, file, path, line, column, fmt, ap);
+  va_end(ap);
+  return code;
+}
 
 int ccsim_fail(ccsim_error *err, int code, const char *fmt, ...) {
-  if (err) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-    err->code = code;
-  }
+  va_list ap;
+  va_start(ap, fmt);
+  ccsim_vfail_at(err, code, NULL, NULL, 0, 0, fmt, ap);
+  va_end(ap);
   return code;
+}
+
+int ccsim_error_prefix(ccsim_error *err, const char *fmt, ...) {
+  if (!err) return 0;
+  char pre[512], text[sizeof err->text];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(pre, sizeof pre, fmt, ap);
+  va_end(ap);
+  snprintf(text, sizeof text, "%s%s", pre, err->text);
+  memcpy(err->text, text, sizeof text);
+  render(err);
+  return err->code;
 }

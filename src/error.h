@@ -1,5 +1,20 @@
-/* src/error.h — errors are a code plus a message, returned, never printed deep
- * in the code (the pattern of jansson's json_error_t).  Only main() prints. */
+/* src/error.h — errors are a code plus a located message, returned, never
+ * printed deep in the code (the pattern of jansson's json_error_t).  Only
+ * main() prints: err.msg, one line.
+ *
+ * A bad input is located as far as it is known: the file, the JSON path
+ * inside it ("platform.nics[1].bandwidth"; "" is the top level), the line
+ * and column (JSON syntax errors only: jansson keeps no positions for
+ * values), and the text saying what was expected.  msg renders them:
+ *
+ *   FILE:LINE:COL: TEXT        a syntax error
+ *   FILE: PATH: TEXT           a value (PATH "(top level)" for the root)
+ *   FILE: TEXT                 the file as a whole (cannot open, too big)
+ *   TEXT                       no file (a command-line flag, a runtime fault)
+ *
+ * Fill it with ccsim_fail (no location) or ccsim_fail_at; readers of JSON
+ * files use src/config/input.h, which calls ccsim_fail_at.  docs/errors.md
+ * describes the type and the exit codes for users. */
 #ifndef CCSIM_ERROR_H
 #define CCSIM_ERROR_H
 
@@ -13,11 +28,28 @@ enum ccsim_status {
 
 typedef struct ccsim_error {
   int code;
-  char msg[2048];
+  char file[512];  /* the input file, "" when the error is not about one */
+  char path[256];  /* the JSON path inside it; valid when has_path */
+  int has_path;    /* 1: path names a value ("" = the top level) */
+  int line, column; /* 1-based line, column of a syntax error; 0 when unknown */
+  char text[1536]; /* what was wrong, what was expected */
+  char msg[2048];  /* the rendered one line (see above) */
 } ccsim_error;
 
-/* Set err (if not NULL) and return code. */
+/* Set err (if not NULL) to an error with no location and return code. */
 int ccsim_fail(ccsim_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Set err (if not NULL) to an error located at file (NULL: none), JSON path
+ * (NULL: none; "" the top level), line and column (0: unknown), and return
+ * code. */
+int ccsim_fail_at(ccsim_error *err, int code, const char *file, const char *path, int line,
+                  int column, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+int ccsim_vfail_at(ccsim_error *err, int code, const char *file, const char *path, int line,
+                   int column, const char *fmt, va_list ap);
+
+/* Put context in front of err's text, keeping its location ("point X: ...");
+ * returns err->code. */
+int ccsim_error_prefix(ccsim_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif

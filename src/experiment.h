@@ -4,7 +4,8 @@
  * field (unknown keys are errors), fills in defaults, and returns an
  * experiment that the rest of ccsim treats as immutable.  Every error names
  * the file, the JSON path and what was expected.  The resolved JSON (with the
- * defaults written in) is kept for summary.json. */
+ * defaults written in) is kept for summary.json.  The reader is
+ * src/config/experiment.c, one file per section (src/config/sections.h). */
 #ifndef CCSIM_EXPERIMENT_H
 #define CCSIM_EXPERIMENT_H
 
@@ -171,8 +172,5 @@ typedef struct experiment {
 experiment *experiment_load(const char *file, char *const *sets, int nsets, ccsim_error *err);
 void experiment_free(experiment *e);
 
-/* Apply one "a.b.c=VALUE" override to root; VALUE is JSON if it parses as
- * JSON, else a string.  0, or CCSIM_ERR_INPUT with err. */
-int experiment_set(json_t *root, const char *file, const char *assignment, ccsim_error *err);
 
 #endif

@@ -1,0 +1,192 @@
+/* src/config/experiment.c — load, check and resolve an experiment file.
+ *
+ * Reading walks the JSON once, field by field: each reader names the JSON
+ * path it reads, writes the default back into the tree when a field is
+ * missing (so the tree becomes the resolved experiment), and reports what it
+ * expected when a value is wrong.  Every object's keys are checked against
+ * the fields it may hold. */
+#include "config/sections.h"
+#include "gradients.h"
+#include "results.h"
+#include "datapath.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collectives/collective.h"
+#include "device.h"
+#include "measured.h"
+#include "platform.h"
+#include "profile.h"
+#include "trace.h"
+#include "units.h"
+
+/* Shorthands: "compressor": "fp16" is {"name": "fp16"}; "platform": "x.xml"
+ * is {"file": "x.xml"}.  Applied before and after --set. */
+static void normalize(json_t *root) {
+  json_t *c = json_object_get(root, "compressor");
+  if (json_is_string(c)) {
+    json_t *o = json_pack("{s:O}", "name", c);
+    json_object_set_new(root, "compressor", o);
+  }
+  json_t *k = json_object_get(root, "collective");
+  if (json_is_string(k)) {
+    json_t *o = json_pack("{s:O}", "name", k);
+    json_object_set_new(root, "collective", o);
+  }
+  json_t *p = json_object_get(root, "platform");
+  if (json_is_string(p)) {
+    json_t *o = json_pack("{s:O}", "file", p);
+    json_object_set_new(root, "platform", o);
+  }
+}
+
+/* A path relative to the experiment file (absolute paths as they are); a
+ * new string. */
+char *exp_resolve(const experiment *e, const char *f) {
+  size_t need = strlen(e->dir) + strlen(f) + 2;
+  char *p = malloc(need);
+  if (f[0] == '/') snprintf(p, need, "%s", f);
+  else snprintf(p, need, "%s/%s", e->dir, f);
+  return p;
+}
+
+/* A data file: relative to the experiment file first, then, for a path
+ * written as in the source tree ("workloads/data/digits.csv.gz"), in the
+ * shipped data (datapath.h). */
+int exp_resolve_data(cfg_reader *rd, experiment *e, const char *path, const char *f, char **out) {
+  *out = exp_resolve(e, f);
+  if (access(*out, R_OK) == 0 || f[0] == '/') goto check;
+  data_kind kind;
+  const char *name;
+  if (datapath_classify(f, &kind, &name) == 0) {
+    char found[4096];
+    if (datapath_file(kind, name, found, sizeof found) == 0) {
+      free(*out);
+      *out = strdup(found);
+      return 0;
+    }
+    return cfg_fail(rd, path, "cannot read \"%s\" (tried %s, and %s in %s)", f, *out, name, found);
+  }
+check:
+  if (access(*out, R_OK) != 0) {
+    if (f[0] == '/') return cfg_fail(rd, path, "cannot read \"%s\": %s", f, strerror(errno));
+    return cfg_fail(rd, path, "cannot read \"%s\" (%s: %s)", f, *out, strerror(errno));
+  }
+  return 0;
+}
+
+static int read_output(cfg_reader *rd, experiment *e, json_t *root) {
+  int rc = 0;
+  json_t *o = cfg_object(rd, root, "", "output", &rc);
+  if (!o) return rc;
+  static const char *const known[] = {"dir", "timeline", NULL};
+  if ((rc = cfg_keys(rd, o, "output", known, NULL, NULL, NULL))) return rc;
+  if ((rc = cfg_bool(rd, o, "output", "timeline", 0, &e->timeline))) return rc;
+  char def[512], *leaf = results_component(e->name); /* a name never leaves results/ */
+  snprintf(def, sizeof def, "results/%s", leaf ? leaf : "experiment");
+  free(leaf);
+  const char *dir;
+  if ((rc = cfg_string(rd, o, "output", "dir", def, &dir))) return rc;
+  e->out_dir = strdup(dir);
+  return 0;
+}
+
+static int read_all(cfg_reader *rd, experiment *e, json_t *root) {
+  int rc;
+  static const char *const known[] = {"name", "description", "seed", "workers", "iterations",
+                                      "platform", "model", "gradients", "train", "compressor",
+                                      "collective", "device", "schedule", "output", NULL};
+  if ((rc = cfg_keys(rd, root, "", known, NULL, NULL, NULL))) return rc;
+  char *base = strdup(e->file), *stem = basename(base), *dot = strrchr(stem, '.');
+  if (dot) *dot = 0;
+  const char *name;
+  rc = cfg_string(rd, root, "", "name", stem, &name);
+  if (!rc) e->name = strdup(name);
+  free(base);
+  if (rc) return rc;
+  json_t *d = json_object_get(root, "description");
+  char b[80];
+  if (d && !json_is_string(d)) return cfg_fail(rd, "description", "expected a string, got %s", cfg_show(d, b, sizeof b));
+  long long x;
+  if ((rc = cfg_int(rd, root, "", "seed", 0, 1, 0, 1ll << 53, &x))) return rc;
+  e->seed = (uint64_t)x;
+  if ((rc = cfg_int(rd, root, "", "workers", 1, 0, 1, 1 << 20, &x))) return rc;
+  e->workers = (int)x;
+  if ((rc = cfg_int(rd, root, "", "iterations", 0, 1, 1, 1 << 30, &x))) return rc;
+  e->iterations = (int)x;
+  if ((rc = exp_platform(rd, e, root))) return rc;
+  /* The gradient source first: a trace or a trained model fixes the
+   * element count the model section must agree with. */
+  size_t implied;
+  char what[1200];
+  if ((rc = exp_gradients(rd, e, root, &implied, what, sizeof what))) return rc;
+  if ((rc = exp_model(rd, e, root, implied, what))) return rc;
+  if ((rc = exp_compressor(rd, e, root))) return rc;
+  if ((rc = exp_collective(rd, e, root))) return rc;
+  if ((rc = exp_device(rd, e, root))) return rc;
+  if ((rc = exp_schedule(rd, e, root))) return rc;
+  if ((rc = read_output(rd, e, root))) return rc;
+  /* Setup-dependent compressor checks (levels vs workers, ...). */
+  if (e->model.sample && e->compressor->phases > 1)
+    return cfg_fail(rd, "model.sample",
+                "coordinate sampling cannot run %s (its payload size follows the matrix shape of "
+                "the whole tensor); remove model.sample",
+                e->compressor->name);
+  char cerr[CCOMP_ERRLEN];
+  ccomp_setup su = {.n = e->model.sample ? e->model.sample + e->model.layers->nlayers : e->model.elements, .workers = (uint32_t)e->workers, .rank = 0, .seed = e->seed};
+  ccomp *probe = ccomp_new(e->compressor, e->comp_params, &su, cerr, sizeof cerr);
+  if (!probe) return cfg_fail(rd, "compressor", "%s", cerr);
+  ccomp_free(probe);
+  return 0;
+}
+
+experiment *experiment_load(const char *file, char *const *sets, int nsets, ccsim_error *err) {
+  json_t *root = cfg_load_json(file, "experiment file", CFG_MAX_JSON, err);
+  if (!root) return NULL;
+  if (!json_is_object(root)) {
+    ccsim_fail_at(err, CCSIM_ERR_INPUT, file, "", 0, 0, "expected a JSON object");
+    json_decref(root);
+    return NULL;
+  }
+  normalize(root);
+  /* --set collective=NAME --set collective.PARAM=..: shorthands after each */
+  if (cfg_set_all(root, file, sets, nsets, normalize, err)) {
+    json_decref(root);
+    return NULL;
+  }
+  experiment *e = calloc(1, sizeof *e);
+  e->file = strdup(file);
+  char *tmp = strdup(file);
+  e->dir = strdup(dirname(tmp));
+  free(tmp);
+  e->resolved = root;
+  cfg_reader rd = {file, err};
+  if (read_all(&rd, e, root)) {
+    experiment_free(e);
+    return NULL;
+  }
+  return e;
+}
+
+void experiment_free(experiment *e) {
+  if (!e) return;
+  free(e->file);
+  free(e->dir);
+  free(e->name);
+  free(e->platform.file);
+  free(e->platform.generate);
+  free(e->platform.network_model);
+  free(e->out_dir);
+  profile_free(e->model.layers);
+  measured_free(e->measured);
+  free(e->gradients.trace);
+  free(e->train.data);
+  json_decref(e->resolved);
+  free(e);
+}
