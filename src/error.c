@@ -4,29 +4,41 @@
 #include <stdio.h>
 #include <string.h>
 
+/* snprintf that marks a cut: a message too long for its buffer ends in
+ * "..." rather than stopping mid-word unannounced. */
+static void put(char *dst, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put(char *dst, size_t len, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(dst, len, fmt, ap);
+  va_end(ap);
+  if (n >= 0 && (size_t)n >= len && len > 4) memcpy(dst + len - 4, "...", 4);
+}
+
 /* msg from the fields: the one line main prints. */
 static void render(ccsim_error *err) {
   if (err->file[0] && err->line > 0)
-    snprintf(err->msg, sizeof err->msg, "%s:%d:%d: %s", err->file, err->line, err->column, err->text);
+    put(err->msg, sizeof err->msg, "%s:%d:%d: %s", err->file, err->line, err->column, err->text);
   else if (err->file[0] && err->has_path)
-    snprintf(err->msg, sizeof err->msg, "%s: %s: %s", err->file, err->path[0] ? err->path : "(top level)",
+    put(err->msg, sizeof err->msg, "%s: %s: %s", err->file, err->path[0] ? err->path : "(top level)",
              err->text);
   else if (err->file[0])
-    snprintf(err->msg, sizeof err->msg, "%s: %s", err->file, err->text);
+    put(err->msg, sizeof err->msg, "%s: %s", err->file, err->text);
   else if (err->has_path && err->path[0])
-    snprintf(err->msg, sizeof err->msg, "%s: %s", err->path, err->text);
+    put(err->msg, sizeof err->msg, "%s: %s", err->path, err->text);
   else
-    snprintf(err->msg, sizeof err->msg, "%s", err->text);
+    put(err->msg, sizeof err->msg, "%s", err->text);
 }
 
 int ccsim_vfail_at(ccsim_error *err, int code, const char *file, const char *path, int line,
                    int column, const char *fmt, va_list ap) {
   if (!err) return code;
   char text[sizeof err->text];
-  vsnprintf(text, sizeof text, fmt, ap); /* fmt's arguments may point into err */
+  int n = vsnprintf(text, sizeof text, fmt, ap); /* fmt's arguments may point into err */
+  if (n >= 0 && (size_t)n >= sizeof text) memcpy(text + sizeof text - 4, "...", 4);
   err->code = code;
-  snprintf(err->file, sizeof err->file, "%s", file ? file : "");
-  snprintf(err->path, sizeof err->path, "%s", path ? path : "");
+  put(err->file, sizeof err->file, "%s", file ? file : "");
+  put(err->path, sizeof err->path, "%s", path ? path : "");
   err->has_path = path != NULL;
   err->line = line;
   err->column = column;
@@ -59,7 +71,7 @@ int ccsim_error_prefix(ccsim_error *err, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(pre, sizeof pre, fmt, ap);
   va_end(ap);
-  snprintf(text, sizeof text, "%s%s", pre, err->text);
+  put(text, sizeof text, "%s%s", pre, err->text);
   memcpy(err->text, text, sizeof text);
   render(err);
   return err->code;
