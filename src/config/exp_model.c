@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "datapath.h"
 #include "device.h"
 #include "measured.h"
 #include "profile.h"
