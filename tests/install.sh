@@ -95,7 +95,10 @@ int main(void) {
   return nb == 2000 ? 0 : 1;
 }
 J
-cc -o tiny tiny.c $flags 2>err && ok || bad "compile against libccomp: $(cat err)"
+# a sanitizer build's libccomp needs the sanitizer runtimes at link time
+san=""
+nm "$(dirname "$pc")/../libccomp.a" 2>/dev/null | grep -q __asan && san="-fsanitize=address,undefined"
+cc -o tiny tiny.c $san $flags 2>err && ok || bad "compile against libccomp: $(cat err)"
 ./tiny >out 2>&1 && grep -qx "2000 bytes" out && ok || bad "tiny program: $(cat out)"
 
 # data moved away: a clear message, then CCSIM_DATA finds it
