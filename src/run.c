@@ -23,6 +23,7 @@
 #include "device.h"
 #include "measured.h"
 #include "profile.h"
+#include "progress.h"
 #include "rng.h"
 #include "schedule.h"
 
@@ -165,17 +166,21 @@ static void worker_device(void *arg, enum ccomp_op op, size_t n) {
   device_run(arg, op, n, "compress", -1);
 }
 
+/* The messages an iteration sends, where the collective's count is known
+ * (0 otherwise: progress.h then uses the previous iteration's count). */
+static uint64_t expected_messages(const shared *sh) {
+  const experiment *e = sh->e;
+  const uint64_t n = (uint64_t)e->workers, nb = sched_plan_now(sh->sched)->nb;
+  const uint64_t rounds = e->compressor->phases > 1 ? (uint64_t)e->compressor->phases : 1;
+  const char *c = e->collective->name;
+  if (!strcmp(c, "allreduce/ring") || !strcmp(c, "allreduce/ring-recompress")) return 2 * n * (n - 1) * nb * rounds;
+  if (!strcmp(c, "allgather/ring")) return n * (n - 1) * nb * rounds;
+  return 0;
+}
+
 static void progress(shared *sh, int it, double now) {
-  if (sh->quiet) return;
-  const int total = sh->e->iterations;
-  if (sh->tty) {
-    int width = 30, done = (it + 1) * width / total;
-    fprintf(stderr, "\r[%.*s%*s] %d/%d iterations, simulated %.6g s", done,
-            "##############################", width - done, "", it + 1, total, now);
-    if (it + 1 == total) fputc('\n', stderr);
-  } else {
-    fprintf(stderr, "ccsim: iteration %d/%d done at simulated %.6g s\n", it + 1, total, now);
-  }
+  progress_iteration_done(it, now);
+  if (it + 1 < sh->e->iterations) progress_expect(it + 1, expected_messages(sh));
 }
 
 /* Elements the data plane runs on: all, or the coordinate sample. */
@@ -721,7 +726,10 @@ static int simulate(const experiment *e, const run_opts *o, feed *fd, double hos
     snprintf(name, sizeof name, "comm-%d", r);
     engine_spawn(name, (size_t)r, comm_main, &workers[r]);
   }
+  progress_begin(e->iterations, o->quiet);
+  progress_expect(0, expected_messages(&sh));
   engine_run();
+  progress_end();
   if (sh.timeline) {
     rc = results_commit(sh.timeline, dir, "timeline.csv", err);
     sh.timeline = NULL;

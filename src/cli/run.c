@@ -150,7 +150,8 @@ static const cli_option options[] = {
   {"set", 's', "PATH=VALUE", "override one field of the experiment; repeatable, e.g.\n"
                              "--set workers=64 --set platform.bandwidth=10Gbps\n"
                              "(VALUE is read as JSON when it parses, else as a string)"},
-  {"quiet", 'q', NULL, "no progress on stderr"},
+  {"quiet", 'q', NULL, "no progress on stderr (otherwise: messages simulated of those\n"
+                       "expected and an ETA, inside each iteration)"},
   {"cfg", OPT_CFG, "KEY:VALUE", "a SimGrid configuration item, e.g. --cfg network/model:LV08;\n"
                                 "repeatable; network/model and network/crosstraffic set\n"
                                 "platform.network_model and platform.crosstraffic"},

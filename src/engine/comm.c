@@ -1,6 +1,7 @@
 /* src/engine/comm.c — messages between ranks over SimGrid mailboxes. */
 #include "comm.h"
 #include "engine.h"
+#include "progress.h"
 
 #include <simgrid/actor.h>
 #include <simgrid/barrier.h>
@@ -40,6 +41,7 @@ static sg_mailbox_t mailbox(int src, int dst) {
 
 comm_req *comm_isend(int src, int dst, void *msg, double bytes) {
   engine_bytes_counter += bytes;
+  progress_tick();
   return (comm_req *)sg_mailbox_put_async(mailbox(src, dst), msg, (long)(bytes + 0.5));
 }
 
@@ -47,6 +49,7 @@ void comm_wait(comm_req *req) { sg_comm_wait((sg_comm_t)req); }
 
 void comm_send(int src, int dst, void *msg, double bytes) {
   engine_bytes_counter += bytes;
+  progress_tick();
   sg_mailbox_put(mailbox(src, dst), msg, (long)(bytes + 0.5));
 }
 

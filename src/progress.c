@@ -1,0 +1,95 @@
+/* src/progress.c — see progress.h. */
+#include "progress.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static struct {
+  int on, tty, iterations, it;
+  double every;                         /* host seconds between lines inside an iteration */
+  uint64_t sent, expected, last_count; /* this iteration; the previous one's count */
+  double t_it, t_print;                 /* host seconds: iteration start, last line */
+} P;
+
+static double host_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void progress_begin(int iterations, int quiet) {
+  P.on = !quiet;
+  P.tty = isatty(2);
+  P.iterations = iterations;
+  P.it = 0;
+  P.sent = P.expected = P.last_count = 0;
+  P.t_it = P.t_print = host_now();
+  /* CCSIM_PROGRESS_SECONDS: the interval between lines (tests set 0) */
+  const char *v = getenv("CCSIM_PROGRESS_SECONDS");
+  char *end;
+  double x = v && *v ? strtod(v, &end) : -1;
+  P.every = v && *v && !*end && x >= 0 ? x : P.tty ? 0.5 : 10.0;
+}
+
+void progress_expect(int it, uint64_t messages) {
+  P.it = it;
+  P.sent = 0;
+  P.expected = messages ? messages : P.last_count;
+  P.t_it = host_now();
+}
+
+/* "1.23M" */
+static const char *count(uint64_t n, char *buf, size_t len) {
+  if (n >= 10000000) snprintf(buf, len, "%.1fM", n / 1e6);
+  else if (n >= 10000) snprintf(buf, len, "%.0fk", n / 1e3);
+  else snprintf(buf, len, "%llu", (unsigned long long)n);
+  return buf;
+}
+
+static void report(double now) {
+  char a[32], b[32], eta[48] = "";
+  const double el = now - P.t_it;
+  double frac = P.expected ? (double)P.sent / (double)P.expected : 0;
+  if (frac > 1) frac = 1;
+  if (P.expected && P.sent > 0 && frac < 1) {
+    double left = el / frac - el + (P.iterations - P.it - 1) * (el / frac);
+    snprintf(eta, sizeof eta, ", about %.0f s left", left);
+  }
+  if (P.tty) {
+    int width = 24, done = (int)(frac * width);
+    fprintf(stderr, "\r[%.*s%*s] iteration %d/%d: %s%s%s messages%s   ", done,
+            "########################", width - done, "", P.it + 1, P.iterations, count(P.sent, a, sizeof a),
+            P.expected ? " of " : "", P.expected ? count(P.expected, b, sizeof b) : "", eta);
+  } else {
+    fprintf(stderr, "ccsim: iteration %d/%d: %s%s%s messages simulated%s\n", P.it + 1, P.iterations,
+            count(P.sent, a, sizeof a), P.expected ? " of " : "",
+            P.expected ? count(P.expected, b, sizeof b) : "", eta);
+  }
+  P.t_print = now;
+}
+
+void progress_tick(void) {
+  if (!P.on || (++P.sent & 4095)) return;
+  const double now = host_now();
+  if (now - P.t_print >= P.every) report(now);
+}
+
+void progress_iteration_done(int it, double sim_now) {
+  P.last_count = P.sent;
+  if (!P.on) return;
+  const double now = host_now();
+  if (P.tty) {
+    int width = 24, done = (it + 1) * width / P.iterations;
+    fprintf(stderr, "\r[%.*s%*s] %d/%d iterations, simulated %.6g s%24s", done,
+            "########################", width - done, "", it + 1, P.iterations, sim_now, "");
+  } else {
+    fprintf(stderr, "ccsim: iteration %d/%d done at simulated %.6g s\n", it + 1, P.iterations, sim_now);
+  }
+  P.t_print = now;
+}
+
+void progress_end(void) {
+  if (P.on && P.tty) fputc('\n', stderr);
+}

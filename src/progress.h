@@ -1,0 +1,31 @@
+/* src/progress.h — a run's progress on stderr.
+ *
+ * On a terminal: one line redrawn in place, with the iteration, the messages
+ * simulated of those expected and an ETA.  Otherwise: a plain line at most
+ * every 10 host seconds inside an iteration, and one per iteration.  Nothing
+ * at all when quiet.  The engine ticks once per message; ticks cost an
+ * increment, the clock is read every 4096 of them.
+ *
+ * Single-threaded, like the SimGrid actors that call it. */
+#ifndef CCSIM_PROGRESS_H
+#define CCSIM_PROGRESS_H
+
+#include <stdint.h>
+
+/* Starts reporting a run of `iterations` iterations (quiet: report nothing). */
+void progress_begin(int iterations, int quiet);
+
+/* The messages iteration `it` is expected to send (0: not known; then the
+ * previous iteration's count is used, and without one no ETA is given). */
+void progress_expect(int it, uint64_t messages);
+
+/* One message sent. */
+void progress_tick(void);
+
+/* Iteration `it` ended at simulated time sim_now. */
+void progress_iteration_done(int it, double sim_now);
+
+/* Ends the line on a terminal. */
+void progress_end(void);
+
+#endif

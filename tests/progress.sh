@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# tests/progress.sh CCSIM SRCDIR — progress inside an iteration: messages
+# simulated of those expected, with an ETA; plain lines when stderr is not a
+# terminal, one line redrawn on a terminal (script(1) gives a pty); nothing
+# with --quiet.  CCSIM_PROGRESS_SECONDS=0 reports every 4096 messages.
+set -u
+CCSIM=$1
+SRC=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+# a ring of 64 workers: 2 x 64 x 63 = 8064 messages per iteration
+run=("$CCSIM" run "$SRC/tests/golden/small.json" --set workers=64 --set iterations=2
+     --set 'model={"elements": 640}' --set platform.hosts=64)
+
+CCSIM_PROGRESS_SECONDS=0 "${run[@]}" --out "$T/a" >/dev/null 2>"$T/err" || bad "run: $(cat "$T/err")"
+grep -qE '^ccsim: iteration 1/2: 4096 of 8064 messages simulated, about [0-9]+ s left$' "$T/err" && ok ||
+  bad "no progress line inside iteration 1: $(cat "$T/err")"
+grep -qE '^ccsim: iteration 2/2: 4096 of 8064 messages simulated' "$T/err" && ok || bad "no progress inside iteration 2"
+grep -qE '^ccsim: iteration 2/2 done at simulated [0-9.e-]+ s$' "$T/err" && ok || bad "no end-of-iteration line"
+# the default interval is 10 s without a terminal: this short run prints only per iteration
+"${run[@]}" --out "$T/b" >/dev/null 2>"$T/err"
+[ "$(grep -c 'messages simulated' "$T/err")" = 0 ] && [ "$(grep -c 'done at simulated' "$T/err")" = 2 ] && ok ||
+  bad "default interval: $(cat "$T/err")"
+CCSIM_PROGRESS_SECONDS=0 "${run[@]}" --out "$T/c" --quiet >/dev/null 2>"$T/err"
+# (a sanitizer build warns about SimGrid's context switches: not progress)
+grep -v -e '^==[0-9]*==WARNING: ASan' -e '^False positive error reports may follow' -e '^For details see https://github.com/google/sanitizers' "$T/err" >"$T/err2"
+[ ! -s "$T/err2" ] && ok || bad "--quiet printed: $(cat "$T/err2")"
+# on a terminal: one line redrawn with \r, a bar, the counts and an ETA
+if command -v script >/dev/null; then
+  CCSIM_PROGRESS_SECONDS=0 script -qec "$(printf '%q ' "${run[@]}") --out $T/d >/dev/null" /dev/null >"$T/tty" 2>&1
+  tr '\r' '\n' <"$T/tty" | grep -qE '^\[#* *\] iteration 1/2: 4096 of 8064 messages, about [0-9]+ s left' && ok ||
+    bad "terminal: $(tr '\r' '\n' <"$T/tty" | head -5)"
+fi
+echo "progress: $pass passed, $fail failed"
+[ $fail -eq 0 ]
