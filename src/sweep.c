@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "config/input.h"
 #include "experiment.h"
 #include "results.h"
 #include "sweep_slurm.h"
@@ -91,7 +92,7 @@ static void label_of(json_t *v, char *buf, size_t len) {
 }
 
 static void sweep_free(sweep *s) {
-  for (size_t p = 0; p < s->npoints; p++) {
+  for (size_t p = 0; s->points && p < s->npoints; p++) {
     for (int k = 0; k < s->points[p].nsets; k++) free(s->points[p].sets[k]);
     for (int a = 0; a < s->naxes; a++) free(s->points[p].labels[a]);
     free(s->points[p].sets);
@@ -179,10 +180,8 @@ static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *
 
 static int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error *err) {
   memset(s, 0, sizeof *s);
-  json_error_t jerr;
-  json_t *root = json_load_file(file, 0, &jerr);
-  if (!root)
-    return ccsim_fail(err, CCSIM_ERR_INPUT, "%s:%d:%d: %s", file, jerr.line, jerr.column, jerr.text);
+  json_t *root = cfg_load_json(file, "sweep file", CFG_MAX_JSON, err);
+  if (!root) return CCSIM_ERR_INPUT;
   int rc = 0;
   choice **choices = NULL;
   size_t *counts = NULL;
@@ -230,9 +229,12 @@ static int sweep_load(const char *file, const char *out_override, sweep *s, ccsi
     if ((rc = read_axis(json_array_get(axes, (size_t)a), file, a, &choices[a], &counts[a],
                         &s->axis_names[a], err)))
       goto out;
-    s->npoints *= counts[a];
+    /* checked at each axis: the product of a few long axes overflows */
+    if (counts[a] > 100000 || (s->npoints *= counts[a]) > 100000) {
+      rc = fail(err, file, "axes", "more than 100000 points: too many");
+      goto out;
+    }
   }
-  if (s->npoints > 100000) { rc = fail(err, file, "axes", "%zu points: too many", s->npoints); goto out; }
   json_t *common = json_object_get(root, "set");
   if (common && !json_is_object(common)) {
     rc = fail(err, file, "set", "expected an object {FIELD: VALUE, ...} applied to every point");

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "config/input.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "trace.c reads little-endian float32 in place: little-endian hosts only"
@@ -233,20 +234,17 @@ trace_reader *trace_open(const char *dir, char *err, size_t errlen) {
   }
   snprintf(file, sizeof file, "%s/index.json", dir);
   ixctx c = {file, err, errlen};
-  FILE *f = fopen(file, "r");
-  if (!f) {
-    fail(err, errlen, CCSIM_ERR_INPUT,
-         "%s: cannot open: %s (a trace directory holds index.json, written when recording ends)",
-         file, strerror(errno));
+  struct stat dst;
+  if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
+    fail(err, errlen, CCSIM_ERR_INPUT, "%s: %s; a trace is a directory holding index.json", dir,
+         errno && stat(dir, &dst) != 0 ? strerror(errno) : "not a directory");
     trace_close(t);
     return NULL;
   }
-  json_error_t jerr;
-  json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-  fclose(f);
+  ccsim_error jerr = {0};
+  json_t *root = cfg_load_json(file, "trace index (written when recording ends)", CFG_MAX_JSON, &jerr);
   if (!root) {
-    fail(err, errlen, CCSIM_ERR_INPUT, "%s:%d:%d: malformed JSON: %s", file, jerr.line,
-         jerr.column, jerr.text);
+    fail(err, errlen, jerr.code, "%s", jerr.msg);
     trace_close(t);
     return NULL;
   }

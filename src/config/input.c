@@ -55,7 +55,7 @@ int cfg_read_file(const char *path, const char *what, size_t max, char **data, s
   if (size > max) {
     close(fd);
     return ccsim_fail_at(err, CCSIM_ERR_INPUT, path, NULL, 0, 0,
-                         "%zu bytes; a %s is at most %zu bytes", size, what, max);
+                         "%zu bytes; the %s may be at most %zu bytes", size, what, max);
   }
   /* Read to the end, not to the size stat gave: a file growing underneath
    * is still capped. */
@@ -92,7 +92,7 @@ int cfg_read_file(const char *path, const char *what, size_t max, char **data, s
   close(fd);
   if (n > max) {
     free(buf);
-    return ccsim_fail_at(err, CCSIM_ERR_INPUT, path, NULL, 0, 0, "more than %zu bytes; a %s is at most that",
+    return ccsim_fail_at(err, CCSIM_ERR_INPUT, path, NULL, 0, 0, "more than %zu bytes; the %s may be at most that",
                          max, what);
   }
   buf[n] = 0;
@@ -249,12 +249,20 @@ static int integral(const json_t *v, long long min, long long max, long long *ou
   return *out < min ? 1 : *out > max ? 2 : 0;
 }
 
+/* A number for messages: reals as %.15g (1e+300, not jansson's
+ * 1.0000000000000001e300), anything else as cfg_show. */
+static const char *show_num(const json_t *v, char *buf, size_t len) {
+  if (!json_is_real(v)) return cfg_show(v, buf, len);
+  snprintf(buf, len, "%.15g", json_real_value(v));
+  return buf;
+}
+
 int cfg_int_value(cfg_reader *rd, const json_t *v, const char *path, long long min, long long max,
                   long long *out) {
   char b[80];
   int r = integral(v, min, max, out);
-  if (r < 0) return cfg_fail(rd, path, "expected an integer >= %lld, got %s", min, cfg_show(v, b, sizeof b));
-  if (r) return cfg_fail(rd, path, "expected an integer in [%lld, %lld], got %s", min, max, cfg_show(v, b, sizeof b));
+  if (r < 0) return cfg_fail(rd, path, "expected an integer >= %lld, got %s", min, show_num(v, b, sizeof b));
+  if (r) return cfg_fail(rd, path, "expected an integer in [%lld, %lld], got %s", min, max, show_num(v, b, sizeof b));
   return 0;
 }
 
@@ -287,8 +295,8 @@ int cfg_int_array(cfg_reader *rd, json_t *obj, const char *path, const char *key
     long long y;
     int r = integral(x, min, max, &y);
     if (r < 0 || r == 1)
-      return cfg_fail(rd, pi, "expected an integer >= %lld, got %s", min, cfg_show(x, b, sizeof b));
-    if (r == 2) return cfg_fail(rd, pi, "expected an integer <= %lld, got %s", max, cfg_show(x, b, sizeof b));
+      return cfg_fail(rd, pi, "expected an integer >= %lld, got %s", min, show_num(x, b, sizeof b));
+    if (r == 2) return cfg_fail(rd, pi, "expected an integer <= %lld, got %s", max, show_num(x, b, sizeof b));
     out[i] = (int)y;
   }
   *len = (int)n;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/input.h"
 #include "profile.h"
 
 #define FORMAT "ccsim-device-1"
@@ -327,13 +328,8 @@ static int read_device(rd *r, json_t *root, measured_device *d) {
 }
 
 measured_device *measured_load(const char *path, ccsim_error *err) {
-  json_error_t jerr;
-  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-  if (!root) {
-    if (jerr.line < 1) ccsim_fail(err, CCSIM_ERR_INPUT, "%s: %s", path, jerr.text);
-    else ccsim_fail(err, CCSIM_ERR_INPUT, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
-    return NULL;
-  }
+  json_t *root = cfg_load_json(path, "device file", CFG_MAX_JSON, err);
+  if (!root) return NULL;
   measured_device *d = calloc(1, sizeof *d);
   rd r = {.file = path, .err = err};
   if (!d || !(d->file = strdup(path))) {

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/input.h"
 static int fail(ccsim_error *err, const char *file, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -173,15 +174,8 @@ static int read_profile(ccsim_error *err, const char *file, json_t *root, model_
 }
 
 model_profile *profile_load(const char *path, ccsim_error *err) {
-  json_error_t jerr;
-  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-  if (!root) {
-    if (jerr.line < 1) /* not a syntax error: the file could not be read; the text says why */
-      ccsim_fail(err, CCSIM_ERR_INPUT, "%s: %s", path, jerr.text);
-    else
-      ccsim_fail(err, CCSIM_ERR_INPUT, "%s:%d:%d: %s", path, jerr.line, jerr.column, jerr.text);
-    return NULL;
-  }
+  json_t *root = cfg_load_json(path, "model profile", CFG_MAX_JSON, err);
+  if (!root) return NULL;
   model_profile *p = calloc(1, sizeof *p);
   if (!p) {
     ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory");

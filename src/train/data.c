@@ -9,7 +9,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
+
+#include "config/input.h"
 
 #define DIGITS_FEATURES 64
 #define DIGITS_CLASSES 10
@@ -136,10 +139,13 @@ static const char *zlib_error(gzFile gz, const char *path, int *zerr) {
 }
 
 tdataset *tdata_load_digits(const char *path, ccsim_error *err) {
-  gzFile gz = gzopen(path, "rb");
+  /* a regular file only: a FIFO or device would block or never end */
+  int fd = cfg_open_regular(path, "digits file", NULL, err);
+  if (fd < 0) return NULL;
+  gzFile gz = gzdopen(fd, "rb");
   if (!gz) {
-    ccsim_fail(err, CCSIM_ERR_INPUT, "%s: cannot open digits file: %s", path,
-               errno ? strerror(errno) : "out of memory");
+    close(fd);
+    ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", path);
     return NULL;
   }
   tdataset *d = dataset_alloc(0, DIGITS_FEATURES, DIGITS_CLASSES);

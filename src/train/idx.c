@@ -14,8 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include "config/input.h"
 #include "data.h"
 
 #define IDX_UBYTE 0x08
@@ -66,10 +68,14 @@ static long long read_exact(gzFile gz, void *buf, size_t n, const char **zmsg) {
  * file and what was expected. */
 static int idx_read(const char *path, unsigned ndims, idx_file *f, ccsim_error *err) {
   memset(f, 0, sizeof *f);
-  gzFile gz = gzopen(path, "rb");
-  if (!gz)
-    return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: cannot open idx file: %s", path,
-                      errno ? strerror(errno) : "out of memory");
+  /* a regular file only: a FIFO or device would block or never end */
+  int fd = cfg_open_regular(path, "idx file", NULL, err);
+  if (fd < 0) return err ? err->code : CCSIM_ERR_INPUT;
+  gzFile gz = gzdopen(fd, "rb");
+  if (!gz) {
+    close(fd);
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", path);
+  }
   const char *zmsg = "";
   uint8_t head[4 + 4 * IDX_MAX_DIMS];
   int rc = 0;
