@@ -53,10 +53,14 @@ class Run:
         self.sim_time = float(it["time_s"].sum())
 
     def tail_accuracy(self, k=50):
-        """Mean test accuracy over the last k evaluations: one final accuracy
-        moves by a whole test sample, this moves less."""
-        tail = self.acc[-k:]
-        return sum(tail) / len(tail) if tail else math.nan
+        """Mean test accuracy over the evaluations of the last k iterations
+        (every evaluation there, whatever train.eval_every): one final
+        accuracy moves by a whole test sample, this moves less."""
+        if not self.it:
+            return math.nan
+        last = self.it[-1]
+        tail = [a for i, a in zip(self.it, self.acc) if i > last - k]
+        return sum(tail) / len(tail)
 
     def reached(self, target):
         """(iterations, simulated seconds) when test accuracy first >= target, or None."""

@@ -42,7 +42,7 @@ enum grad_source_kind {
   GRAD_SPARSE,    /* generated, row-sparse with Zipf row frequencies: gradients.h */
 };
 
-enum train_dataset { TRAIN_DIGITS, TRAIN_TEACHER, TRAIN_FASHION };
+enum train_dataset { TRAIN_DIGITS, TRAIN_TEACHER, TRAIN_FASHION, TRAIN_TEXT };
 
 /* The "train" section: what a GRAD_TRAIN run trains, on what, and how. */
 typedef struct train_config {
@@ -50,6 +50,7 @@ typedef struct train_config {
   char *data;           /* digits: the resolved path of the data file; fashion: its directory */
   size_t train_samples, test_samples; /* fashion: subsets (0 = all) */
   tteacher_spec teacher; /* teacher: the task (seed = the experiment's) */
+  ttext_spec text;       /* zipf-text: the language (seed = the experiment's) */
   tmodel_spec model;    /* inputs and classes from the dataset */
   enum tshard_kind shards;
   size_t shards_per_worker; /* noniid only */

@@ -129,8 +129,7 @@ static double zipf_Hinv(double x, double s) {
   return exp(helper1(t) * x);
 }
 
-/* One Zipf(s) variate on {1..N}; uniforms from (key, 2 ctr + attempt). */
-static uint64_t zipf_draw(uint64_t key, uint64_t ctr, uint64_t N, double s) {
+uint64_t grad_zipf(uint64_t key, uint64_t ctr, uint64_t N, double s) {
   const double hx1 = zipf_H(1.5, s) - 1.0, hN = zipf_H((double)N + 0.5, s);
   const double ss = 2 - zipf_Hinv(zipf_H(2.5, s) - exp(-s * log(2.0)), s);
   for (uint64_t a = 0;; a++) {
@@ -151,7 +150,7 @@ static int cmp_u32(const void *a, const void *b) {
 void grad_sparse_rows(const grad_source *g, uint32_t worker, uint32_t iteration, uint32_t *rows,
                       uint32_t *counts, size_t *nu) {
   const uint64_t key = ccr_key(ccr_key(ccr_key(g->seed, 0x73707273 /* "sprs" */), iteration), worker);
-  for (size_t j = 0; j < g->tokens; j++) rows[j] = (uint32_t)(zipf_draw(key, j, g->rows, g->zipf) - 1);
+  for (size_t j = 0; j < g->tokens; j++) rows[j] = (uint32_t)(grad_zipf(key, j, g->rows, g->zipf) - 1);
   qsort(rows, g->tokens, sizeof *rows, cmp_u32);
   size_t u = 0;
   for (size_t j = 0; j < g->tokens; j++) {

@@ -60,6 +60,11 @@ void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t
 void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo,
                        size_t hi, size_t base, size_t full, size_t sample, float *out);
 
+/* One Zipf variate k in {1..N}, P(k) ~ k^-s (s > 0), by rejection-
+ * inversion (see above), from stream `key` at counter ctr (uniforms at
+ * (ctr << 8) + attempt). */
+uint64_t grad_zipf(uint64_t key, uint64_t ctr, uint64_t N, double s);
+
 /* One standard normal variate, element `index` of stream `key` (Marsaglia &
  * Tsang's ziggurat, 128 strips, driven by counter-based bits). */
 double grad_normal(uint64_t key, uint64_t index);

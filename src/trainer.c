@@ -148,6 +148,9 @@ trainer *trainer_new(const experiment *e, ccsim_error *err) {
     if (c->dataset == TRAIN_DIGITS) {
       all = tdata_load_digits(c->data, &why);
       if (!all) return fail_new(t, err, &why, "train.data");
+    } else if (c->dataset == TRAIN_TEXT) {
+      all = tdata_zipf_text(&c->text, &why);
+      if (!all) return fail_new(t, err, &why, "train.text");
     } else {
       all = tdata_teacher(&c->teacher, NULL, NULL, &why);
       if (!all) return fail_new(t, err, &why, "train.teacher");

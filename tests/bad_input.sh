@@ -147,7 +147,7 @@ expect file-with-dims 'fdims.json: platform.dims: only for generated platforms' 
 # convergence: training and traces
 tr='"gradients": {"source": "train"}'
 exp dataset '{"workers": 2, '"$tr"', "train": {"dataset": "mnist"}}'
-expect unknown-dataset 'dataset.json: train.dataset: unknown value "mnist" (known: digits, teacher, fashion-mnist)' "$CCSIM" validate "$T/dataset.json"
+expect unknown-dataset 'dataset.json: train.dataset: unknown value "mnist" (known: digits, teacher, fashion-mnist, zipf-text)' "$CCSIM" validate "$T/dataset.json"
 exp lr '{"workers": 2, '"$tr"', "train": {"optimizer": {"lr": -0.1}}}'
 expect bad-lr 'lr.json: train.optimizer.lr: expected a number in [1e-12, 1000], got -0.1' "$CCSIM" validate "$T/lr.json"
 exp lrtype '{"workers": 2, '"$tr"', "train": {"optimizer": {"lr": "fast"}}}'
@@ -215,6 +215,10 @@ exp spd '{"workers": 2, "model": {"elements": 100}, "gradients": {"source": "spa
 expect sparse-distribution 'spd.json: gradients.distribution: only for source "synthetic" (the source is "sparse")' "$CCSIM" validate "$T/spd.json"
 exp spz '{"workers": 2, "model": {"elements": 100}, "gradients": {"source": "sparse", "zipf": 0}, "compressor": "none", "collective": "allreduce/ring"}'
 expect sparse-zipf 'spz.json: gradients.zipf: expected a number in [0.01, 10], got 0' "$CCSIM" validate "$T/spz.json"
+exp txt '{"workers": 2, '"$tr"', "train": {"dataset": "zipf-text", "text": {"vocab": 1}}}'
+expect text-vocab 'txt.json: train.text.vocab: expected an integer in [2, 65536], got 1' "$CCSIM" validate "$T/txt.json"
+exp txtd '{"workers": 2, '"$tr"', "train": {"text": {"vocab": 10}}}'
+expect text-digits 'txtd.json: train.text: only for dataset "zipf-text"' "$CCSIM" validate "$T/txtd.json"
 # end cnn and fashion-mnist
 
 # and a good file is fine, with exit 0

@@ -468,7 +468,63 @@ static void check_fashion_mnist(const char *dir) {
         "missing directory: %s", err.msg);
 }
 
+/* The Zipf language (train/text.c): deterministic, one-hot inputs, the
+ * stated bigram structure; an MLP over it has a row-sparse first-layer
+ * (embedding) gradient: exactly the rows of the batch's tokens. */
+static void check_text(void) {
+  ttext_spec sp = {.vocab = 500, .samples = 4000, .zipf = 1.1, .follow = 0.5, .seed = 3};
+  ccsim_error err = {0};
+  tdataset *d = tdata_zipf_text(&sp, &err), *d2 = tdata_zipf_text(&sp, &err);
+  CHECK(d && d2 && d->features == 500 && d->classes == 500, "zipf text: %s", err.msg);
+  if (!d || !d2) return;
+  CHECK(memcmp(d->X, d2->X, 4000 * 500 * sizeof(float)) == 0 && memcmp(d->y, d2->y, 4000 * sizeof(int)) == 0,
+        "zipf text is a function of its spec");
+  /* one-hot rows; the next input is this sample's label (a stream) */
+  size_t bad = 0, top = 0;
+  for (size_t i = 0; i < d->n; i++) {
+    size_t ones = 0, tok = 0;
+    for (size_t k = 0; k < 500; k++)
+      if (d->X[i * 500 + k] != 0) ones++, tok = k;
+    bad += ones != 1 || (i + 1 < d->n && d->X[(i + 1) * 500 + (size_t)d->y[i]] != 1.0f);
+    top += tok == 0;
+  }
+  CHECK(bad == 0, "zipf text: %zu samples not one-hot or not a stream", bad);
+  /* token 0 (the most frequent) appears at least as often as Zipf says of the fresh draws */
+  double norm = 0;
+  for (size_t k = 1; k <= 500; k++) norm += pow((double)k, -1.1);
+  CHECK(top >= 0.5 * 4000 / norm - 5 * sqrt(4000 * 0.5 / norm), "token 0 appears %zu times", top);
+  tmodel_spec ms = {.kind = TMODEL_MLP, .inputs = 500, .classes = 500, .nhidden = 1, .hidden = {32}};
+  tmodel *m = tmodel_new(&ms, &err);
+  const size_t np = tmodel_nparams(m);
+  float *th = malloc(np * sizeof *th), *g = malloc(np * sizeof *g);
+  tmodel_init(m, th, 1);
+  tmodel_ws *ws = tmodel_ws_new(m, 32, &err);
+  tmodel_loss_grad(m, ws, th, d->X, d->y, 32, g);
+  int in_batch[500] = {0};
+  for (size_t i = 0; i < 32; i++)
+    for (size_t k = 0; k < 500; k++)
+      if (d->X[i * 500 + k] != 0) in_batch[k] = 1;
+  size_t nz_rows = 0, outside = 0, batch_tokens = 0;
+  for (size_t r = 0; r < 500; r++) {
+    size_t nz = 0;
+    for (size_t k = 0; k < 32; k++) nz += g[r * 32 + k] != 0.0f;
+    nz_rows += nz > 0;
+    outside += nz > 0 && !in_batch[r];
+    batch_tokens += in_batch[r];
+  }
+  CHECK(outside == 0 && nz_rows <= batch_tokens && nz_rows > 0,
+        "embedding gradient: %zu non-zero rows, %zu outside the batch's %zu tokens", nz_rows, outside,
+        batch_tokens);
+  fprintf(stderr, "zipf text: a batch of 32 touches %zu of 500 embedding rows; %zu have a non-zero gradient\n",
+          batch_tokens, nz_rows);
+  tmodel_ws_free(ws);
+  free(th), free(g);
+  tmodel_free(m);
+  tdata_free(d), tdata_free(d2);
+}
+
 int main(int argc, char **argv) {
+  check_text();
   check_idx();
   if (argc > 1) check_fashion_mnist(argv[1]);
   check_layer_gradients();

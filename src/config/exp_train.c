@@ -62,6 +62,38 @@ static model_profile *trained_layers(const tmodel *m) {
   return p;
 }
 
+/* train.dataset "zipf-text" (train/text.c): train.text {vocab, samples,
+ * zipf, follow}; the inputs are one-hot tokens, the classes the vocabulary. */
+static int read_train_text(cfg_reader *rd, experiment *e, json_t *t) {
+  train_config *c = &e->train;
+  int rc;
+  long long x;
+  char b[80];
+  if (json_object_get(t, "teacher")) return cfg_fail(rd, "train.teacher", "only for dataset \"teacher\"");
+  if (json_object_get(t, "data"))
+    return cfg_fail(rd, "train.data", "not for \"zipf-text\" (the language is generated)");
+  json_t *ts = json_object_get(t, "text");
+  if (!ts) {
+    json_object_set_new(t, "text", json_object());
+    ts = json_object_get(t, "text");
+  }
+  if (!json_is_object(ts))
+    return cfg_fail(rd, "train.text", "expected an object, got %s", cfg_show(ts, b, sizeof b));
+  static const char *const known[] = {"vocab", "samples", "zipf", "follow", NULL};
+  if ((rc = cfg_keys(rd, ts, "train.text", known, NULL, NULL, NULL))) return rc;
+  ttext_spec *sp = &c->text;
+  if ((rc = cfg_int(rd, ts, "train.text", "vocab", 0, 1000, 2, 1 << 16, &x))) return rc;
+  sp->vocab = (size_t)x;
+  if ((rc = cfg_int(rd, ts, "train.text", "samples", 0, 10000, 2, 1 << 22, &x))) return rc;
+  sp->samples = (size_t)x;
+  if ((rc = cfg_real(rd, ts, "train.text", "zipf", 1.1, 0.01, 10.0, &sp->zipf))) return rc;
+  if ((rc = cfg_real(rd, ts, "train.text", "follow", 0.5, 0.0, 1.0, &sp->follow))) return rc;
+  sp->seed = e->seed;
+  c->model.inputs = sp->vocab;
+  c->model.classes = sp->vocab;
+  return 0;
+}
+
 /* train.dataset "fashion-mnist": train.data (the directory of the idx
  * files), train_samples and test_samples (0: all; the subsets are seeded
  * draws without replacement, train/data.h tdata_take); the published
@@ -96,9 +128,9 @@ int exp_train(cfg_reader *rd, experiment *e, json_t *root, size_t *nparams) {
   static const char *const known[] = {"dataset", "data", "teacher", "model", "shards",
                                       "shards_per_worker", "batch", "test_fraction", "optimizer",
                                       "eval_every", "target_accuracy", "train_samples",
-                                      "test_samples", NULL};
+                                      "test_samples", "text", NULL};
   if ((rc = cfg_keys(rd, t, "train", known, NULL, NULL, NULL))) return rc;
-  static const char *const datasets[] = {"digits", "teacher", "fashion-mnist", NULL};
+  static const char *const datasets[] = {"digits", "teacher", "fashion-mnist", "zipf-text", NULL};
   const char *s;
   int i;
   long long x;
@@ -112,8 +144,12 @@ int exp_train(cfg_reader *rd, experiment *e, json_t *root, size_t *nparams) {
         cfg_join(p, sizeof p, "train", *k);
         return cfg_fail(rd, p, "only for dataset \"fashion-mnist\"");
       }
+  if (c->dataset != TRAIN_TEXT && json_object_get(t, "text"))
+    return cfg_fail(rd, "train.text", "only for dataset \"zipf-text\"");
   if (c->dataset == TRAIN_FASHION) {
     if ((rc = read_train_fashion(rd, e, t))) return rc;
+  } else if (c->dataset == TRAIN_TEXT) {
+    if ((rc = read_train_text(rd, e, t))) return rc;
   } else if (c->dataset == TRAIN_DIGITS) {
     if (json_object_get(t, "teacher"))
       return cfg_fail(rd, "train.teacher", "only for dataset \"teacher\"");

@@ -63,6 +63,17 @@ int tdata_load_fashion_mnist(const char *dir, tdataset **train, tdataset **test,
  * ascending row order: a uniform random subset of n rows (n <= d->n). */
 tdataset *tdata_take(const tdataset *d, size_t n, uint64_t seed, ccsim_error *err);
 
+/* A synthetic Zipf language (text.c): `samples` (one-hot token, next
+ * token) pairs over a vocabulary of `vocab`, Zipf exponent `zipf`, the
+ * next token the current one's fixed successor with probability `follow`. */
+typedef struct ttext_spec {
+  size_t vocab, samples;
+  double zipf, follow;
+  uint64_t seed;
+} ttext_spec;
+
+tdataset *tdata_zipf_text(const ttext_spec *spec, ccsim_error *err);
+
 /* The synthetic teacher task. */
 typedef struct tteacher_spec {
   size_t samples;  /* n >= 1 */
