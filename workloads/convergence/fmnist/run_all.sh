@@ -8,7 +8,8 @@
 # difference to uncompressed (same seed, workers, platform) and its 95%
 # t-interval over the seeds (analysis/plot_convergence.py table), and
 # OUT/tta.png. METHODS, WORKERS, SEEDS and SHARDS (environment) restrict the
-# study (defaults: all methods, "8 16 32 64", "4 5 6 7 8", "iid noniid").
+# study (defaults: all methods, "8 16 32 64", "4 5 6 7 8", "iid noniid");
+# TTA= (empty) skips the time-to-accuracy runs.
 set -eu
 CCSIM=$(realpath "$1")
 OUT=$2
@@ -28,11 +29,12 @@ for m in $METHODS; do
     [ "$sh" = noniid ] && extra="train.shards=noniid train.shards_per_worker=2"
     for w in $WORKERS; do
       for seed in $SEEDS; do
-        echo "$OUT/$sh/w$w/seed$seed/$m $m workers=$w seed=$seed $extra" >>"$jobs"
+        # no trailing blank: xargs -L would join the next line to this one
+        echo "$OUT/$sh/w$w/seed$seed/$m $m workers=$w seed=$seed${extra:+ $extra}" >>"$jobs"
       done
     done
   done
-  if [ -n "${TTA:-1}" ]; then
+  if [ -n "${TTA-1}" ]; then
     for bw in 1Gbps 100Gbps; do echo "$OUT/tta-$bw/$m $m seed=4 platform.bandwidth=$bw" >>"$jobs"; done
   fi
 done
@@ -50,7 +52,7 @@ for sh in $SHARDS; do
     echo
   done
 done
-if [ -n "${TTA:-1}" ]; then
+if [ -n "${TTA-1}" ]; then
   d() { for m in $METHODS; do echo "$1/$m"; done; }
   # shellcheck disable=SC2046
   $P tta --speed 1Gbps $(d "$OUT/tta-1Gbps") --speed 10Gbps $(d "$OUT/iid/w16/seed4") \
