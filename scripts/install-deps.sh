@@ -2,7 +2,7 @@
 # scripts/install-deps.sh — the Debian 12 packages ccsim needs to build, test
 # and plot.  Run as root.  Skips apt entirely when everything is installed.
 set -eu
-PKGS="build-essential pkg-config meson ninja-build libsimgrid-dev libgsl-dev libjansson-dev zlib1g-dev
+PKGS="build-essential pkg-config meson ninja-build libsimgrid-dev libgsl-dev libjansson-dev zlib1g-dev libexpat1-dev
       python3-matplotlib python3-numpy python3-pandas python3-torch libopenblas-dev dataset-fashion-mnist
       groff-base slurm-wlm munge"
 missing=""

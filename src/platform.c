@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platforms/check.h"
 #include "results.h"
 
 static const char *const crossbar_fields[] = {"hosts", "bandwidth", "latency", NULL};
@@ -481,17 +482,9 @@ static const char *attribute(const char *tag, const char *attr, size_t *len) {
 }
 
 int platform_file_describe(const char *path, char *desc, size_t len, long long *hosts, int *gpus_per_node) {
-  FILE *f = fopen(path, "r");
-  if (!f) return -1;
-  size_t cap = 1 << 16, n = 0;
-  char *text = malloc(cap);
-  size_t got;
-  while ((got = fread(text + n, 1, cap - n - 1, f)) > 0) {
-    n += got;
-    if (n + 1 == cap) text = realloc(text, cap *= 2);
-  }
-  fclose(f);
-  text[n] = 0;
+  size_t n; /* read safely: a FIFO, a device or a huge file is refused */
+  char *text = platform_read_file(path, &n, NULL);
+  if (!text) return -1;
   if (desc && len) desc[0] = 0;
   long long count = 0;
   int gpn = 1, first_comment = 1;

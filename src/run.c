@@ -18,6 +18,7 @@
 #include "feed.h"
 #include "gradients.h"
 #include "platform.h"
+#include "platforms/guard.h"
 #include "results.h"
 #include "outputs/outdir.h"
 #include "device.h"
@@ -594,13 +595,17 @@ static int simulate(const experiment *e, const run_opts *o, feed *fd, double hos
   snprintf(rep->out_dir, sizeof rep->out_dir, "%s", dir);
   char platform_path[PATH_MAX];
   int rc;
+  /* platforms: checked before this process's SimGrid sees them (a generated
+   * one from memory), and before anything is written */
+  if ((rc = platform_guard(e, o->cfg, o->ncfg, e->platform.file, err))) return rc;
+  if (o->validate_only && !e->platform.file) {
+    rep->hosts = (size_t)e->platform.hosts;
+    return 0;
+  }
   /* outputs: claim the directory before anything is written to it */
   if (!o->validate_only && (rc = outdir_claim(dir, e, o->force, err))) return rc;
   if (e->platform.file) {
     snprintf(platform_path, sizeof platform_path, "%s", e->platform.file);
-  } else if (o->validate_only) {
-    rep->hosts = (size_t)e->platform.hosts;
-    return 0; /* a generated platform needs nothing more to be checked */
   } else {
     if ((rc = platform_write(e, dir, "platform.xml", err))) return rc;
     snprintf(platform_path, sizeof platform_path, "%s/platform.xml", dir); /* fits: claimed above */

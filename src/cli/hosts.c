@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "engine.h"
 #include "error.h"
+#include "platforms/check.h"
 
 static int hosts_main(const cli_command *self, int argc, char **argv) {
   const char *v;
@@ -14,7 +15,12 @@ static int hosts_main(const cli_command *self, int argc, char **argv) {
   if (first >= argc) return cli_bad(self, "missing PLATFORM.xml");
   if (argc - first > 1) return cli_bad(self, "one platform file at a time");
   ccsim_error err = {0};
-  int rc = engine_init("CM02", 0, NULL, 0, 1, &err);
+  /* platforms: ccsim's check, then SimGrid's own load in a child */
+  const engine_probe_args probe = {.file = argv[first], .name = argv[first], .cfg_source = "ccsim hosts",
+                                   .network_model = "CM02"};
+  int rc = platform_check_file(argv[first], &err);
+  if (!rc) rc = engine_probe(&probe, &err);
+  if (!rc) rc = engine_init("CM02", 0, NULL, 0, 1, &err);
   if (!rc) rc = engine_load_platform(argv[first], &err);
   if (rc) {
     fprintf(stderr, "ccsim: %s\n", err.msg);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "platform.h"
+#include "platforms/check.h"
 
 /* fat-tree: down, then up (default: as many parents as children, a
  * non-blocking tree) and parallel (default 1), one per level. */
@@ -195,11 +196,9 @@ int exp_platform(cfg_reader *rd, experiment *e, json_t *root) {
     e->platform.file = malloc(need);
     if (f[0] == '/') snprintf(e->platform.file, need, "%s", f);
     else snprintf(e->platform.file, need, "%s/%s", e->dir, f);
-    FILE *fp = fopen(e->platform.file, "r");
-    if (!fp)
-      return cfg_fail(rd, "platform.file", "cannot open platform file \"%s\": %s", e->platform.file,
-                  strerror(errno));
-    fclose(fp);
+    char why[256]; /* a FIFO or a device is refused without blocking */
+    if (platform_file_usable(e->platform.file, why, sizeof why))
+      return cfg_fail(rd, "platform.file", "cannot open platform file \"%s\": %s", e->platform.file, why);
     /* gpus_per_node: the experiment's, else the file's property, else 1 */
     if (json_object_get(p, "gpus_per_node")) {
       long long g;

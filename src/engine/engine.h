@@ -8,6 +8,7 @@
 #define CCSIM_ENGINE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "error.h"
 
@@ -38,5 +39,27 @@ double engine_bytes_sent(void);
 
 /* The network model and its options actually in force (after --cfg). */
 const char *engine_network_model(void);
+
+/* What engine_probe checks: the platform file (or, when file is NULL, the
+ * one print(f, ctx) writes), started as the run would start it. */
+typedef struct engine_probe_args {
+  const char *file;                        /* SimGrid XML, or NULL */
+  void (*print)(FILE *f, const void *ctx); /* a generated platform */
+  const void *ctx;
+  const char *name;       /* the platform, for messages */
+  const char *cfg_source; /* where the model and --cfg flags come from, for messages */
+  const char *network_model;
+  int crosstraffic;
+  char *const *cfg;
+  int ncfg;
+  size_t workers;
+} engine_probe_args;
+
+/* Run SimGrid's own checks in a forked child (docs/platform-checks.md):
+ * start it with the run's flags, load the platform, look up the routes
+ * between workers, simulate one message around a ring of them.  0, or
+ * CCSIM_ERR_INPUT naming the stage and SimGrid's reason when the child
+ * failed; SimGrid's abort never reaches this process. */
+int engine_probe(const engine_probe_args *a, ccsim_error *err);
 
 #endif

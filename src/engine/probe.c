@@ -1,0 +1,179 @@
+/* src/engine/probe.c — SimGrid's own parse, run where its abort cannot take
+ * ccsim down (docs/platform-checks.md).
+ *
+ * SimGrid 3.32 answers much bad input by aborting the process: an unknown
+ * --cfg key or value, a model it lists but cannot use with the platform
+ * ("Constant" with links), XML its DTD refuses, a missing route (at the
+ * first transfer).  A forked child therefore does what the run will do —
+ * start SimGrid with the same flags, load the platform, ask for the routes
+ * between workers, and simulate one message around a ring of them — with
+ * its stderr in a pipe.  The parent reports the child's first critical line
+ * as bad input, naming what the child was doing (kept in shared memory). */
+#include <errno.h>
+#include <signal.h>
+#include <simgrid/actor.h>
+#include <simgrid/engine.h>
+#include <simgrid/host.h>
+#include <simgrid/mailbox.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <xbt/dynar.h>
+
+#include "engine.h"
+
+enum { STAGE_LEN = 512 };
+
+static char *stage; /* shared with the parent: what the child is doing */
+static size_t ring;  /* probe actors */
+
+static void set_stage(const char *fmt, const char *a, const char *b) {
+  snprintf(stage, STAGE_LEN, fmt, a, b);
+}
+
+/* One probe actor: send one byte to the next, receive one, compute a flop. */
+static void probe_actor(int argc, char **argv) {
+  (void)argc;
+  const size_t i = strtoul(argv[0], NULL, 10);
+  char name[32];
+  static char token;
+  if (ring > 1) {
+    snprintf(name, sizeof name, "probe-%zu", (i + 1) % ring);
+    sg_mailbox_put(sg_mailbox_by_name(name), &token, 1);
+    snprintf(name, sizeof name, "probe-%zu", i);
+    sg_mailbox_get(sg_mailbox_by_name(name));
+  }
+  sg_actor_execute(1);
+}
+
+/* The child: never returns. */
+static void child(const engine_probe_args *a) {
+  ccsim_error err = {0};
+  alarm(600); /* a platform SimGrid cannot finish with is refused, not waited for */
+  set_stage("starting SimGrid with the network model and --cfg flags%s%s", "", "");
+  engine_init(a->network_model, a->crosstraffic, a->cfg, a->ncfg, 1, &err);
+  char path[64];
+  const char *file = a->file;
+  if (!file) { /* a generated platform, in memory */
+    const int fd = memfd_create("platform.xml", 0);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) _exit(3);
+    a->print(f, a->ctx);
+    fflush(f);
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    file = path;
+  }
+  set_stage("loading the platform%s%s", "", "");
+  if (engine_load_platform(file, &err)) {
+    fprintf(stderr, "[probe/CRITICAL] %s\n", err.msg);
+    _exit(3);
+  }
+  size_t n;
+  const char *const *hosts = engine_hosts(&n);
+  if (n > a->workers) n = a->workers;
+  /* every pair on small platforms; else each worker's ring neighbours and
+   * worker 0 both ways (a partition always separates some host from 0) */
+  xbt_dynar_t links = xbt_dynar_new(sizeof(void *), NULL);
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++) {
+      if (i == j || !(n <= 128 || i == 0 || j == 0 || j == (i + 1) % n)) continue;
+      set_stage("looking up the route from host %s to host %s", hosts[i], hosts[j]);
+      xbt_dynar_reset(links);
+      sg_host_get_route(sg_host_by_name(hosts[i]), sg_host_by_name(hosts[j]), links);
+    }
+  xbt_dynar_free(&links);
+  ring = n < 64 ? n : 64;
+  for (size_t i = 0; i < ring; i++) {
+    char num[24], *argv[2] = {num, NULL};
+    snprintf(num, sizeof num, "%zu", i);
+    sg_actor_create("probe", sg_host_by_name(hosts[i]), probe_actor, 1, argv);
+  }
+  set_stage("simulating one message around a ring of the first workers%s%s", "", "");
+  simgrid_run();
+  _exit(0);
+}
+
+/* The first line of log SimGrid wrote as critical (or an uncaught
+ * exception), without its "[time] file:line: [category/LEVEL] " prefix. */
+static void reason(const char *log, char *out, size_t len) {
+  out[0] = 0;
+  for (const char *line = log; *line;) {
+    const char *end = strchr(line, '\n');
+    size_t n = end ? (size_t)(end - line) : strlen(line);
+    const char *tag = NULL;
+    for (const char *t = line; t < line + n; t++)
+      if (*t == '/' && (!strncmp(t, "/CRITICAL] ", 11) || !strncmp(t, "/ERROR] ", 8))) {
+        tag = strchr(t, ']') + 2;
+        break;
+      }
+    if (!tag && !strncmp(line, "terminate called", 16)) tag = line;
+    if (tag && strncmp(tag, "Exiting now", 11)) {
+      snprintf(out, len, "%.*s", (int)(n - (size_t)(tag - line)), tag);
+      return;
+    }
+    if (!end) break;
+    line = end + 1;
+  }
+}
+
+int engine_probe(const engine_probe_args *a, ccsim_error *err) {
+  char *shared = mmap(NULL, STAGE_LEN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  int fds[2];
+  if (shared == MAP_FAILED) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot map memory for the platform probe");
+  if (pipe(fds) != 0) {
+    munmap(shared, STAGE_LEN);
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot make a pipe for the platform probe: %s", strerror(errno));
+  }
+  shared[0] = 0;
+  fflush(NULL);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    stage = shared;
+    close(fds[0]);
+    dup2(fds[1], 2);
+    if (!freopen("/dev/null", "w", stdout)) _exit(3);
+    child(a);
+  }
+  close(fds[1]);
+  if (pid < 0) {
+    close(fds[0]);
+    munmap(shared, STAGE_LEN);
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot fork the platform probe: %s", strerror(errno));
+  }
+  /* keep the head of the log: SimGrid's first critical line is near it */
+  size_t cap = 1 << 16, len = 0;
+  char *log = malloc(cap + 1), sink[4096];
+  for (;;) {
+    const ssize_t got = read(fds[0], len < cap ? log + len : sink, len < cap ? cap - len : sizeof sink);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    if (len < cap) len += (size_t)got;
+  }
+  close(fds[0]);
+  log[len] = 0;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  int rc = 0;
+  if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+    char why[768], how[64];
+    reason(log, why, sizeof why);
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) snprintf(why, sizeof why, "no answer in 600 s");
+    if (WIFSIGNALED(status)) snprintf(how, sizeof how, "%s", strsignal(WTERMSIG(status)));
+    else snprintf(how, sizeof how, "exit status %d", WEXITSTATUS(status));
+    if (!why[0] && !strncmp(shared, "looking up the route", 20)) /* 3.32 crashes on a missing route */
+      snprintf(why, sizeof why, "no route (SimGrid: %s)", how);
+    if (!strncmp(shared, "starting", 8))
+      rc = ccsim_fail(err, CCSIM_ERR_INPUT, "%s: SimGrid refuses the configuration: %s", a->cfg_source,
+                      why[0] ? why : how);
+    else
+      rc = ccsim_fail(err, CCSIM_ERR_INPUT, "%s: SimGrid refuses the platform while %s: %s", a->name, shared,
+                      why[0] ? why : how);
+  }
+  free(log);
+  munmap(shared, STAGE_LEN);
+  return rc;
+}

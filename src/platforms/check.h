@@ -1,0 +1,36 @@
+/* src/platforms/check.h — a SimGrid platform file checked by ccsim itself,
+ * before SimGrid sees it (docs/platform-checks.md).
+ *
+ * The XML is parsed with expat: it must be well formed, its root must be
+ * <platform>, and every number SimGrid would turn into a resource must be
+ * one: host and cluster speeds and link bandwidths > 0, latencies >= 0, all
+ * finite.  What only SimGrid knows (its DTD, routing, models, --cfg) is
+ * checked by engine_probe (engine.h), in a child process. */
+#ifndef CCSIM_PLATFORM_CHECK_H
+#define CCSIM_PLATFORM_CHECK_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+/* The largest platform file read (bytes). */
+#define PLATFORM_CHECK_MAX_BYTES (256u << 20)
+
+/* Check the platform text buf[len]; file names it in messages.  0, or
+ * CCSIM_ERR_INPUT with "FILE:LINE: <element id=...>: what" in err.  Safe on
+ * any bytes (the fuzz harness calls it). */
+int platform_check_buffer(const char *buf, size_t len, const char *file, ccsim_error *err);
+
+/* Read path whole and check it: a FIFO, a device or a directory is refused
+ * without blocking, and a file over PLATFORM_CHECK_MAX_BYTES. */
+int platform_check_file(const char *path, ccsim_error *err);
+
+/* Read path whole into a new NUL-terminated buffer (*len bytes), refusing
+ * what platform_check_file refuses; NULL with err set. */
+char *platform_read_file(const char *path, size_t *len, ccsim_error *err);
+
+/* 0 when path opens (without blocking) as a regular file; else -1 and
+ * why[len] says what it is instead. */
+int platform_file_usable(const char *path, char *why, size_t len);
+
+#endif
