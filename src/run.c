@@ -27,6 +27,7 @@
 #include "progress.h"
 #include "rng.h"
 #include "schedule.h"
+#include "sim/numcheck.h"
 
 typedef struct shared {
   const experiment *e;
@@ -56,6 +57,8 @@ typedef struct shared {
    * order (compute_times) */
   double fwd_s, *bwd_s;
   int quiet, tty;
+  numcheck nc;             /* the first non-finite number, which stopped the run */
+  struct worker *workers;  /* [e->workers], for the checks at the end of an iteration */
 } shared;
 
 typedef struct worker {
@@ -101,11 +104,19 @@ static void fill(worker *w, size_t lo, size_t hi, float *out) {
   }
 }
 
+static size_t data_elements(const shared *sh);
+
+/* numbers: a non-finite value in x stops the simulation (sim/numcheck.h) */
+static void check_floats(worker *w, const float *x, size_t lo, size_t hi, const char *what) {
+  if (numcheck_floats(&w->sh->nc, x, hi - lo, w->iteration, w->rank, what, lo)) engine_stop();
+}
+
 static void worker_input(void *arg, size_t lo, size_t hi, float *p) {
   worker *w = arg;
   lo += w->base, hi += w->base;
   if (!w->mem) {
     fill(w, lo, hi, p);
+    check_floats(w, p, lo, hi, "the gradient");
     return;
   }
   if (hi - lo > w->gcap) {
@@ -114,7 +125,29 @@ static void worker_input(void *arg, size_t lo, size_t hi, float *p) {
     w->g = malloc(w->gcap * sizeof *w->g);
   }
   fill(w, lo, hi, w->g);
+  check_floats(w, w->g, lo, hi, "the gradient");
   w->mem->type->compensate(w->mem->state, w->g, hi - lo, lo, p);
+  check_floats(w, p, lo, hi, "the gradient after error feedback");
+}
+
+/* coll_io.hop_payload: a payload decoded at hop h must be finite. */
+static void worker_hop_payload(void *arg, size_t h, const float *y, size_t lo, size_t n) {
+  worker *w = arg;
+  char what[64];
+  snprintf(what, sizeof what, "the payload decoded at hop %zu", h);
+  check_floats(w, y, w->base + lo, w->base + lo + n, what);
+}
+
+/* numbers: at the end of iteration it (every worker done), the hops'
+ * partial aggregates, then the aggregate(s); a failure stops the run. */
+static void check_iteration(shared *sh, int it) {
+  const size_t n = data_elements(sh);
+  int bad = 0;
+  for (int r = 0; r < sh->e->workers && !bad; r++)
+    if (sh->workers[r].out) bad = numcheck_floats(&sh->nc, sh->workers[r].out, n, (uint32_t)it, r, "the aggregate", 0);
+  if (!bad && !sh->workers[0].out) bad = numcheck_floats(&sh->nc, sh->agg, n, (uint32_t)it, -1, "the aggregate", 0);
+  if (!bad) bad = numcheck_metrics(&sh->nc, &sh->metrics[it], (uint32_t)it);
+  if (bad) engine_stop();
 }
 
 static void worker_encoded(void *arg, size_t lo, size_t hi, const float *p, const float *own) {
@@ -255,7 +288,8 @@ static void comm_main(void *arg) {
              .input = worker_input,
              .encoded = w->mem ? worker_encoded : NULL,
              .wants_own = w->mem && (w->mem->type->flags & CCOMP_MEM_OWN_DECODE),
-             .device = e->device ? worker_device : NULL},
+             .device = e->device ? worker_device : NULL,
+             .hop_payload = worker_hop_payload},
       .out_shared = w->out == NULL,
       /* lossless: the ideal is the exact sum, nothing to add */
       .measure_cascade = !(e->compressor->flags & (CCOMP_STATEFUL | CCOMP_LOSSLESS)),
@@ -366,6 +400,7 @@ static void worker_main(void *arg) {
     /* everyone done with iteration it; one worker moves the schedule on
      * while the others wait at a second barrier */
     if (comm_barrier_wait(sh->barrier)) {
+      check_iteration(sh, it);
       double last = 0;
       for (int r = 0; r < e->workers; r++) last = fmax(last, sh->ends[(size_t)it * e->workers + r]);
       sched_observe(sh->sched, last - it_start);
@@ -537,6 +572,13 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
     json_object_set_new(s, "agg_cascade_gain", fc.count > 0 ? json_real(err_acc_gain(&fc)) : json_null());
   }
   if (tr) train_summary(e, tr, iter_end, s, rep);
+  /* numbers: a figure that is not finite would be dropped from the JSON */
+  if (tr && !(isfinite(rep->final_loss) && isfinite(rep->final_accuracy))) {
+    json_decref(s);
+    free(rows), free(iter_end);
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: iteration %d, worker 0: the test loss or accuracy is not finite (%g, %g)",
+                      e->file, T - 1, rep->final_loss, rep->final_accuracy);
+  }
   if (H) {
     err_acc last_hop = {0};
     for (int it = 0; it < T; it++) {
@@ -654,6 +696,7 @@ static int simulate(const experiment *e, const run_opts *o, feed *fd, double hos
   sh.barrier = comm_barrier_new((unsigned)e->workers);
   err_acc *hops = calloc(2 * (size_t)e->iterations * (H ? H : 1), sizeof *hops);
   worker *workers = calloc((size_t)e->workers, sizeof *workers);
+  sh.workers = workers;
   if (!sh.agg || !sh.metrics || !sh.ends || !hops || !workers || compute_times(&sh)) {
     rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements x %d workers", n, e->workers);
     goto out;
@@ -735,6 +778,10 @@ static int simulate(const experiment *e, const run_opts *o, feed *fd, double hos
   progress_expect(0, expected_messages(&sh));
   engine_run();
   progress_end();
+  if (sh.nc.failed) { /* numbers went bad: the simulation was stopped */
+    rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: %s", e->file, sh.nc.msg);
+    goto out;
+  }
   if (sh.timeline) {
     rc = results_commit(sh.timeline, dir, "timeline.csv", err);
     sh.timeline = NULL;

@@ -72,6 +72,9 @@ typedef struct coll_io {
    * flight (a combine at a hop, a decode of a received payload), on n
    * elements; it returns when the device has done it. */
   void (*device)(void *arg, enum ccomp_op op, size_t n);
+  /* May be NULL: shown each payload decoded at hop h (1-based) on [lo, lo+n)
+   * of this worker's range, so the run can stop on a non-finite one. */
+  void (*hop_payload)(void *arg, size_t h, const float *y, size_t lo, size_t n);
 } coll_io;
 
 typedef struct coll_ctx {

@@ -185,6 +185,7 @@ void coll_measure(coll_ctx *ctx, size_t h, const coll_msg *m, size_t lo, uint64_
   if (h >= ctx->metrics->nhops) return;
   ccomp_call call = coll_call(ctx, lo, salt);
   ccomp_decode(ctx->comp, m->bytes, m->nbytes, m->n, m->enc_workers, &call, y);
+  if (ctx->io.hop_payload) ctx->io.hop_payload(ctx->io.arg, h + 1, y, lo, m->n);
   err_acc *acc = &ctx->metrics->hops[h];
   err_acc_add(acc, y, m->exact, m->n, 1.0);
   if (m->workers > acc->workers) acc->workers = m->workers;

@@ -99,6 +99,11 @@ void engine_spawn(const char *name, size_t host, void (*fn)(void *), void *arg) 
 
 void engine_run(void) { simgrid_run(); }
 
+void engine_stop(void) {
+  sg_actor_kill_all();
+  sg_actor_exit();
+}
+
 double engine_now(void) { return simgrid_get_clock(); }
 
 double engine_bytes_sent(void) { return engine_bytes_counter; }

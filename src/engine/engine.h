@@ -31,6 +31,10 @@ void engine_spawn(const char *name, size_t host, void (*fn)(void *), void *arg);
 /* Run the simulation until every actor has finished. */
 void engine_run(void);
 
+/* Called from an actor: end the simulation now (every actor is killed,
+ * the caller too: it does not return); engine_run then returns. */
+void engine_stop(void) __attribute__((noreturn));
+
 /* Simulated time, in seconds. */
 double engine_now(void);
 

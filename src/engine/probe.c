@@ -34,10 +34,33 @@ static void set_stage(const char *fmt, const char *a, const char *b) {
   snprintf(stage, STAGE_LEN, fmt, a, b);
 }
 
-/* One probe actor: send one byte to the next, receive one, compute a flop. */
+static const char *const *probe_hosts; /* the workers' hosts */
+static size_t probe_n;
+
+/* Look up the routes between workers: every pair on small platforms; else
+ * each worker's ring neighbours and worker 0 both ways (a partition always
+ * separates some worker from worker 0).  From inside the simulation: 3.32
+ * looks up routes across zones only once the platform is sealed. */
+static void check_routes(void) {
+  const size_t n = probe_n;
+  xbt_dynar_t links = xbt_dynar_new(sizeof(void *), NULL);
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = 0; j < n; j++) {
+      if (i == j || !(n <= 128 || i == 0 || j == 0 || j == (i + 1) % n)) continue;
+      set_stage("looking up the route from host %s to host %s", probe_hosts[i], probe_hosts[j]);
+      xbt_dynar_reset(links);
+      sg_host_get_route(sg_host_by_name(probe_hosts[i]), sg_host_by_name(probe_hosts[j]), links);
+    }
+  xbt_dynar_free(&links);
+  set_stage("simulating one message around a ring of the first workers%s%s", "", "");
+}
+
+/* One probe actor: send one byte to the next, receive one, compute a flop;
+ * actor 0 first looks up the routes. */
 static void probe_actor(int argc, char **argv) {
   (void)argc;
   const size_t i = strtoul(argv[0], NULL, 10);
+  if (i == 0) check_routes();
   char name[32];
   static char token;
   if (ring > 1) {
@@ -74,17 +97,8 @@ static void child(const engine_probe_args *a) {
   size_t n;
   const char *const *hosts = engine_hosts(&n);
   if (n > a->workers) n = a->workers;
-  /* every pair on small platforms; else each worker's ring neighbours and
-   * worker 0 both ways (a partition always separates some host from 0) */
-  xbt_dynar_t links = xbt_dynar_new(sizeof(void *), NULL);
-  for (size_t i = 0; i < n; i++)
-    for (size_t j = 0; j < n; j++) {
-      if (i == j || !(n <= 128 || i == 0 || j == 0 || j == (i + 1) % n)) continue;
-      set_stage("looking up the route from host %s to host %s", hosts[i], hosts[j]);
-      xbt_dynar_reset(links);
-      sg_host_get_route(sg_host_by_name(hosts[i]), sg_host_by_name(hosts[j]), links);
-    }
-  xbt_dynar_free(&links);
+  probe_hosts = hosts;
+  probe_n = n;
   ring = n < 64 ? n : 64;
   for (size_t i = 0; i < ring; i++) {
     char num[24], *argv[2] = {num, NULL};
