@@ -8,6 +8,7 @@
  * PATH_MAX: an error, never a silent truncation. */
 #include "results.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -212,4 +213,20 @@ char *results_component(const char *text) {
     sprintf(out + k, "~%016llx", (unsigned long long)h);
   }
   return out;
+}
+
+int results_remove_stale(const char *dir, ccsim_error *err) {
+  DIR *d = opendir(dir);
+  if (!d) return errno == ENOENT ? 0 : ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: cannot read: %s", dir, strerror(errno));
+  int rc = 0;
+  for (struct dirent *de; (de = readdir(d)) && !rc;) {
+    if (strncmp(de->d_name, ".tmp-", 5) || strlen(de->d_name) != 21) continue;
+    char *path = results_path(dir, de->d_name, err);
+    if (!path) rc = CCSIM_ERR_INPUT;
+    else if (unlink(path) != 0 && errno != ENOENT)
+      rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: cannot remove a stale temporary: %s", path, strerror(errno));
+    free(path);
+  }
+  closedir(d);
+  return rc;
 }

@@ -25,6 +25,9 @@ int results_write_json(const char *dir, const char *name, json_t *doc, ccsim_err
 int results_mkdir(const char *dir, ccsim_error *err);
 /* fsync a directory, so renames in it are durable. */
 int results_sync_dir(const char *dir, ccsim_error *err);
+/* Remove the temporaries (.tmp-<16 hex>) a killed writer left in dir: the
+ * caller owns dir (a run's claim, a sweep's lock), so none is in use. */
+int results_remove_stale(const char *dir, ccsim_error *err);
 /* "DIR/NAME" on the heap (the caller frees it); NULL and err set when it
  * would pass PATH_MAX: paths are checked, never truncated. */
 char *results_path(const char *dir, const char *name, ccsim_error *err);

@@ -28,6 +28,7 @@
 #include "rng.h"
 #include "schedule.h"
 #include "sim/numcheck.h"
+#include "sim/resources.h"
 
 typedef struct shared {
   const experiment *e;
@@ -640,6 +641,10 @@ static int simulate(const experiment *e, const run_opts *o, feed *fd, double hos
   /* platforms: checked before this process's SimGrid sees them (a generated
    * one from memory), and before anything is written */
   if ((rc = platform_guard(e, o->cfg, o->ncfg, e->platform.file, err))) return rc;
+  /* resources: will it fit in this machine (or --max-memory)? */
+  resource_estimate est;
+  if ((rc = resources_check(e, o->max_memory, &est, err))) return rc;
+  rep->memory_estimate = est.total;
   if (o->validate_only && !e->platform.file) {
     rep->hosts = (size_t)e->platform.hosts;
     return 0;

@@ -19,6 +19,7 @@ typedef struct run_opts {
                             Training runs always use them (trainer.h) */
   const char *record_trace; /* write the workers' gradients as a trace in this directory */
   int force;             /* replace another experiment's results in out_dir */
+  double max_memory;     /* bytes the run may use (> 0), else the machine's MemAvailable */
 } run_opts;
 
 /* What a run measured, for the caller's human summary. */
@@ -26,6 +27,7 @@ typedef struct run_report {
   double sim_time_s, iteration_time_s, bytes_on_wire, compression_ratio;
   double agg_rel_error, agg_cosine, host_time_s, peak_rss_mb;
   size_t hosts;
+  double memory_estimate; /* bytes the run is expected to need (sim/resources.h) */
   char out_dir[PATH_MAX];
   float *aggregate; /* [elements], when keep_aggregate; the caller frees it */
   double worker_spread; /* private_outputs: max |out_w[i] - out_0[i]| (last iteration) */

@@ -33,6 +33,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -40,6 +43,8 @@
 #include "error.h"
 #include "config/input.h"
 #include "experiment.h"
+#include "outputs/lock.h"
+#include "outputs/outdir.h"
 #include "results.h"
 #include "sweep_slurm.h"
 
@@ -277,33 +282,82 @@ out:
   return rc;
 }
 
-static void point_dir(const sweep *s, const point *p, char *buf, size_t len) {
-  snprintf(buf, len, "%s/%s", s->out, p->id);
+/* The directory of point p: DIR/<its id as one safe component> (a new
+ * string, results_component: "../", "/" and long ids stay inside DIR), or
+ * NULL with err when the path would be too long. */
+static char *point_dir(const sweep *s, const point *p, ccsim_error *err) {
+  char *leaf = results_component(p->id);
+  if (!leaf) {
+    ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory");
+    return NULL;
+  }
+  char *dir = results_path(s->out, leaf, err);
+  free(leaf);
+  return dir;
 }
 
-static int exists(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0;
+/* What each point is, for resume and for sweep.csv. */
+typedef struct point_run {
+  char *dir;
+  char hash[17];   /* of its resolved experiment */
+  int changed;     /* its directory holds results of another experiment */
+  char reason[600]; /* why it failed: the child's error line, or its signal */
+} point_run;
+
+/* Every point's directory and hash; two points in one directory refused. */
+static int plan_points(const sweep *s, point_run *pr, ccsim_error *err) {
+  for (size_t i = 0; i < s->npoints; i++) {
+    if (!(pr[i].dir = point_dir(s, &s->points[i], err))) return CCSIM_ERR_INPUT;
+    experiment *e = experiment_load(s->base, s->points[i].sets, s->points[i].nsets, err);
+    if (!e) {
+      char msg[sizeof err->msg];
+      snprintf(msg, sizeof msg, "%s", err->msg);
+      return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: point %s: %s", s->file, s->points[i].id, msg);
+    }
+    int rc = outdir_hash(e, pr[i].hash, err);
+    experiment_free(e);
+    if (rc) return rc;
+  }
+  for (size_t i = 0; i < s->npoints; i++)
+    for (size_t j = i + 1; j < s->npoints; j++)
+      if (!strcmp(pr[i].dir, pr[j].dir))
+        return ccsim_fail(err, CCSIM_ERR_INPUT,
+                          "%s: axes: points \"%s\" and \"%s\" would share the directory %s: make their "
+                          "labels differ in more than '/', ',', ' ' and '\"' and in their first 127 characters",
+                          s->file, s->points[i].id, s->points[j].id, pr[i].dir);
+  return 0;
 }
 
-static pid_t start(const sweep *s, const point *p) {
-  char dir[1100];
-  point_dir(s, p, dir, sizeof dir);
-  const int argc = 6 + 2 * p->nsets;
+static volatile sig_atomic_t stop_signal; /* SIGINT or SIGTERM received */
+static void on_stop(int sig) { stop_signal = sig; }
+
+/* Start `ccsim run` for point p in its directory; its stderr goes to the
+ * file errfd.  The child dies with this process, however this one dies
+ * (PR_SET_PDEATHSIG survives exec), and shares its process group, so a
+ * terminal's ^C reaches both. */
+static pid_t start(const sweep *s, const point *p, const point_run *pr, int errfd) {
+  const int argc = 7 + 2 * p->nsets;
   char **argv = calloc((size_t)argc + 1, sizeof *argv);
+  if (!argv) return -1;
   int k = 0;
   argv[k++] = "ccsim";
   argv[k++] = "run";
   argv[k++] = s->base;
   argv[k++] = "--quiet";
   argv[k++] = "--out";
-  argv[k++] = dir;
+  argv[k++] = pr->dir;
+  if (pr->changed) argv[k++] = "--force"; /* its old results are of another experiment */
   for (int i = 0; i < p->nsets; i++) argv[k++] = "--set", argv[k++] = p->sets[i];
   fflush(NULL);
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(1); /* the parent died before prctl */
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     /* the run's one-screen summary is in its summary.json: keep the terminal quiet */
-    if (!freopen("/dev/null", "w", stdout)) _exit(1);
+    if (!freopen("/dev/null", "w", stdout) || dup2(errfd, 2) < 0) _exit(1);
     execv("/proc/self/exe", argv);
     fprintf(stderr, "ccsim sweep: cannot run /proc/self/exe: %s\n", strerror(errno));
     _exit(1);
@@ -312,50 +366,143 @@ static pid_t start(const sweep *s, const point *p) {
   return pid;
 }
 
-static void write_index(const sweep *s, ccsim_error *err) {
+/* The reason a child failed: its last stderr line, or how it ended. */
+static void failure_reason(int st, int errfd, char *out, size_t len) {
+  char buf[4096];
+  const ssize_t n = pread(errfd, buf, sizeof buf - 1, 0);
+  buf[n > 0 ? n : 0] = 0;
+  size_t l = strlen(buf);
+  while (l && (buf[l - 1] == '\n' || buf[l - 1] == '\r')) buf[--l] = 0;
+  char *line = strrchr(buf, '\n');
+  line = line ? line + 1 : buf;
+  if (!strncmp(line, "ccsim: ", 7)) line += 7;
+  if (WIFSIGNALED(st))
+    snprintf(out, len, "killed by signal %d (SIG%s)%s%.400s", WTERMSIG(st), sigabbrev_np(WTERMSIG(st)) ?
+             sigabbrev_np(WTERMSIG(st)) : "?", line[0] ? ": " : "", line);
+  else
+    snprintf(out, len, "%s", line[0] ? line : "exit status without a message");
+  for (char *c = out; *c; c++)
+    if ((unsigned char)*c < 0x20) *c = ' ';
+}
+
+/* A CSV cell: quoted, quotes doubled. */
+static void csv_text(FILE *f, const char *t) {
+  fputc('"', f);
+  for (; *t; t++) {
+    if (*t == '"') fputc('"', f);
+    fputc(*t, f);
+  }
+  fputc('"', f);
+}
+
+/* A number from summary.json, or an empty cell where it has none. */
+static void csv_number(FILE *f, json_t *j, const char *key, const char *fmt) {
+  fputc(',', f);
+  json_t *v = json_object_get(j, key);
+  if (json_is_number(v)) fprintf(f, fmt, json_number_value(v));
+}
+
+/* DIR/sweep.csv: every point, its status (done, failed with the reason,
+ * pending) and, when done, its figures read back from its summary.json. */
+static int write_index(const sweep *s, const point_run *pr, ccsim_error *err) {
   FILE *f = results_open(s->out, "sweep.csv", err);
-  if (!f) return;
+  if (!f) return err->code;
   fprintf(f, "point");
   for (int a = 0; a < s->naxes; a++) fprintf(f, ",%s", s->axis_names[a]);
-  fprintf(f, ",status,workers,compressor,collective,iteration_time_s,compute_s,compress_s,"
+  fprintf(f, ",status,reason,workers,compressor,collective,iteration_time_s,compute_s,compress_s,"
              "communicate_s,exposed_communicate_s,bytes_on_wire,compression_ratio,"
              "agg_rel_error,agg_cosine,last_hop_rel_error,host_time_s\n");
-  static const char *const status[] = {"pending", "done", "done", "failed"};
   for (size_t i = 0; i < s->npoints; i++) {
     const point *p = &s->points[i];
-    char dir[1100], path[1200];
-    point_dir(s, p, dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    json_t *j = json_load_file(path, 0, NULL);
-    fprintf(f, "\"%s\"", p->id);
-    for (int a = 0; a < s->naxes; a++) fprintf(f, ",%s", p->labels[a]);
-    fprintf(f, ",%s", j ? "done" : status[p->status]);
-    if (j) {
-      json_t *lh = json_object_get(j, "last_hop_rel_error");
-      char lhs[32] = "";
-      if (lh) snprintf(lhs, sizeof lhs, "%.10g", json_number_value(lh));
-      /* the time breakdown per iteration (summary.json holds totals) */
-      const json_t *tb = json_object_get(j, "time_breakdown_s");
-      const double iters = (double)json_integer_value(json_object_get(j, "iterations"));
-      static const char *const parts[] = {"compute", "compress", "communicate", "exposed_communicate"};
-      fprintf(f, ",%lld,%s,%s,%.10g", (long long)json_integer_value(json_object_get(j, "workers")),
-              json_string_value(json_object_get(j, "compressor")),
-              json_string_value(json_object_get(j, "collective")),
-              json_number_value(json_object_get(j, "iteration_time_s")));
-      for (int k = 0; k < 4; k++)
-        fprintf(f, ",%.10g", iters > 0 ? json_number_value(json_object_get(tb, parts[k])) / iters : 0);
-      fprintf(f, ",%.0f,%.10g,%.10g,%.12g,%s,%.4g\n",
-              json_number_value(json_object_get(j, "bytes_on_wire")),
-              json_number_value(json_object_get(j, "compression_ratio")),
-              json_number_value(json_object_get(j, "agg_rel_error")),
-              json_number_value(json_object_get(j, "agg_cosine")), lhs,
-              json_number_value(json_object_get(j, "host_time_s")));
-      json_decref(j);
-    } else {
+    char have[17];
+    json_t *j = NULL;
+    if (outdir_finished_hash(pr[i].dir, have) && !strcmp(have, pr[i].hash))
+      j = outdir_read_json(pr[i].dir, "summary.json");
+    csv_text(f, p->id);
+    for (int a = 0; a < s->naxes; a++) fputc(',', f), csv_text(f, p->labels[a]);
+    if (!j) {
+      fprintf(f, ",%s,", p->status == 3 ? "failed" : "pending");
+      csv_text(f, p->status == 3 ? pr[i].reason : "not run yet");
       fprintf(f, ",,,,,,,,,,,,,,\n");
+      continue;
     }
+    fprintf(f, ",done,");
+    csv_number(f, j, "workers", "%.0f");
+    fputc(',', f), csv_text(f, json_string_value(json_object_get(j, "compressor")) ?: "");
+    fputc(',', f), csv_text(f, json_string_value(json_object_get(j, "collective")) ?: "");
+    csv_number(f, j, "iteration_time_s", "%.10g");
+    /* the time breakdown per iteration (summary.json holds totals) */
+    const json_t *tb = json_object_get(j, "time_breakdown_s");
+    const json_t *it = json_object_get(j, "iterations");
+    static const char *const parts[] = {"compute", "compress", "communicate", "exposed_communicate"};
+    for (int k = 0; k < 4; k++) {
+      const json_t *v = json_object_get(tb, parts[k]);
+      fputc(',', f);
+      if (json_is_number(v) && json_integer_value(it) > 0)
+        fprintf(f, "%.10g", json_number_value(v) / (double)json_integer_value(it));
+    }
+    csv_number(f, j, "bytes_on_wire", "%.0f");
+    csv_number(f, j, "compression_ratio", "%.10g");
+    csv_number(f, j, "agg_rel_error", "%.10g");
+    csv_number(f, j, "agg_cosine", "%.12g");
+    csv_number(f, j, "last_hop_rel_error", "%.10g");
+    csv_number(f, j, "host_time_s", "%.4g");
+    fputc('\n', f);
+    json_decref(j);
   }
-  results_commit(f, s->out, "sweep.csv", err);
+  return results_commit(f, s->out, "sweep.csv", err);
+}
+
+/* Run the points marked 0, jobs at a time; stop (killing the children) on
+ * SIGINT or SIGTERM.  Returns how many failed. */
+static size_t run_points(sweep *s, point_run *pr, size_t todo, int jobs, int quiet) {
+  pid_t *pids = calloc(s->npoints, sizeof *pids);
+  int *errfds = calloc(s->npoints, sizeof *errfds);
+  size_t finished = 0, failed = 0, next = 0, running = 0;
+  while (finished < todo && pids && errfds) {
+    while (!stop_signal && running < (size_t)jobs && next < s->npoints) {
+      if (s->points[next].status == 0) {
+        errfds[next] = memfd_create("ccsim-point-stderr", MFD_CLOEXEC);
+        pids[next] = errfds[next] < 0 ? -1 : start(s, &s->points[next], &pr[next], errfds[next]);
+        if (pids[next] < 0) {
+          snprintf(pr[next].reason, sizeof pr[next].reason, "cannot start: %s", strerror(errno));
+          s->points[next].status = 3, failed++, finished++;
+        } else {
+          running++;
+        }
+      }
+      next++;
+    }
+    if (stop_signal && running == 0) break;
+    int st;
+    const pid_t pid = wait(&st);
+    if (pid < 0) {
+      if (errno == EINTR && stop_signal) { /* pass it on to the children, then reap them */
+        for (size_t i = 0; i < s->npoints; i++)
+          if (pids[i] > 0 && s->points[i].status == 0) kill(pids[i], SIGTERM);
+        continue;
+      }
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (size_t i = 0; i < s->npoints; i++)
+      if (pids[i] == pid) {
+        const int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        s->points[i].status = ok ? 2 : 3;
+        if (!ok) failure_reason(st, errfds[i], pr[i].reason, sizeof pr[i].reason);
+        close(errfds[i]);
+        pids[i] = 0;
+        failed += !ok;
+        running--;
+        finished++;
+        if (!quiet || !ok)
+          fprintf(stderr, "ccsim sweep: [%zu/%zu] %s %s%s%s\n", finished, todo, s->points[i].id,
+                  ok ? "done" : "FAILED", ok ? "" : ": ", ok ? "" : pr[i].reason);
+      }
+  }
+  free(pids);
+  free(errfds);
+  return failed;
 }
 
 /* Slurm: submit the points to run as a job array (sweep_slurm.h). */
@@ -379,7 +526,7 @@ static int submit(sweep *s, const sweep_opts *o, ccsim_error *err) {
 
 /* --point K, a Slurm array task: run point K as a local sweep would, and
  * record how it ended for --collect. */
-static int run_point(sweep *s, const sweep_opts *o, ccsim_error *err) {
+static int run_point(sweep *s, point_run *pr, const sweep_opts *o, ccsim_error *err) {
   const size_t k = (size_t)o->point;
   if (k >= s->npoints)
     return ccsim_fail(err, CCSIM_ERR_INPUT, "--point %zu: the sweep has %zu points", k, s->npoints);
@@ -388,8 +535,10 @@ static int run_point(sweep *s, const sweep_opts *o, ccsim_error *err) {
   int code = 0;
   if (s->points[k].status == 0) {
     int st;
-    pid_t pid = start(s, &s->points[k]);
-    code = waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : CCSIM_ERR_RUNTIME;
+    const int errfd = memfd_create("ccsim-point-stderr", MFD_CLOEXEC);
+    pid_t pid = errfd < 0 ? -1 : start(s, &s->points[k], &pr[k], errfd);
+    code = pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : CCSIM_ERR_RUNTIME;
+    if (errfd >= 0) close(errfd);
   }
   slurm_record_status(s->out, k, code);
   if (code) ccsim_fail(err, code, "point %s failed (exit %d)", s->points[k].id, code);
@@ -398,7 +547,7 @@ static int run_point(sweep *s, const sweep_opts *o, ccsim_error *err) {
 
 /* --collect: which points are done, failed (their task ended without a
  * result) or still pending; sweep.csv lists them. */
-static int collect(sweep *s, ccsim_error *err) {
+static int collect(sweep *s, point_run *pr, ccsim_error *err) {
   size_t done = 0, failed = 0, pending = 0;
   for (size_t i = 0; i < s->npoints; i++) {
     if (s->points[i].status) {
@@ -408,10 +557,15 @@ static int collect(sweep *s, ccsim_error *err) {
     /* a task that ended without a result failed; one that succeeded but
      * whose result is gone (removed, stale) is to run again: pending */
     const int st = slurm_status(s->out, i);
-    if (st > 0) s->points[i].status = 3, failed++;
-    else pending++;
+    if (st > 0) {
+      s->points[i].status = 3, failed++;
+      snprintf(pr[i].reason, sizeof pr[i].reason, "its Slurm task ended with exit status %d", st);
+    } else {
+      pending++;
+    }
   }
-  write_index(s, err);
+  const int rc = write_index(s, pr, err);
+  if (rc) return rc;
   fprintf(stderr, "ccsim sweep %s: %zu done, %zu failed, %zu pending; %s/sweep.csv\n", s->name, done,
           failed, pending, s->out);
   return failed || pending ? CCSIM_ERR_RUNTIME : 0;
@@ -432,77 +586,79 @@ int sweep_run(const sweep_opts *o) {
     out = o->collect;
   }
   int rc = sweep_load(file, out, &s, &err);
-  if (rc) {
-    fprintf(stderr, "ccsim: %s\n", err.msg);
-    sweep_free(&s);
-    return rc;
+  point_run *pr = NULL;
+  int lock = -1;
+  if (rc) goto done;
+  /* every point is checked (and placed, and hashed) before anything runs */
+  if (!(pr = calloc(s.npoints, sizeof *pr))) {
+    rc = ccsim_fail(&err, CCSIM_ERR_RUNTIME, "out of memory for %zu points", s.npoints);
+    goto done;
   }
-  /* every point is checked before anything runs */
-  for (size_t i = 0; i < s.npoints; i++) {
-    experiment *e = experiment_load(s.base, s.points[i].sets, s.points[i].nsets, &err);
-    if (!e) {
-      fprintf(stderr, "ccsim sweep: %s: point %s: %s\n", file, s.points[i].id, err.msg);
-      sweep_free(&s);
-      return CCSIM_ERR_INPUT;
+  if ((rc = plan_points(&s, pr, &err))) goto done;
+  const int slurm = o->slurm_mode || o->point >= 0 || o->collect;
+  if (!dry) {
+    if ((rc = results_mkdir(s.out, &err))) goto done;
+  }
+  /* a Slurm array runs its tasks into DIR at once: no lock for them */
+  if (!dry && !slurm) {
+    if ((lock = lock_dir(s.out, ".ccsim-sweep.lock", "another sweep", &err)) < 0) {
+      rc = err.code;
+      goto done;
     }
-    experiment_free(e);
+    if ((rc = results_remove_stale(s.out, &err))) goto done;
   }
-  if ((rc = results_mkdir(s.out, &err))) {
-    fprintf(stderr, "ccsim: %s\n", err.msg);
-    sweep_free(&s);
-    return rc;
-  }
-  size_t todo = 0, earlier = 0, failed = 0, next = 0, running = 0;
+  /* resume: a point is done when its summary.json holds its hash */
+  size_t todo = 0, reused = 0, changed = 0, fresh = 0;
   for (size_t i = 0; i < s.npoints; i++) {
-    char dir[1100], path[1200];
-    point_dir(&s, &s.points[i], dir, sizeof dir);
-    snprintf(path, sizeof path, "%s/summary.json", dir);
-    if (exists(path)) s.points[i].status = 1, earlier++;
-    else todo++;
+    char have[17];
+    json_t *m = NULL;
+    if (outdir_finished_hash(pr[i].dir, have) && !strcmp(have, pr[i].hash)) {
+      s.points[i].status = 1, reused++;
+      continue;
+    }
+    todo++;
+    const char *mh = (m = outdir_read_json(pr[i].dir, OUTDIR_MARKER))
+                         ? json_string_value(json_object_get(m, "experiment_hash")) : NULL;
+    if (outdir_finished_hash(pr[i].dir, have) ? strcmp(have, pr[i].hash) : mh && strcmp(mh, pr[i].hash))
+      pr[i].changed = 1, changed++;
+    else
+      fresh++;
+    json_decref(m);
   }
-  if (o->slurm_mode || o->point >= 0 || o->collect) {
-    rc = o->collect ? collect(&s, &err) : o->point >= 0 ? run_point(&s, o, &err) : submit(&s, o, &err);
+  if (slurm) {
+    rc = o->collect ? collect(&s, pr, &err) : o->point >= 0 ? run_point(&s, pr, o, &err) : submit(&s, o, &err);
     if (rc && err.msg[0]) fprintf(stderr, "ccsim sweep: %s\n", err.msg);
-    sweep_free(&s);
-    return rc;
+    err.code = 0;
+    goto done;
   }
-  if (!quiet)
-    fprintf(stderr, "ccsim sweep %s: %zu points, %zu done earlier, %zu to run, %d at a time\n",
-            s.name, s.npoints, earlier, todo, jobs);
+  if (!quiet || dry)
+    fprintf(stderr,
+            "ccsim sweep %s: %zu points: %zu reused, %zu rerun as changed, %zu new; %zu to run, %d at a time\n",
+            s.name, s.npoints, reused, changed, fresh, todo, jobs);
   if (dry) {
     for (size_t i = 0; i < s.npoints; i++)
-      printf("%s %s\n", s.points[i].status ? "done" : "todo", s.points[i].id);
-    sweep_free(&s);
-    return 0;
+      printf("%s %s\n", s.points[i].status ? "done" : pr[i].changed ? "changed" : "todo", s.points[i].id);
+    goto done;
   }
-  pid_t *pids = calloc(s.npoints, sizeof *pids);
-  size_t finished = 0;
-  while (finished < todo) {
-    while (running < (size_t)jobs && next < s.npoints) {
-      if (s.points[next].status == 0) {
-        pids[next] = start(&s, &s.points[next]);
-        running++;
-      }
-      next++;
-    }
-    int st;
-    pid_t pid = wait(&st);
-    if (pid < 0) break;
-    for (size_t i = 0; i < s.npoints; i++)
-      if (pids[i] == pid) {
-        const int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
-        s.points[i].status = ok ? 2 : 3;
-        failed += !ok;
-        running--;
-        finished++;
-        if (!quiet || !ok)
-          fprintf(stderr, "ccsim sweep: [%zu/%zu] %s %s\n", finished, todo, s.points[i].id,
-                  ok ? "done" : "FAILED");
-      }
+  struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: wait() returns */
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  const size_t failed = run_points(&s, pr, todo, jobs, quiet);
+  if ((rc = write_index(&s, pr, &err))) goto done;
+  if (stop_signal) {
+    rc = ccsim_fail(&err, CCSIM_ERR_RUNTIME, "%s: stopped by SIG%s; run the sweep again to resume", s.out,
+                    sigabbrev_np(stop_signal));
+    goto done;
   }
-  free(pids);
-  write_index(&s, &err);
   if (!quiet) fprintf(stderr, "ccsim sweep: results in %s (sweep.csv)\n", s.out);
+  rc = failed ? CCSIM_ERR_RUNTIME : 0;
+  if (failed) fprintf(stderr, "ccsim sweep: %zu of %zu points failed (sweep.csv gives each reason)\n", failed, todo);
+  err.code = 0;
+done:
+  if (rc && err.code) fprintf(stderr, "ccsim: %s\n", err.msg);
+  for (size_t i = 0; pr && i < s.npoints; i++) free(pr[i].dir);
+  free(pr);
+  if (lock >= 0) close(lock);
   sweep_free(&s);
-  return failed ? CCSIM_ERR_RUNTIME : 0;
+  return rc;
 }

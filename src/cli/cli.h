@@ -54,7 +54,7 @@ int cli_int(const cli_command *c, const char *opt, const char *s, long long lo, 
             long long *out);
 
 /* Long-only option keys shared by run and validate. */
-enum { CLI_KEY_CFG = 256, CLI_KEY_LOG = 257 };
+enum { CLI_KEY_CFG = 256, CLI_KEY_LOG = 257, CLI_KEY_MAX_MEMORY = 300 };
 
 /* `ccsim run` and `ccsim validate` (validate != 0): parse, load the
  * experiment, run or check it, print the summary.  Returns the exit status. */

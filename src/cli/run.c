@@ -8,8 +8,11 @@
 #include "error.h"
 #include "experiment.h"
 #include "run.h"
+#include "sim/resources.h"
+#include "units.h"
 
 enum { OPT_CFG = CLI_KEY_CFG, OPT_LOG = CLI_KEY_LOG, OPT_RECORD_TRACE, OPT_FORCE };
+_Static_assert((int)OPT_FORCE < (int)CLI_KEY_MAX_MEMORY, "option keys overlap");
 
 static void human_summary(const experiment *e, const run_report *r) {
   printf("ccsim %s: %s\n", CCSIM_VERSION, e->name);
@@ -90,6 +93,12 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
     case 'q': o.quiet = 1; break;
     case OPT_RECORD_TRACE: o.record_trace = v; break;
     case OPT_FORCE: o.force = 1; break;
+    case CLI_KEY_MAX_MEMORY:
+      if (units_size(v, &o.max_memory) || !(o.max_memory > 0)) {
+        rc = cli_bad(self, "--max-memory: expected a size such as \"8GiB\" or \"512MB\", got \"%s\"", v);
+        goto done;
+      }
+      break;
     case OPT_CFG:
       if ((owned[nowned] = cfg_as_set(v))) sets[nsets++] = owned[nowned++];
       else cfg[ncfg++] = simgrid_flag("--cfg=", v);
@@ -125,9 +134,12 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
   if (rc) {
     fprintf(stderr, "ccsim: %s\n", err.msg);
   } else if (o.validate_only) {
-    printf("%s: ok (%d workers on %zu hosts, %s, compressor %s, %zu elements, %d iterations)\n",
+    char mem[32];
+    resources_format(rep.memory_estimate, mem, sizeof mem);
+    printf("%s: ok (%d workers on %zu hosts, %s, compressor %s, %zu elements, %d iterations; "
+           "needs about %s of memory)\n",
            file, e->workers, rep.hosts, e->collective->name, e->compressor->name,
-           e->model.elements, e->iterations);
+           e->model.elements, e->iterations, mem);
   } else {
     human_summary(e, &rep);
   }
@@ -160,6 +172,8 @@ static const cli_option options[] = {
    "write every worker's gradient of every iteration (before error\n"
    "feedback) as a gradient trace in DIR; replay it with\n"
    "\"gradients\": {\"source\": \"trace\", \"trace\": DIR}"},
+  {"max-memory", CLI_KEY_MAX_MEMORY, "SIZE", "refuse the run when its memory estimate exceeds SIZE\n"
+                                           "(default: the machine's available memory)"},
   {"force", OPT_FORCE, NULL, "run into a directory that holds another experiment's results\n"
                              "(they are removed first; docs/outputs-and-sweeps.md)"},
   {0},

@@ -9,6 +9,8 @@ static const cli_option options[] = {
   {"set", 's', "PATH=VALUE", "override one field of the experiment; repeatable"},
   {"cfg", CLI_KEY_CFG, "KEY:VALUE", "a SimGrid configuration item, e.g. --cfg network/model:LV08"},
   {"log", CLI_KEY_LOG, "SETTING", "a SimGrid logging setting"},
+  {"max-memory", CLI_KEY_MAX_MEMORY, "SIZE", "refuse when the memory estimate exceeds SIZE\n"
+                                           "(default: the machine's available memory)"},
   {0},
 };
 

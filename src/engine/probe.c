@@ -5,13 +5,15 @@
  * --cfg key or value, a model it lists but cannot use with the platform
  * ("Constant" with links), XML its DTD refuses, a missing route (at the
  * first transfer).  A forked child therefore does what the run will do —
- * start SimGrid with the same flags, load the platform, ask for the routes
- * between workers, and simulate one message around a ring of them — with
+ * start SimGrid with the same flags, load the platform, and simulate one
+ * message between every pair of workers (on large platforms: along a ring
+ * and to and from worker 0) — with
  * its stderr in a pipe.  The parent reports the child's first critical line
  * as bad input, naming what the child was doing (kept in shared memory). */
 #include <errno.h>
 #include <signal.h>
 #include <simgrid/actor.h>
+#include <simgrid/comm.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
 #include <simgrid/mailbox.h>
@@ -19,56 +21,64 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <xbt/dynar.h>
 
 #include "engine.h"
 
 enum { STAGE_LEN = 512 };
 
 static char *stage; /* shared with the parent: what the child is doing */
-static size_t ring;  /* probe actors */
 
 static void set_stage(const char *fmt, const char *a, const char *b) {
   snprintf(stage, STAGE_LEN, fmt, a, b);
 }
 
-static const char *const *probe_hosts; /* the workers' hosts */
-static size_t probe_n;
+static size_t probe_n;      /* workers probed */
+static size_t *incoming;    /* [probe_n]: messages each probe actor receives */
+static size_t received;     /* messages received in all */
 
-/* Look up the routes between workers: every pair on small platforms; else
- * each worker's ring neighbours and worker 0 both ways (a partition always
- * separates some worker from worker 0).  From inside the simulation: 3.32
- * looks up routes across zones only once the platform is sealed. */
-static void check_routes(void) {
+/* The workers probe actor i sends to, into out (room for probe_n when i
+ * is 0 or probe_n <= 128, else for 2): every other worker on small
+ * platforms; else its ring neighbour and worker 0, and worker 0 sends to
+ * all (a partition always separates some worker from worker 0). */
+static size_t probe_targets(size_t i, size_t *out) {
   const size_t n = probe_n;
-  xbt_dynar_t links = xbt_dynar_new(sizeof(void *), NULL);
-  for (size_t i = 0; i < n; i++)
-    for (size_t j = 0; j < n; j++) {
-      if (i == j || !(n <= 128 || i == 0 || j == 0 || j == (i + 1) % n)) continue;
-      set_stage("looking up the route from host %s to host %s", probe_hosts[i], probe_hosts[j]);
-      xbt_dynar_reset(links);
-      sg_host_get_route(sg_host_by_name(probe_hosts[i]), sg_host_by_name(probe_hosts[j]), links);
-    }
-  xbt_dynar_free(&links);
-  set_stage("simulating one message around a ring of the first workers%s%s", "", "");
+  size_t k = 0;
+  if (n <= 128 || i == 0) {
+    for (size_t j = 0; j < n; j++)
+      if (j != i) out[k++] = j;
+    return k;
+  }
+  out[k++] = (i + 1) % n;
+  if (out[0] != 0) out[k++] = 0;
+  return k;
 }
 
-/* One probe actor: send one byte to the next, receive one, compute a flop;
- * actor 0 first looks up the routes. */
+/* One probe actor: send one byte to each of its targets (at once, so no
+ * order can deadlock), receive what is due to it, compute a flop.  A missing
+ * route makes SimGrid stop with "no connecting path" naming both hosts. */
 static void probe_actor(int argc, char **argv) {
   (void)argc;
-  const size_t i = strtoul(argv[0], NULL, 10);
-  if (i == 0) check_routes();
-  char name[32];
+  const size_t i = strtoul(argv[0], NULL, 10), n = probe_n;
   static char token;
-  if (ring > 1) {
-    snprintf(name, sizeof name, "probe-%zu", (i + 1) % ring);
-    sg_mailbox_put(sg_mailbox_by_name(name), &token, 1);
-    snprintf(name, sizeof name, "probe-%zu", i);
-    sg_mailbox_get(sg_mailbox_by_name(name));
+  char name[32];
+  size_t *to = malloc((n <= 128 || i == 0 ? n + 1 : 2) * sizeof *to);
+  const size_t k = to ? probe_targets(i, to) : 0;
+  sg_comm_t *c = malloc((k + 1) * sizeof *c);
+  for (size_t t = 0; t < k && c; t++) {
+    snprintf(name, sizeof name, "probe-%zu", to[t]);
+    c[t] = sg_mailbox_put_async(sg_mailbox_by_name(name), &token, 1);
   }
+  snprintf(name, sizeof name, "probe-%zu", i);
+  for (size_t r = 0; r < incoming[i]; r++) {
+    sg_mailbox_get(sg_mailbox_by_name(name));
+    received++;
+  }
+  if (c) sg_comm_wait_all(c, k);
+  free(c);
+  free(to);
   sg_actor_execute(1);
 }
 
@@ -97,16 +107,27 @@ static void child(const engine_probe_args *a) {
   size_t n;
   const char *const *hosts = engine_hosts(&n);
   if (n > a->workers) n = a->workers;
-  probe_hosts = hosts;
   probe_n = n;
-  ring = n < 64 ? n : 64;
-  for (size_t i = 0; i < ring; i++) {
+  incoming = calloc(n ? n : 1, sizeof *incoming);
+  size_t expected = 0;
+  size_t *to = malloc((n + 1) * sizeof *to); /* the pairs probe_actor sends on */
+  for (size_t i = 0; i < n && to; i++) {
+    const size_t k = probe_targets(i, to);
+    for (size_t t = 0; t < k; t++) incoming[to[t]]++, expected++;
+  }
+  free(to);
+  for (size_t i = 0; i < n; i++) {
     char num[24], *argv[2] = {num, NULL};
     snprintf(num, sizeof num, "%zu", i);
     sg_actor_create("probe", sg_host_by_name(hosts[i]), probe_actor, 1, argv);
   }
-  set_stage("simulating one message around a ring of the first workers%s%s", "", "");
+  set_stage("simulating one message between each pair of workers (or along a ring and to worker 0)%s%s",
+            "", "");
   simgrid_run();
+  if (received != expected) {
+    fprintf(stderr, "[probe/CRITICAL] %zu of %zu probe messages arrived\n", received, expected);
+    _exit(3);
+  }
   _exit(0);
 }
 
@@ -145,6 +166,7 @@ int engine_probe(const engine_probe_args *a, ccsim_error *err) {
   fflush(NULL);
   const pid_t pid = fork();
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive ccsim */
     stage = shared;
     close(fds[0]);
     dup2(fds[1], 2);
@@ -178,8 +200,6 @@ int engine_probe(const engine_probe_args *a, ccsim_error *err) {
     if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) snprintf(why, sizeof why, "no answer in 600 s");
     if (WIFSIGNALED(status)) snprintf(how, sizeof how, "%s", strsignal(WTERMSIG(status)));
     else snprintf(how, sizeof how, "exit status %d", WEXITSTATUS(status));
-    if (!why[0] && !strncmp(shared, "looking up the route", 20)) /* 3.32 crashes on a missing route */
-      snprintf(why, sizeof why, "no route (SimGrid: %s)", how);
     if (!strncmp(shared, "starting", 8))
       rc = ccsim_fail(err, CCSIM_ERR_INPUT, "%s: SimGrid refuses the configuration: %s", a->cfg_source,
                       why[0] ? why : how);

@@ -138,6 +138,7 @@ int outdir_claim(const char *dir, const experiment *e, int force, ccsim_error *e
                       "%s: holds the results of another experiment (\"%s\", hash %s; this one is %s): "
                       "use --force to replace them, or another --out",
                       dir, who, have, want);
+  if ((rc = results_remove_stale(dir, err))) return rc;
   for (const char *const *n = result_files; *n; n++) {
     char *path = results_path(dir, *n, err);
     if (!path) return CCSIM_ERR_INPUT;

@@ -1,0 +1,103 @@
+/* src/sim/resources.c — the memory estimate and its checks (resources.h).
+ *
+ * The per-element figures follow the run loop (src/run.c) and the
+ * collectives (src/collectives/common.c): a worker keeps a gradient scratch
+ * and, with error feedback, a memory; training and private outputs give it
+ * its own aggregate; a payload in flight carries its bytes and, to measure
+ * the error hop by hop, the exact and the ideal sums in float64 (16 bytes
+ * an element); an all-gather holds every worker's share at once. */
+#include "resources.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/collective.h"
+
+/* SimGrid 3.32 maps each actor's stack and its guard page: two maps an
+ * actor, two actors a worker (compute and communication). */
+enum { MAPS_PER_WORKER = 4, MAPS_SPARE = 4096 };
+/* What an actor's stack costs once touched (measured: 16000 workers, 32000
+ * actors, about 1.1 GiB above the run's other memory). */
+static const double STACK_RESIDENT = 36.0 * 1024;
+static const double HOST_BYTES = 16.0 * 1024; /* a host, its links and routing entries */
+
+void resources_estimate(const experiment *e, resource_estimate *r) {
+  memset(r, 0, sizeof *r);
+  const double N = e->workers;
+  double n = (double)e->model.elements;
+  if (e->model.sample && (double)e->model.sample < n) n = (double)e->model.sample;
+  const int private_out = e->gradients.source == GRAD_TRAIN;
+  double per_worker = 4 * n;                           /* gradient scratch */
+  if (e->memory) per_worker += 4 * n + 4 * n;          /* memory and its compensated input */
+  if (private_out) per_worker += 4 * n;                /* own aggregate */
+  if (e->compressor->flags & CCOMP_STATEFUL) per_worker += 8 * n; /* state (momentum, factors) */
+  if (e->compressor->phases > 1) per_worker += 12 * n; /* rounds' buffers */
+  r->workers_state = N * per_worker;
+  /* in flight: a ring-like collective moves a chunk of n/N per worker and
+   * step, twice buffered; an all-gather (or a parameter server) holds the
+   * whole tensor per worker */
+  const int gathers = strncmp(e->collective->name, "allreduce/", 10) != 0;
+  const double per_elem = 4 + 16; /* payload upper bound + two float64 shadows */
+  r->payloads = gathers ? N * n * per_elem : 4 * n * per_elem;
+  r->shared = 4 * n + ((e->collective->requires & COLL_NEEDS_EXACT_SUM) ? 8 * n : 0) +
+              (double)e->iterations * (N * 8 + 4096);
+  r->platform = HOST_BYTES * (e->platform.hosts > e->workers ? e->platform.hosts : e->workers);
+  r->stacks = 2 * N * STACK_RESIDENT;
+  r->total = r->workers_state + r->payloads + r->shared + r->platform + r->stacks + 32.0 * (1 << 20);
+}
+
+void resources_format(double b, char *out, size_t len) {
+  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (b >= 1024 && u < 5) b /= 1024, u++;
+  snprintf(out, len, "%.3g %s", b, unit[u]);
+}
+
+/* A number from a "key: value" line of a /proc file, or -1. */
+static double proc_value(const char *file, const char *key) {
+  FILE *f = fopen(file, "r");
+  if (!f) return -1;
+  char line[256];
+  double v = -1;
+  const size_t k = strlen(key);
+  while (fgets(line, sizeof line, f))
+    if (!key[0] || (!strncmp(line, key, k) && line[k] == ':')) {
+      v = strtod(key[0] ? line + k + 1 : line, NULL);
+      break;
+    }
+  fclose(f);
+  return v;
+}
+
+int resources_check(const experiment *e, double max_bytes, resource_estimate *out, ccsim_error *err) {
+  resource_estimate r;
+  resources_estimate(e, &r);
+  if (out) *out = r;
+  const double maps = proc_value("/proc/sys/vm/max_map_count", "");
+  if (maps > 0 && (double)e->workers * MAPS_PER_WORKER + MAPS_SPARE > maps)
+    return ccsim_fail(err, CCSIM_ERR_INPUT,
+                      "%s: workers: %d workers need %d SimGrid actors, %.0f memory maps for their stacks, "
+                      "but vm.max_map_count is %.0f here (at most %.0f workers; raise it with sysctl)",
+                      e->file, e->workers, 2 * e->workers, (double)e->workers * MAPS_PER_WORKER + MAPS_SPARE, maps,
+                      (maps - MAPS_SPARE) / MAPS_PER_WORKER);
+  double limit = max_bytes;
+  const char *what = "--max-memory";
+  if (limit <= 0) {
+    limit = proc_value("/proc/meminfo", "MemAvailable") * 1024;
+    what = "the memory available (MemAvailable)";
+  }
+  if (limit > 0 && r.total > limit) {
+    char t[32], l[32], w[32], p[32], s[32];
+    resources_format(r.total, t, sizeof t);
+    resources_format(limit, l, sizeof l);
+    resources_format(r.workers_state, w, sizeof w);
+    resources_format(r.payloads, p, sizeof p);
+    resources_format(r.stacks, s, sizeof s);
+    return ccsim_fail(err, CCSIM_ERR_INPUT,
+                      "%s: workers: the run needs about %s (workers' state %s, payloads in flight %s, actor "
+                      "stacks %s, ...), more than %s, %s: fewer workers or elements, or model.sample",
+                      e->file, t, w, p, s, what, l);
+  }
+  return 0;
+}

@@ -1,0 +1,36 @@
+/* src/sim/resources.h — will the run fit in this machine?
+ *
+ * An estimate of the memory a run needs, from the experiment alone, and a
+ * check of it against what the machine has (MemAvailable in /proc/meminfo)
+ * or --max-memory; and of the memory maps SimGrid needs for its actors'
+ * stacks against vm.max_map_count (past it SimGrid aborts).  `validate`
+ * prints the estimate; `validate` and `run` refuse a run that does not fit
+ * (exit 2), before anything is simulated. */
+#ifndef CCSIM_RESOURCES_H
+#define CCSIM_RESOURCES_H
+
+#include "error.h"
+#include "experiment.h"
+
+typedef struct resource_estimate {
+  double workers_state; /* per-worker buffers x workers: gradients, memories, outputs */
+  double payloads;      /* payloads in flight and their float64 shadows */
+  double shared;        /* the aggregate, exact sums, per-iteration metrics */
+  double platform;      /* SimGrid's hosts, links and routes */
+  double stacks;        /* actor stacks, as far as they are touched */
+  double total;
+} resource_estimate;
+
+/* Fill r for e. */
+void resources_estimate(const experiment *e, resource_estimate *r);
+
+/* Estimate e's needs and refuse (CCSIM_ERR_INPUT, one line with the
+ * estimate) when they exceed max_bytes (> 0: --max-memory), else the
+ * machine's MemAvailable, or when the actors need more memory maps than
+ * vm.max_map_count allows.  r (may be NULL) gets the estimate. */
+int resources_check(const experiment *e, double max_bytes, resource_estimate *r, ccsim_error *err);
+
+/* "1.5 GiB" for bytes, into out[len]. */
+void resources_format(double bytes, char *out, size_t len);
+
+#endif

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# tests/resources.sh CCSIM SRCDIR — validate prints the memory estimate; a
+# run that would not fit (--max-memory, or more workers than SimGrid has
+# memory maps for) is refused with exit 2 before anything is simulated.
+set -u
+CCSIM=$(realpath "$1")
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*" >&2; }
+expect2() {
+  local name=$1 want=$2
+  shift 2
+  "$@" >out 2>err
+  local rc=$?
+  if [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && grep -qF -- "$want" err; then ok; else bad "$name: exit $rc: $(cat err)"; fi
+}
+printf '{"workers": 8, "model": {"elements": 1000000}, "iterations": 1}\n' >e.json
+"$CCSIM" validate e.json >out 2>err && grep -qE 'needs about [0-9.]+ MiB of memory' out && ok || bad "validate: $(cat out err)"
+# the estimate grows with the tensor and the workers
+m1=$("$CCSIM" validate e.json | sed 's/.*needs about \([0-9.]*\) MiB.*/\1/')
+m2=$("$CCSIM" validate e.json --set model.elements=2000000 | sed 's/.*needs about \([0-9.]*\) MiB.*/\1/')
+awk -v a="$m1" -v b="$m2" 'BEGIN { exit !(b > 1.8 * a - 40) }' && ok || bad "estimate does not grow with elements: $m1 -> $m2"
+expect2 max-memory-validate 'e.json: workers: the run needs about' "$CCSIM" validate e.json --max-memory 10MiB
+expect2 max-memory-run 'more than --max-memory, 10 MiB' "$CCSIM" run e.json --max-memory 10MiB --out o --quiet
+[ ! -e o ] && ok || bad "a refused run wrote its directory"
+expect2 max-memory-unit '--max-memory' "$CCSIM" run e.json --max-memory lots --out o --quiet
+# the machine's available memory is the default limit: a 4 TB tensor on 64 workers does not fit
+expect2 memavailable 'more than the memory available (MemAvailable)' "$CCSIM" validate e.json --set model.elements=1000000000000 --set workers=64 --set collective=allgather/ring
+# more workers than vm.max_map_count gives actor stacks to
+maps=$(cat /proc/sys/vm/max_map_count)
+w=$(( maps / 4 + 100 ))
+expect2 map-count "workers need $((2 * w)) SimGrid actors" "$CCSIM" validate e.json --set workers=$w --set platform.hosts=$w --set model.elements=64
+# a run that fits still runs
+"$CCSIM" run e.json --max-memory 4GiB --out fits --quiet >/dev/null 2>err && ok || bad "a run that fits: $(cat err)"
+echo "resources: $pass passed, $fail failed"
+[ $fail -eq 0 ]
