@@ -640,11 +640,12 @@ static int simulate(const experiment *e, const run_opts *o, feed *fd, double hos
   int rc;
   /* platforms: checked before this process's SimGrid sees them (a generated
    * one from memory), and before anything is written */
-  if ((rc = platform_guard(e, o->cfg, o->ncfg, e->platform.file, err))) return rc;
-  /* resources: will it fit in this machine (or --max-memory)? */
+  /* resources: will it fit in this machine (or --max-memory)?  Before the
+   * probe, which would start the actors */
   resource_estimate est;
   if ((rc = resources_check(e, o->max_memory, &est, err))) return rc;
   rep->memory_estimate = est.total;
+  if ((rc = platform_guard(e, o->cfg, o->ncfg, e->platform.file, err))) return rc;
   if (o->validate_only && !e->platform.file) {
     rep->hosts = (size_t)e->platform.hosts;
     return 0;

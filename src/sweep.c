@@ -18,9 +18,10 @@
  *
  * A "path" axis sets one field to each value; a labelled axis applies each
  * value's "set" object (field -> JSON value).  Point p's results go to
- * DIR/<axis>=<label>,<axis>=<label>/; a point whose summary.json exists is
- * done already (results are written to a temporary name and renamed, so a
- * file that exists is complete): a killed sweep resumes where it stopped.
+ * DIR/<axis>=<label>,<axis>=<label>/ (percent-encoded, results.h); a point
+ * whose summary.json holds the hash of its experiment is done already, one
+ * whose experiment changed is run again: a killed sweep resumes where it
+ * stopped (docs/outputs-and-sweeps.md).  One sweep at a time per DIR (a lock).
  * Every point is loaded and checked before the first one runs, so a bad
  * value stops the sweep with exit 2 before any simulation.  At the end
  * DIR/sweep.csv lists every point with its headline figures. */
@@ -419,7 +420,7 @@ static int write_index(const sweep *s, const point_run *pr, ccsim_error *err) {
     if (outdir_finished_hash(pr[i].dir, have) && !strcmp(have, pr[i].hash))
       j = outdir_read_json(pr[i].dir, "summary.json");
     csv_text(f, p->id);
-    for (int a = 0; a < s->naxes; a++) fputc(',', f), csv_text(f, p->labels[a]);
+    for (int a = 0; a < s->naxes; a++) fprintf(f, ",%s", p->labels[a]); /* no ',' or '"' (label_of) */
     if (!j) {
       fprintf(f, ",%s,", p->status == 3 ? "failed" : "pending");
       csv_text(f, p->status == 3 ? pr[i].reason : "not run yet");
@@ -428,8 +429,8 @@ static int write_index(const sweep *s, const point_run *pr, ccsim_error *err) {
     }
     fprintf(f, ",done,");
     csv_number(f, j, "workers", "%.0f");
-    fputc(',', f), csv_text(f, json_string_value(json_object_get(j, "compressor")) ?: "");
-    fputc(',', f), csv_text(f, json_string_value(json_object_get(j, "collective")) ?: "");
+    fprintf(f, ",%s", json_string_value(json_object_get(j, "compressor")) ?: ""); /* registry names */
+    fprintf(f, ",%s", json_string_value(json_object_get(j, "collective")) ?: "");
     csv_number(f, j, "iteration_time_s", "%.10g");
     /* the time breakdown per iteration (summary.json holds totals) */
     const json_t *tb = json_object_get(j, "time_breakdown_s");
@@ -596,7 +597,7 @@ int sweep_run(const sweep_opts *o) {
   }
   if ((rc = plan_points(&s, pr, &err))) goto done;
   const int slurm = o->slurm_mode || o->point >= 0 || o->collect;
-  if (!dry) {
+  if (!dry || slurm) { /* submit() resolves the directory's real path */
     if ((rc = results_mkdir(s.out, &err))) goto done;
   }
   /* a Slurm array runs its tasks into DIR at once: no lock for them */
