@@ -124,6 +124,13 @@ static void worker_input(void *arg, size_t lo, size_t hi, float *p) {
     free(w->g);
     w->gcap = hi - lo;
     w->g = malloc(w->gcap * sizeof *w->g);
+    if (!w->g) { /* a runtime error naming what, never a NULL dereference */
+      if (!w->sh->nc.failed)
+        snprintf(w->sh->nc.msg, sizeof w->sh->nc.msg, "iteration %u, worker %d: out of memory for a %zu-element gradient buffer",
+                 w->iteration, w->rank, hi - lo);
+      w->sh->nc.failed = 1;
+      engine_stop();
+    }
   }
   fill(w, lo, hi, w->g);
   check_floats(w, w->g, lo, hi, "the gradient");

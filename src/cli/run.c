@@ -85,7 +85,7 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
   int nsets = 0, ncfg = 0, nowned = 0, rc = CCSIM_ERR_INPUT, k;
   experiment *e = NULL;
   run_opts o = {0};
-  const char *v;
+  const char *v, *max_memory = NULL;
   while ((k = cli_getopt(self, argc, argv, &v)) >= 0) {
     switch (k) {
     case 's': sets[nsets++] = (char *)v; break;
@@ -93,12 +93,7 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
     case 'q': o.quiet = 1; break;
     case OPT_RECORD_TRACE: o.record_trace = v; break;
     case OPT_FORCE: o.force = 1; break;
-    case CLI_KEY_MAX_MEMORY:
-      if (units_size(v, &o.max_memory) || !(o.max_memory > 0)) {
-        rc = cli_bad(self, "--max-memory: expected a size such as \"8GiB\" or \"512MB\", got \"%s\"", v);
-        goto done;
-      }
-      break;
+    case CLI_KEY_MAX_MEMORY: max_memory = v; break;
     case OPT_CFG:
       if ((owned[nowned] = cfg_as_set(v))) sets[nsets++] = owned[nowned++];
       else cfg[ncfg++] = simgrid_flag("--cfg=", v);
@@ -108,6 +103,15 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
   }
   if (k == CLI_EXIT_OK) rc = 0;
   if (k != CLI_DONE) goto done;
+  /* resources: "8GiB", "512MB", or bytes */
+  char *end;
+  if (max_memory && ((o.max_memory = strtod(max_memory, &end)), *end || end == max_memory) &&
+      units_size(max_memory, &o.max_memory))
+    o.max_memory = -1;
+  if (max_memory && !(o.max_memory > 0)) {
+    rc = cli_bad(self, "--max-memory: expected a size such as \"8GiB\" or \"512MB\", got \"%s\"", max_memory);
+    goto done;
+  }
   int first = cli_optind();
   if (first >= argc) {
     rc = cli_bad(self, "missing EXPERIMENT.json");
