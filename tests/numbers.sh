@@ -7,14 +7,21 @@ CCSIM=$(realpath "$1")
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
+# Under -Dsanitize=true: a stopped run kills its SimGrid actors, whose
+# contexts LeakSanitizer's tracer cannot scan (it crashes), and ASan warns
+# once about the stack switch of the unwinding; leaks are not checked here
+# and ASan's own "==PID==" notice lines are left out of the count.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+sanitizer_notes='^(==[0-9]+==WARNING: ASan is ignoring|False positive error reports may follow|For details see https://github.com/google/sanitizers/issues/189)'
 pass=0
 fail=0
 # expect1 NAME WANT COMMAND...
 expect1() {
   local name=$1 want=$2
   shift 2
-  "$@" --out "$T/$name" --quiet >out 2>err
+  "$@" --out "$T/$name" --quiet >out 2>err.raw
   local rc=$? lines
+  grep -vE "$sanitizer_notes" err.raw >err
   lines=$(wc -l <err)
   if [ "$rc" -eq 1 ] && [ "$lines" -eq 1 ] && grep -qE -- "$want" err && [ ! -e "$T/$name/summary.json" ]; then
     pass=$((pass + 1))
@@ -45,6 +52,6 @@ expect1 powersgd 'iteration [0-9]+, all workers \(one shared aggregate\): the ag
 # deterministic: the same line twice
 "$CCSIM" run e.json --set compressor=fp16 --set gradients.scale=1e4 --out d1 --quiet 2>d1.err
 "$CCSIM" run e.json --set compressor=fp16 --set gradients.scale=1e4 --out d2 --quiet 2>d2.err
-cmp -s d1.err d2.err && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL the failure is not deterministic" >&2; }
+cmp -s <(grep -vE "$sanitizer_notes" d1.err) <(grep -vE "$sanitizer_notes" d2.err) && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL the failure is not deterministic" >&2; }
 echo "numbers: $pass passed, $fail failed"
 [ $fail -eq 0 ]
