@@ -13,11 +13,24 @@ rc=$?
 grep -E '^ *[0-9]+/[0-9]+ ' "$B/test-output.txt"
 [ $rc -ne 0 ] && sed -n '/^=* *[0-9]*\/[0-9]* .*FAIL/,$p' "$B/test-output.txt" | head -100
 # meson's own summary is "Ok: N", "Fail: N", ...: turn it into one line.
-count() { sed -n "s/^$1: *\([0-9]*\).*/\1/p" "$B/test-output.txt" | tail -1; }
-ok=$(count Ok); xf=$(count "Expected Fail"); fl=$(count Fail); up=$(count "Unexpected Pass")
-to=$(count Timeout); sk=$(count Skipped)
-passed=$(( ${ok:-0} + ${xf:-0} ))
-failed=$(( ${fl:-0} + ${up:-0} + ${to:-0} ))
-[ $rc -ne 0 ] && [ $failed -eq 0 ] && failed=1
-echo "${passed} passed, ${failed} failed, ${sk:-0} skipped"
+count() { sed -n "s/^$1: *\([0-9]*\).*/\1/p" "$2" | tail -1; }
+passed=0 failed=0 sk=0
+tally() { # tally OUTPUT-FILE MESON-RC
+  local ok xf fl up to s f
+  ok=$(count Ok "$1"); xf=$(count "Expected Fail" "$1"); fl=$(count Fail "$1")
+  up=$(count "Unexpected Pass" "$1"); to=$(count Timeout "$1"); s=$(count Skipped "$1")
+  f=$(( ${fl:-0} + ${up:-0} + ${to:-0} ))
+  [ "$2" -ne 0 ] && [ $f -eq 0 ] && f=1
+  passed=$(( passed + ${ok:-0} + ${xf:-0} )); failed=$(( failed + f )); sk=$(( sk + ${s:-0} ))
+}
+tally "$B/test-output.txt" $rc
+# fuzz: each libFuzzer harness for 60 s, its own suite in its own clang
+# build (build-fuzz/); a crash fails and keeps its input (tests/fuzz/run.sh)
+bash scripts/fuzz.sh "${FUZZ_SECONDS:-60}" >"$B/fuzz-output.txt" 2>&1
+frc=$?
+grep -E '^ *[0-9]+/[0-9]+ ' "$B/fuzz-output.txt"
+[ $frc -ne 0 ] && tail -40 "$B/fuzz-output.txt"
+tally "$B/fuzz-output.txt" $frc
+# end fuzz
+echo "${passed} passed, ${failed} failed, ${sk} skipped"
 [ $failed -eq 0 ]
