@@ -374,8 +374,12 @@ static void failure_reason(int st, int errfd, char *out, size_t len) {
   buf[n > 0 ? n : 0] = 0;
   size_t l = strlen(buf);
   while (l && (buf[l - 1] == '\n' || buf[l - 1] == '\r')) buf[--l] = 0;
-  char *line = strrchr(buf, '\n');
-  line = line ? line + 1 : buf;
+  /* ccsim's own error line (the last one), else the last line at all */
+  char *line = NULL;
+  for (char *p = buf; p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+    if (!strncmp(p, "ccsim: ", 7)) line = p;
+  if (line) *strchrnul(line, '\n') = 0;
+  else line = strrchr(buf, '\n') ? strrchr(buf, '\n') + 1 : buf;
   if (!strncmp(line, "ccsim: ", 7)) line += 7;
   if (WIFSIGNALED(st))
     snprintf(out, len, "killed by signal %d (SIG%s)%s%.400s", WTERMSIG(st), sigabbrev_np(WTERMSIG(st)) ?
