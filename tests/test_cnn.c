@@ -461,6 +461,7 @@ static void check_fashion_mnist(const char *dir) {
         "tdata_take is a function of the seed");
   tdata_free(sub), tdata_free(sub2);
   CHECK(!tdata_take(train, 60001, 3, &err) && strstr(err.msg, "60001"), "take too many: %s", err.msg);
+  tdata_free(train), tdata_free(test);
   char bad[600];
   snprintf(bad, sizeof bad, "%s/nowhere", dir);
   CHECK(tdata_load_fashion_mnist(bad, &train, &test, &err) != 0 && strstr(err.msg, "nowhere") &&
