@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "collectives/collective.h"
-#include "engine/comm.h"
 #include "engine/engine.h"
+#include "sim/comm.h"
+#include "sim/exec.h"
+#include "sim/memo.h"
 #include "feed.h"
 #include "gradients.h"
 #include "platform.h"
@@ -29,6 +31,15 @@
 #include "schedule.h"
 #include "sim/numcheck.h"
 #include "sim/resources.h"
+
+/* A stretch of one actor's iteration between two of its marks, whose times
+ * are known once the iteration's timing is: a timeline row, or a worker's
+ * time inside a collective. */
+typedef struct span {
+  const char *what; /* timeline activity, or NULL: time inside the collective */
+  int rank, bucket;
+  uint32_t actor, m0, m1;
+} span;
 
 typedef struct shared {
   const experiment *e;
@@ -46,10 +57,13 @@ typedef struct shared {
   coll_metrics *metrics;  /* [iterations] */
   double *ends;           /* [iterations * workers]: when each worker finished */
   scheduler *sched;       /* bucket plan, and MergeComp's search */
-  comm_barrier *barrier;  /* all workers, between iterations */
+  sim_exec *exec;         /* the data executor */
+  span *spans;            /* this iteration's, in the order they were made */
+  size_t nspans, spancap;
   /* time breakdown per iteration, as worker 0 saw it */
   double *t_compute, *t_compress, *t_comm, *t_exposed;
   FILE *timeline;         /* output.timeline: one row per activity, or NULL */
+  int simulated, memo_hits; /* iterations timed in SimGrid, and from the memo */
   /* Coordinate sampling, layer by layer: layer l (forward order) keeps
    * ceil(params_l K / elements) >= 1 evenly spaced coordinates, at data-plane
    * offsets soff[l] .. soff[l + 1]; the layer's full offsets are foff[l]. */
@@ -80,7 +94,8 @@ typedef struct worker {
   const sched_plan *plan;     /* this iteration's buckets */
   comm_sem *ready, *done;     /* compute -> communication: a bucket's gradient is
                                  ready; communication -> compute: all aggregated */
-  double compress_s, comm_s;  /* this iteration, worker's own */
+  double compress_s, busy;    /* this iteration, worker's own device time */
+  uint32_t m_bwd_end, m_end;  /* the compute actor's marks: backward done, iteration done */
 } worker;
 
 /* Data-plane elements [lo, hi) of worker w's gradient into out: the
@@ -109,7 +124,7 @@ static size_t data_elements(const shared *sh);
 
 /* numbers: a non-finite value in x stops the simulation (sim/numcheck.h) */
 static void check_floats(worker *w, const float *x, size_t lo, size_t hi, const char *what) {
-  if (numcheck_floats(&w->sh->nc, x, hi - lo, w->iteration, w->rank, what, lo)) engine_stop();
+  if (numcheck_floats(&w->sh->nc, x, hi - lo, w->iteration, w->rank, what, lo)) comm_abort();
 }
 
 static void worker_input(void *arg, size_t lo, size_t hi, float *p) {
@@ -129,7 +144,7 @@ static void worker_input(void *arg, size_t lo, size_t hi, float *p) {
         snprintf(w->sh->nc.msg, sizeof w->sh->nc.msg, "iteration %u, worker %d: out of memory for a %zu-element gradient buffer",
                  w->iteration, w->rank, hi - lo);
       w->sh->nc.failed = 1;
-      engine_stop();
+      comm_abort();
     }
   }
   fill(w, lo, hi, w->g);
@@ -155,7 +170,7 @@ static void check_iteration(shared *sh, int it) {
     if (sh->workers[r].out) bad = numcheck_floats(&sh->nc, sh->workers[r].out, n, (uint32_t)it, r, "the aggregate", 0);
   if (!bad && !sh->workers[0].out) bad = numcheck_floats(&sh->nc, sh->agg, n, (uint32_t)it, -1, "the aggregate", 0);
   if (!bad) bad = numcheck_metrics(&sh->nc, &sh->metrics[it], (uint32_t)it);
-  if (bad) engine_stop();
+  if (bad) comm_abort();
 }
 
 static void worker_encoded(void *arg, size_t lo, size_t hi, const float *p, const float *own) {
@@ -163,9 +178,26 @@ static void worker_encoded(void *arg, size_t lo, size_t hi, const float *p, cons
   if (w->mem->type->encoded) w->mem->type->encoded(w->mem->state, p, own, hi - lo, lo + w->base);
 }
 
-static void timeline_row(worker *w, const char *what, int bucket, double t0, double t1) {
-  if (w->sh->timeline && t1 > t0)
-    fprintf(w->sh->timeline, "%d,%u,%s,%d,%.12g,%.12g\n", w->rank, w->iteration, what, bucket, t0, t1);
+/* Actor numbers in the data executor: a worker's compute actor, then its
+ * communication actor. */
+static uint32_t compute_actor(const worker *w) { return 2 * (uint32_t)w->rank; }
+static uint32_t comm_actor(const worker *w) { return 2 * (uint32_t)w->rank + 1; }
+
+/* Remember the stretch between marks m0 and m1 of an actor of w. */
+static void span_add(worker *w, uint32_t actor, const char *what, int bucket, uint32_t m0, uint32_t m1) {
+  shared *sh = w->sh;
+  if (sh->nspans == sh->spancap) {
+    sh->spancap = sh->spancap ? 2 * sh->spancap : 1024;
+    sh->spans = realloc(sh->spans, sh->spancap * sizeof *sh->spans);
+    if (!sh->spans) abort(); /* out of memory inside an actor: nothing to recover */
+  }
+  sh->spans[sh->nspans++] = (span){what, w->rank, bucket, actor, m0, m1};
+}
+
+/* A timeline mark: only taken when the timeline is written. */
+static uint32_t tl_mark(const worker *w) { return w->sh->timeline ? comm_mark() : 0; }
+static void timeline_row(worker *w, uint32_t actor, const char *what, int bucket, uint32_t m0) {
+  if (w->sh->timeline) span_add(w, actor, what, bucket, m0, comm_mark());
 }
 
 /* Device time of one compression operation on n elements (0 without a
@@ -197,10 +229,10 @@ static size_t full_elements(const worker *w, size_t n) {
 static void device_run(worker *w, enum ccomp_op op, size_t n, const char *what, int bucket) {
   const double d = compress_seconds(w, op, full_elements(w, n));
   if (d <= 0) return;
-  const double t0 = comm_now();
+  const uint32_t m0 = tl_mark(w);
   comm_execute(d);
   w->compress_s += d;
-  timeline_row(w, what, bucket, t0, comm_now());
+  timeline_row(w, comm_actor(w), what, bucket, m0);
 }
 
 /* coll_io.device: a compression operation inside the collective. */
@@ -280,13 +312,14 @@ static void run_phased(worker *w, coll_ctx *base) {
   }
 }
 
-/* The communication actor of a worker: for every bucket of every iteration,
- * as soon as backward has produced it, encode on the device, aggregate
- * through the collective, decode on the device. */
-static void comm_main(void *arg) {
+/* The communication actor of a worker, one iteration: for every bucket, as
+ * soon as backward has produced it, encode on the device, aggregate through
+ * the collective, decode on the device. */
+static void comm_iter(void *arg) {
   worker *w = arg;
   shared *sh = w->sh;
   const experiment *e = sh->e;
+  const int it = (int)w->iteration;
   coll_ctx ctx = {
       .rank = w->rank,
       .nworkers = e->workers,
@@ -301,41 +334,38 @@ static void comm_main(void *arg) {
       .out_shared = w->out == NULL,
       /* lossless: the ideal is the exact sum, nothing to add */
       .measure_cascade = !(e->compressor->flags & (CCOMP_STATEFUL | CCOMP_LOSSLESS)),
+      .iteration = (uint32_t)it,
+      .metrics = &sh->metrics[it],
   };
   float *out = w->out ? w->out : sh->agg;
-  const uint64_t base = ccr_key(e->seed, 0x636f6c6c /* "coll" */);
-  for (int it = 0; it < e->iterations; it++) {
-    ctx.iteration = (uint32_t)it;
-    ctx.metrics = &sh->metrics[it];
-    const uint64_t it_key = ccr_key(base, (uint64_t)it);
-    const sched_plan *plan = w->plan;
-    for (size_t k = 0; k < plan->nb; k++) {
-      comm_sem_acquire(w->ready);
-      const sched_bucket *b = &plan->b[k];
-      const size_t L = e->model.layers->nlayers;
-      /* the bucket's data-plane range: forward layers [L - l1, L - l0) */
-      const size_t lo = sh->soff[L - b->l1], hi = sh->soff[L - b->l0];
-      w->base = lo;
-      ctx.offset = lo;
-      ctx.n = hi - lo;
-      ctx.n_full = b->hi - b->lo;
-      w->bucket_n = ctx.n, w->bucket_full = ctx.n_full;
-      ctx.out = out + lo;
-      ctx.exact_sum = sh->exact_sum ? sh->exact_sum + lo : NULL;
-      /* one bucket: the keys of a plain run (and its golden files) */
-      ctx.shared_key = plan->nb > 1 ? ccr_key(it_key, 1 + (uint64_t)k) : it_key;
-      ctx.key = ccr_key(ctx.shared_key, 1 + (uint64_t)w->rank);
-      device_run(w, CCOMP_ENCODE, ctx.n, "compress", (int)k);
-      const double c0 = comm_now();
-      if (w->sum) run_phased(w, &ctx);
-      else e->collective->run(&ctx);
-      w->comm_s += comm_now() - c0;
-      timeline_row(w, "communicate", (int)k, c0, comm_now());
-      device_run(w, CCOMP_DECODE, ctx.n, "decompress", (int)k);
-    }
-    w->base = 0;
-    comm_sem_release(w->done);
+  const uint64_t it_key = ccr_key(ccr_key(e->seed, 0x636f6c6c /* "coll" */), (uint64_t)it);
+  const sched_plan *plan = w->plan;
+  for (size_t k = 0; k < plan->nb; k++) {
+    comm_sem_acquire(w->ready);
+    const sched_bucket *b = &plan->b[k];
+    const size_t L = e->model.layers->nlayers;
+    /* the bucket's data-plane range: forward layers [L - l1, L - l0) */
+    const size_t lo = sh->soff[L - b->l1], hi = sh->soff[L - b->l0];
+    w->base = lo;
+    ctx.offset = lo;
+    ctx.n = hi - lo;
+    ctx.n_full = b->hi - b->lo;
+    w->bucket_n = ctx.n, w->bucket_full = ctx.n_full;
+    ctx.out = out + lo;
+    ctx.exact_sum = sh->exact_sum ? sh->exact_sum + lo : NULL;
+    /* one bucket: the keys of a plain run (and its golden files) */
+    ctx.shared_key = plan->nb > 1 ? ccr_key(it_key, 1 + (uint64_t)k) : it_key;
+    ctx.key = ccr_key(ctx.shared_key, 1 + (uint64_t)w->rank);
+    device_run(w, CCOMP_ENCODE, ctx.n, "compress", (int)k);
+    const uint32_t c0 = comm_mark();
+    if (w->sum) run_phased(w, &ctx);
+    else e->collective->run(&ctx);
+    span_add(w, comm_actor(w), NULL, (int)k, c0, comm_mark());
+    timeline_row(w, comm_actor(w), "communicate", (int)k, c0);
+    device_run(w, CCOMP_DECODE, ctx.n, "decompress", (int)k);
   }
+  w->base = 0;
+  comm_sem_release(w->done);
 }
 
 /* Seconds of the device for flops of work (0 without a device). */
@@ -361,62 +391,97 @@ static int compute_times(shared *sh) {
   return 0;
 }
 
-/* The compute actor of a worker: forward, then backward layer by layer in
- * reverse order, releasing each bucket to the communication actor when its
- * last layer is done; then it waits for the aggregate, and all workers meet
- * at a barrier between iterations (where MergeComp's search moves on). */
-static void worker_main(void *arg) {
+/* The compute actor of a worker, one iteration: forward, then backward layer
+ * by layer in reverse order, releasing each bucket to the communication
+ * actor when its last layer is done; then it waits for the aggregate.
+ * Iterations are separated by a barrier (simulate()). */
+static void worker_iter(void *arg) {
   worker *w = arg;
   shared *sh = w->sh;
-  const experiment *e = sh->e;
-  double it_start = comm_now();
-  for (int it = 0; it < e->iterations; it++) {
-    w->iteration = (uint32_t)it;
-    w->plan = sched_plan_now(sh->sched);
-    w->compress_s = w->comm_s = 0;
-    /* the gradient (computed on the host when training; the device's
-     * compute time is the profile's, below) */
-    const double host_compute = feed_begin(sh->feed, (uint32_t)w->rank, (uint32_t)it);
-    if (host_compute > 0) comm_sleep(host_compute);
-    double t0 = comm_now(), fwd = sh->fwd_s, busy = fwd;
-    comm_execute(fwd);
-    timeline_row(w, "forward", -1, t0, comm_now());
-    for (size_t k = 0; k < w->plan->nb; k++) {
-      const sched_bucket *b = &w->plan->b[k];
-      t0 = comm_now();
-      for (size_t j = b->l0; j < b->l1; j++) {
-        const double d = sh->bwd_s[j];
-        comm_execute(d);
-        busy += d;
-      }
-      timeline_row(w, "backward", (int)k, t0, comm_now());
-      comm_sem_release(w->ready);
+  const uint32_t it = w->iteration;
+  /* the gradient (computed on the host when training; the device's
+   * compute time is the profile's, below) */
+  const double host_compute = feed_begin(sh->feed, (uint32_t)w->rank, it);
+  if (host_compute > 0) comm_sleep(host_compute);
+  uint32_t t0 = tl_mark(w);
+  const double fwd = sh->fwd_s;
+  double busy = fwd;
+  comm_execute(fwd);
+  timeline_row(w, compute_actor(w), "forward", -1, t0);
+  for (size_t k = 0; k < w->plan->nb; k++) {
+    const sched_bucket *b = &w->plan->b[k];
+    t0 = tl_mark(w);
+    for (size_t j = b->l0; j < b->l1; j++) {
+      const double d = sh->bwd_s[j];
+      comm_execute(d);
+      busy += d;
     }
-    const double bwd_end = comm_now();
-    comm_sem_acquire(w->done);
-    if (w->mem && w->mem->type->aggregated)
-      w->mem->type->aggregated(w->mem->state, w->out ? w->out : sh->agg, data_elements(sh), 0);
-    feed_end(sh->feed, (uint32_t)w->rank, (uint32_t)it, w->out ? w->out : sh->agg);
-    const double end = comm_now();
-    sh->ends[(size_t)it * e->workers + w->rank] = end;
-    if (w->rank == 0) {
-      sh->t_compute[it] = busy;
-      sh->t_compress[it] = w->compress_s;
-      sh->t_comm[it] = w->comm_s;
-      sh->t_exposed[it] = end - bwd_end;
-    }
-    /* everyone done with iteration it; one worker moves the schedule on
-     * while the others wait at a second barrier */
-    if (comm_barrier_wait(sh->barrier)) {
-      check_iteration(sh, it);
-      double last = 0;
-      for (int r = 0; r < e->workers; r++) last = fmax(last, sh->ends[(size_t)it * e->workers + r]);
-      sched_observe(sh->sched, last - it_start);
-      progress(sh, it, last);
-    }
-    comm_barrier_wait(sh->barrier);
-    it_start = comm_now();
+    timeline_row(w, compute_actor(w), "backward", (int)k, t0);
+    comm_sem_release(w->ready);
   }
+  w->m_bwd_end = comm_mark();
+  comm_sem_acquire(w->done);
+  if (w->mem && w->mem->type->aggregated)
+    w->mem->type->aggregated(w->mem->state, w->out ? w->out : sh->agg, data_elements(sh), 0);
+  feed_end(sh->feed, (uint32_t)w->rank, it, w->out ? w->out : sh->agg);
+  w->m_end = comm_mark();
+  w->busy = busy;
+}
+
+/* A timeline row, resolved to simulated times. */
+typedef struct tl_row {
+  int rank, bucket;
+  uint32_t seq; /* order made: breaks ties */
+  const char *what;
+  double t0, t1;
+} tl_row;
+
+/* Rows in the order activities end (then worker, then the order made): the
+ * order a clock-driven run would write them in. */
+static int tl_cmp(const void *pa, const void *pb) {
+  const tl_row *a = pa, *b = pb;
+  if (a->t1 != b->t1) return a->t1 < b->t1 ? -1 : 1;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Iteration it's figures from its timing: marks[mark0[a] + k] is when actor
+ * a reached its mark k, the iteration starting at simulated time `start`.
+ * Returns the end of the iteration (the last worker's). */
+static double settle_iteration(shared *sh, worker *workers, int it, double start, const double *marks,
+                               const size_t *mark0) {
+  const int N = sh->e->workers;
+  double last = start;
+  for (int r = 0; r < N; r++) {
+    const worker *w = &workers[r];
+    const double *wm = marks + mark0[compute_actor(w)];
+    const double end = start + wm[w->m_end];
+    sh->ends[(size_t)it * N + r] = end;
+    last = fmax(last, end);
+    if (r == 0) {
+      sh->t_compute[it] = w->busy;
+      sh->t_compress[it] = w->compress_s;
+      sh->t_exposed[it] = end - (start + wm[w->m_bwd_end]);
+    }
+  }
+  double comm0 = 0;
+  size_t nrows = 0;
+  tl_row *rows = sh->timeline ? malloc((sh->nspans + 1) * sizeof *rows) : NULL;
+  for (size_t i = 0; i < sh->nspans; i++) {
+    const span *p = &sh->spans[i];
+    const double t0 = start + marks[mark0[p->actor] + p->m0], t1 = start + marks[mark0[p->actor] + p->m1];
+    if (!p->what && p->rank == 0) comm0 += t1 - t0;
+    if (p->what && rows && t1 > t0) rows[nrows++] = (tl_row){p->rank, p->bucket, (uint32_t)i, p->what, t0, t1};
+  }
+  sh->t_comm[it] = comm0;
+  if (rows) {
+    qsort(rows, nrows, sizeof *rows, tl_cmp);
+    for (size_t i = 0; i < nrows; i++)
+      fprintf(sh->timeline, "%d,%d,%s,%d,%.12g,%.12g\n", rows[i].rank, it, rows[i].what, rows[i].bucket,
+              rows[i].t0, rows[i].t1);
+    free(rows);
+  }
+  return last;
 }
 
 /* fp32 payloads summed, not averaged: 'none' with an identity finish, the
@@ -607,6 +672,8 @@ static int write_results(const experiment *e, shared *sh, const char *dir, doubl
   json_object_set_new(s, "data_mode", json_string(e->model.sample ? "sampled" : "full"));
   if (e->model.sample) json_object_set_new(s, "sampled_elements", json_integer((json_int_t)data_elements(sh)));
   json_object_set_new(s, "network_model", json_string(engine_network_model()));
+  json_object_set_new(s, "simulated_iterations", json_integer(sh->simulated));
+  json_object_set_new(s, "memo_hits", json_integer(sh->memo_hits));
   json_object_set_new(s, "host_time_s", json_real(rep->host_time_s));
   json_object_set_new(s, "peak_rss_mb", json_real(rep->peak_rss_mb));
   json_object_set(s, "experiment", e->resolved);
@@ -633,6 +700,91 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
   if (!fd) return err->code;
   int rc = simulate(e, o, fd, host0, rep, err);
   feed_free(fd);
+  return rc;
+}
+
+/* Every iteration: its data (the data executor runs every worker's two
+ * actors on real payloads and records the trace), then its timing (from
+ * the memo when the same trace was timed before, else replayed in
+ * SimGrid), then its figures.  Iterations are separated by a barrier: the
+ * next starts when the last worker is done, on an idle network. */
+static int run_iterations(shared *sh, worker *workers, int memo_on, ccsim_error *err) {
+  const experiment *e = sh->e;
+  const int N = e->workers;
+  sim_memo *memo = memo_on ? sim_memo_new(64) : NULL;
+  double *marks = NULL, start = 0;
+  size_t *mark0 = calloc(2 * (size_t)N + 1, sizeof *mark0), markcap = 0;
+  int rc = CCSIM_OK;
+  if (!mark0 || (memo_on && !memo)) {
+    rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for the iterations' timing");
+    goto out;
+  }
+  for (int it = 0; it < e->iterations; it++) {
+    const sched_plan *plan = sched_plan_now(sh->sched);
+    sim_exec_reset(sh->exec);
+    sh->nspans = 0;
+    for (int r = 0; r < N; r++) {
+      worker *w = &workers[r];
+      w->iteration = (uint32_t)it;
+      w->plan = plan;
+      w->compress_s = w->busy = 0;
+      sim_exec_spawn(sh->exec, r, worker_iter, w);
+      sim_exec_spawn(sh->exec, r, comm_iter, w);
+    }
+    if ((rc = sim_exec_run(sh->exec, err))) {
+      if (sh->nc.failed) { /* numbers went bad: an actor stopped the iteration */
+        rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: %s", e->file, sh->nc.msg);
+        goto out;
+      }
+      char msg[sizeof err->msg];
+      snprintf(msg, sizeof msg, "%s", err->msg);
+      rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: %s", it, msg);
+      goto out;
+    }
+    const sim_trace *t = sim_exec_trace(sh->exec);
+    for (size_t a = 0; a < t->nactors; a++) mark0[a + 1] = mark0[a] + t->actors[a].nmarks;
+    const size_t nmarks = mark0[t->nactors];
+    if (nmarks > markcap) {
+      free(marks);
+      markcap = nmarks;
+      if (!(marks = malloc(markcap * sizeof *marks))) {
+        rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: out of memory for %zu marks", it, nmarks);
+        goto out;
+      }
+    }
+    uint64_t h[2];
+    const double *known = NULL;
+    if (memo) {
+      sim_trace_hash(t, h);
+      known = sim_memo_find(memo, h, nmarks);
+    }
+    if (known) {
+      memcpy(marks, known, nmarks * sizeof *marks);
+      sh->memo_hits++;
+    } else {
+      if ((rc = engine_replay(t, marks, err))) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: %s", it, msg);
+        goto out;
+      }
+      sh->simulated++;
+      if (memo) sim_memo_put(memo, h, marks, nmarks);
+    }
+    check_iteration(sh, it);
+    if (sh->nc.failed) {
+      rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: %s", e->file, sh->nc.msg);
+      goto out;
+    }
+    const double last = settle_iteration(sh, workers, it, start, marks, mark0);
+    sched_observe(sh->sched, last - start);
+    progress(sh, it, last);
+    start = last;
+  }
+out:
+  sim_memo_free(memo);
+  free(marks);
+  free(mark0);
   return rc;
 }
 
@@ -706,12 +858,15 @@ static int simulate(const experiment *e, const run_opts *o, feed *fd, double hos
   sh.t_comm = sh.t_compress + e->iterations;
   sh.t_exposed = sh.t_comm + e->iterations;
   sh.sched = sched_new(e);
-  sh.barrier = comm_barrier_new((unsigned)e->workers);
   err_acc *hops = calloc(2 * (size_t)e->iterations * (H ? H : 1), sizeof *hops);
   worker *workers = calloc((size_t)e->workers, sizeof *workers);
   sh.workers = workers;
   if (!sh.agg || !sh.metrics || !sh.ends || !hops || !workers || compute_times(&sh)) {
     rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements x %d workers", n, e->workers);
+    goto out;
+  }
+  if (!(sh.exec = sim_exec_new(2 * (size_t)e->workers, err))) {
+    rc = err->code;
     goto out;
   }
   const int phased = e->compressor->phases > 1;
@@ -779,22 +934,14 @@ static int simulate(const experiment *e, const run_opts *o, feed *fd, double hos
   }
   if (sh.timeline) fprintf(sh.timeline, "worker,iteration,activity,bucket,start_s,end_s\n");
   for (int r = 0; r < e->workers; r++) {
-    char name[32];
-    workers[r].ready = comm_sem_new(0);
-    workers[r].done = comm_sem_new(0);
-    snprintf(name, sizeof name, "worker-%d", r);
-    engine_spawn(name, (size_t)r, worker_main, &workers[r]);
-    snprintf(name, sizeof name, "comm-%d", r);
-    engine_spawn(name, (size_t)r, comm_main, &workers[r]);
+    workers[r].ready = comm_sem_new();
+    workers[r].done = comm_sem_new();
   }
   progress_begin(e->iterations, o->quiet);
   progress_expect(0, expected_messages(&sh));
-  engine_run();
+  rc = run_iterations(&sh, workers, !o->no_memo, err);
   progress_end();
-  if (sh.nc.failed) { /* numbers went bad: the simulation was stopped */
-    rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: %s", e->file, sh.nc.msg);
-    goto out;
-  }
+  if (rc) goto out;
   if (sh.timeline) {
     rc = results_commit(sh.timeline, dir, "timeline.csv", err);
     sh.timeline = NULL;
@@ -834,7 +981,8 @@ out:
   free(sh.foff);
   free(sh.bwd_s);
   results_abandon(sh.timeline);
-  if (sh.barrier) comm_barrier_free(sh.barrier);
+  sim_exec_free(sh.exec);
+  free(sh.spans);
   sched_free(sh.sched);
   free(sh.metrics);
   free(sh.agg);

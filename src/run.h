@@ -20,6 +20,7 @@ typedef struct run_opts {
   const char *record_trace; /* write the workers' gradients as a trace in this directory */
   int force;             /* replace another experiment's results in out_dir */
   double max_memory;     /* bytes the run may use (> 0), else the machine's MemAvailable */
+  int no_memo;           /* time every iteration in SimGrid, even one whose trace was timed before */
 } run_opts;
 
 /* What a run measured, for the caller's human summary. */

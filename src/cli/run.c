@@ -11,8 +11,8 @@
 #include "sim/resources.h"
 #include "units.h"
 
-enum { OPT_CFG = CLI_KEY_CFG, OPT_LOG = CLI_KEY_LOG, OPT_RECORD_TRACE, OPT_FORCE };
-_Static_assert((int)OPT_FORCE < (int)CLI_KEY_MAX_MEMORY, "option keys overlap");
+enum { OPT_CFG = CLI_KEY_CFG, OPT_LOG = CLI_KEY_LOG, OPT_RECORD_TRACE, OPT_FORCE, OPT_NO_MEMO };
+_Static_assert((int)OPT_NO_MEMO < (int)CLI_KEY_MAX_MEMORY, "option keys overlap");
 
 static void human_summary(const experiment *e, const run_report *r) {
   printf("ccsim %s: %s\n", CCSIM_VERSION, e->name);
@@ -94,6 +94,7 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
     case OPT_RECORD_TRACE: o.record_trace = v; break;
     case OPT_FORCE: o.force = 1; break;
     case CLI_KEY_MAX_MEMORY: max_memory = v; break;
+    case OPT_NO_MEMO: o.no_memo = 1; break;
     case OPT_CFG:
       if ((owned[nowned] = cfg_as_set(v))) sets[nsets++] = owned[nowned++];
       else cfg[ncfg++] = simgrid_flag("--cfg=", v);
@@ -172,6 +173,8 @@ static const cli_option options[] = {
                                 "repeatable; network/model and network/crosstraffic set\n"
                                 "platform.network_model and platform.crosstraffic"},
   {"log", OPT_LOG, "SETTING", "a SimGrid logging setting, e.g. --log root.thres:warning"},
+  {"no-memo", OPT_NO_MEMO, NULL, "time every iteration in SimGrid, even one that sends the same\n"
+                                "messages as an earlier one (the results are the same; docs/engine.md)"},
   {"record-trace", OPT_RECORD_TRACE, "DIR",
    "write every worker's gradient of every iteration (before error\n"
    "feedback) as a gradient trace in DIR; replay it with\n"

@@ -13,7 +13,6 @@
 static const char **hosts;
 static size_t nhosts;
 static char model_in_force[128];
-double engine_bytes_counter; /* shared with comm.c */
 
 int engine_init(const char *network_model, int crosstraffic, char *const *cfg, int ncfg,
                 int quiet, ccsim_error *err) {
@@ -75,37 +74,5 @@ const char *const *engine_hosts(size_t *count) {
   *count = nhosts;
   return hosts;
 }
-
-typedef struct spawn_arg {
-  void (*fn)(void *);
-  void *arg;
-} spawn_arg;
-
-static void trampoline(int argc, char **argv) {
-  (void)argc, (void)argv;
-  spawn_arg *s = sg_actor_self_get_data();
-  s->fn(s->arg);
-  free(s);
-}
-
-void engine_spawn(const char *name, size_t host, void (*fn)(void *), void *arg) {
-  spawn_arg *s = malloc(sizeof *s);
-  s->fn = fn;
-  s->arg = arg;
-  sg_actor_t a = sg_actor_init(name, sg_host_by_name(hosts[host]));
-  sg_actor_set_data(a, s);
-  sg_actor_start_(a, trampoline, 0, NULL);
-}
-
-void engine_run(void) { simgrid_run(); }
-
-void engine_stop(void) {
-  sg_actor_kill_all();
-  sg_actor_exit();
-}
-
-double engine_now(void) { return simgrid_get_clock(); }
-
-double engine_bytes_sent(void) { return engine_bytes_counter; }
 
 const char *engine_network_model(void) { return model_in_force; }

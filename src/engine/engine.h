@@ -1,8 +1,8 @@
 /* src/engine/engine.h — the one boundary to SimGrid.
  *
  * Nothing outside src/engine/ includes a SimGrid header.  The engine loads or
- * generates a platform, starts one actor per worker, and gives actors the
- * few primitives a collective needs (comm.h).  Setup functions return
+ * generates a platform and replays the timing of iterations whose data the
+ * data executor (src/sim) has computed.  Setup functions return
  * CCSIM_ERR_INPUT with a message for bad input, before anything runs. */
 #ifndef CCSIM_ENGINE_H
 #define CCSIM_ENGINE_H
@@ -25,21 +25,13 @@ int engine_load_platform(const char *file, ccsim_error *err);
  * on host i of this list.  The array is the engine's; do not free. */
 const char *const *engine_hosts(size_t *count);
 
-/* Start an actor named name on host index `host`, running fn(arg). */
-void engine_spawn(const char *name, size_t host, void (*fn)(void *), void *arg);
+#include "itrace.h"
 
-/* Run the simulation until every actor has finished. */
-void engine_run(void);
-
-/* Called from an actor: end the simulation now (every actor is killed,
- * the caller too: it does not return); engine_run then returns. */
-void engine_stop(void) __attribute__((noreturn));
-
-/* Simulated time, in seconds. */
-double engine_now(void);
-
-/* Bytes sent so far by all actors (simulated sizes). */
-double engine_bytes_sent(void);
+/* The timing executor (timing.c): replay trace t from simulated time 0
+ * on an idle network and store, actor after actor, the simulated time of
+ * each actor's marks in marks[] (t->actors[i].nmarks of them for actor i).
+ * CCSIM_ERR_RUNTIME with a message if the replay fails. */
+int engine_replay(const sim_trace *t, double *marks, ccsim_error *err);
 
 /* The network model and its options actually in force (after --cfg). */
 const char *engine_network_model(void);

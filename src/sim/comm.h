@@ -1,12 +1,18 @@
-/* src/engine/comm.h — what an actor may do: move messages between ranks and
- * let simulated time pass.
+/* src/sim/comm.h — what an actor may do: move messages between ranks, use
+ * the device, and hand work to the worker's other actor.
  *
- * A message is a pointer moved through memory plus a simulated size in bytes
- * charged to the network.  Ownership passes with the message: the sender
- * allocates, the receiver frees (or forwards).  One mailbox per (src, dst)
- * pair keeps messages between two ranks in order. */
+ * Actors run in the data executor (exec.c), without SimGrid and without a
+ * clock: a message is a pointer moved through memory plus a simulated size
+ * in bytes, and every call is recorded in the iteration's trace, which the
+ * timing executor (src/engine) replays to find when things happened.
+ * Ownership passes with the message: the sender allocates, the receiver
+ * frees (or forwards).  Messages between two ranks arrive in the order they
+ * were sent.  A call that would block switches to another actor; only these
+ * calls switch, so code between them runs without interruption. */
 #ifndef CCSIM_COMM_H
 #define CCSIM_COMM_H
+
+#include <stdint.h>
 
 typedef struct comm_req comm_req;
 
@@ -31,22 +37,21 @@ void comm_sleep(double d);
  * actors executing on one host share its speed (a device that computes
  * backward and compresses at the same time does both more slowly). */
 void comm_execute(double d);
+/* A point of this actor whose simulated time the results need: its index
+ * among the actor's marks of this iteration (0, 1, ...); the time is known
+ * once the iteration's timing is (sim_exec_mark_time). */
+uint32_t comm_mark(void);
 
-/* Counting semaphores between actors (no simulated cost). */
+/* End the iteration now, from an actor (numbers went bad): no actor runs
+ * again and the data executor's run returns an error; does not return. */
+void comm_abort(void) __attribute__((noreturn));
+
+/* Counting semaphores between actors (no simulated cost); a semaphore must
+ * be back at 0 when an iteration ends. */
 typedef struct comm_sem comm_sem;
-comm_sem *comm_sem_new(int initial);
+comm_sem *comm_sem_new(void);
 void comm_sem_acquire(comm_sem *s);
 void comm_sem_release(comm_sem *s);
 void comm_sem_free(comm_sem *s);
-
-/* A barrier for n actors (no simulated cost); wait returns 1 in exactly one
- * of them. */
-typedef struct comm_barrier comm_barrier;
-comm_barrier *comm_barrier_new(unsigned n);
-int comm_barrier_wait(comm_barrier *b);
-void comm_barrier_free(comm_barrier *b);
-
-/* Simulated now. */
-double comm_now(void);
 
 #endif

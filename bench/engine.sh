@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# bench/engine.sh BUILD SRCDIR [CASES] — what one simulation costs, in one
+# sitting: host CPU seconds (user + sys), wall seconds and peak memory of
+#  (a) ring all-reduce of 1M floats, N=256, 10 iterations: ccsim with the full
+#      data plane and sampled (model.sample=65536) against SimGrid SMPI's
+#      MPI_Allreduce (ring algorithm "lr") on the same platform file;
+#  (b) N=1024, one iteration, sampled, against bench/s4u_ring.c: a bare S4U
+#      ring sending exactly ccsim's messages, no data;
+#  (c) ResNet-50 profile, v100, DDP buckets, marsit with its memory, 25 Gbps
+#      crossbar, N=1024, sample 262144, ITER_C iterations (default 100);
+#  (d) the same at N=4096, ITER_D iterations (default 10).
+# CASES picks some of a b c d (default: all).  A benchmark, not a test: it
+# prints a table; ratios are what to trust on a shared machine.
+# Extra ccsim options (e.g. --no-memo) come from CCSIM_OPTS.
+set -u
+BUILD=$(readlink -f "$1")
+SRC=$(readlink -f "$2")
+shift 2
+CASES=${*:-a b c d}
+CCSIM=$BUILD/src/ccsim
+RING=$BUILD/tests/s4u_ring
+ITER_C=${ITER_C:-100}
+ITER_D=${ITER_D:-10}
+OPTS=${CCSIM_OPTS:-}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+SG="--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --log=root.thresh:warning"
+measure() { # name command... -> "cpu_s wall_s peak_MB"; output in $T/name.log
+  local p=$T/$1; shift
+  /usr/bin/time -f "%U %S %e %M" -o "$p.time" "$@" >"$p.log" 2>&1 || { echo "failed: $*" >&2; tail -3 "$p.log" >&2; echo "- - -"; return 1; }
+  awk '{ printf "%.2f %.2f %.0f", $1 + $2, $3, $4 / 1024 }' "$p.time"
+}
+sim_of() { sed -n 's/.*"sim_time_s": \([0-9.eE+-]*\).*/\1/p' "$1/summary.json"; }
+field() { sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$1/summary.json"; }
+row() { # case what "cpu wall mb" sim ratio
+  set -- "$1" "$2" $3 "$4" "$5"
+  printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+printf '| case | run | CPU s | wall s | peak MB | simulated s | ratio |\n|---|---|---|---|---|---|---|\n'
+ring_exp() { # N sample iterations out
+  local extra=""; [ "$2" != 0 ] && extra="--set model.sample=$2"
+  # shellcheck disable=SC2086
+  echo "$CCSIM" run "$SRC/tests/validation/ring_crossbar.json" --quiet --out "$4" --set workers=$1 \
+    --set 'model={"elements":1048576}' --set iterations=$3 $extra $OPTS
+}
+for c in $CASES; do
+  case $c in
+  a)
+    # shellcheck disable=SC2046
+    full=$(measure afull $(ring_exp 256 0 10 "$T/afull"))
+    # shellcheck disable=SC2046
+    samp=$(measure asamp $(ring_exp 256 65536 10 "$T/asamp"))
+    smpi="- - -"; ssim=-
+    if command -v smpicc >/dev/null && smpicc -O2 -o "$T/smpi" "$SRC/bench/smpi_allreduce.c" 2>"$T/cc.log"; then
+      "$CCSIM" hosts "$T/afull/platform.xml" | head -n 256 >"$T/hosts"
+      # shellcheck disable=SC2086
+      smpi=$(measure asmpi smpirun -np 256 -platform "$T/afull/platform.xml" -hostfile "$T/hosts" \
+        --cfg=smpi/allreduce:lr $SG --cfg=smpi/simulate-computation:no "$T/smpi" 1048576 10)
+      ssim=$(sed -n 's/^smpi_s //p' "$T/asmpi.log")
+    fi
+    scpu=${smpi%% *}
+    row a "ccsim full, N=256, 10 it" "$full" "$(sim_of "$T/afull")" "SMPI/this $(ratio "$scpu" "${full%% *}")"
+    row a "ccsim sampled 65536" "$samp" "$(sim_of "$T/asamp")" "SMPI/this $(ratio "$scpu" "${samp%% *}")"
+    row a "SMPI MPI_Allreduce lr" "$smpi" "$ssim" 1
+    ;;
+  b)
+    # shellcheck disable=SC2046
+    samp=$(measure bsamp $(ring_exp 1024 65536 1 "$T/bsamp"))
+    # shellcheck disable=SC2086
+    bare=$(measure bbare "$RING" "$T/bsamp/platform.xml" 1024 1048576 1 $SG)
+    row b "ccsim sampled, N=1024, 1 it" "$samp" "$(sim_of "$T/bsamp")" "this/bare $(ratio "${samp%% *}" "${bare%% *}")"
+    row b "bare S4U ring" "$bare" "$(sed -n 's/^simulated_s //p' "$T/bbare.log")" 1
+    ;;
+  c | d)
+    if [ "$c" = c ]; then N=1024 IT=$ITER_C; else N=4096 IT=$ITER_D; fi
+    # shellcheck disable=SC2086
+    r=$(measure "$c" "$CCSIM" run "$SRC/workloads/walltime/resnet50.json" --quiet --out "$T/$c" \
+      --set workers=$N --set iterations=$IT --set platform.bandwidth=25Gbps \
+      --set 'compressor={"name": "marsit", "memory": "marsit"}' $OPTS)
+    sims=$(field "$T/$c" simulated_iterations)
+    row "$c" "ResNet-50 marsit, N=$N, $IT it (simulated ${sims:-all})" "$r" "$(sim_of "$T/$c")" -
+    ;;
+  esac
+done

@@ -1,0 +1,431 @@
+/* src/sim/exec.c — the data executor: coroutines, in-memory mailboxes, and
+ * the iteration's trace (see exec.h and comm.h). */
+#include "exec.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include "comm.h"
+#include "progress.h"
+
+/* Stack of one actor: collectives and compressors keep their buffers on
+ * the heap; a guard page below turns an overflow into a fault, not a
+ * silent overwrite.  Reserved lazily (MAP_NORESERVE): only touched pages
+ * cost memory. */
+#define STACK_BYTES (1u << 20)
+#define GUARD_BYTES 4096u
+
+enum { READY, BLOCKED, DONE };
+
+typedef struct msg_node {
+  uint64_t seq;
+  void *payload;
+  struct msg_node *next;
+} msg_node;
+
+/* Messages from src to dst: the k-th send matches the k-th receive posted. */
+typedef struct pair {
+  uint64_t key; /* (src << 32 | dst) + 1; 0: empty slot */
+  uint64_t sent, posted;
+  msg_node *head, *tail; /* sent, not yet received, in seq order */
+  int waiter;            /* 1 + the actor blocked on message wait_seq, or 0 */
+  uint64_t wait_seq;
+} pair;
+
+typedef struct actor {
+  ucontext_t ctx;
+  void *stack; /* mmap'ed: GUARD_BYTES + STACK_BYTES */
+  void (*fn)(void *);
+  void *arg;
+  int state;
+  /* what a blocked actor waits for: message wait_seq of pair wait_key, or
+   * a semaphore */
+  uint64_t wait_key, wait_seq;
+  void *got;
+  struct comm_sem *wait_sem;
+  int wait_next; /* next actor waiting on the same semaphore, -1 */
+} actor;
+
+struct comm_sem {
+  uint32_t id;
+  int value;
+  int head, tail; /* waiting actors, -1 when none */
+};
+
+struct comm_rreq {
+  int src, dst;
+  uint64_t seq;
+  uint32_t handle;
+};
+
+struct sim_exec {
+  actor *actors;
+  sim_actor_trace *tr;
+  size_t max, n;
+  int cur;
+  int *ready; /* ring of actor indices, capacity max */
+  size_t rhead, rcount;
+  pair *pairs;
+  size_t pcap, pcount;
+  comm_sem **sems;
+  size_t nsems, semcap;
+  int stopped; /* comm_abort was called */
+  sim_trace trace;
+  ucontext_t main;
+};
+
+static sim_exec *X; /* the executor the comm.h calls act on */
+
+sim_exec *sim_exec_new(size_t max_actors, ccsim_error *err) {
+  sim_exec *x = calloc(1, sizeof *x);
+  if (x) {
+    x->max = max_actors;
+    x->actors = calloc(max_actors ? max_actors : 1, sizeof *x->actors);
+    x->tr = calloc(max_actors ? max_actors : 1, sizeof *x->tr);
+    x->ready = calloc(max_actors ? max_actors : 1, sizeof *x->ready);
+    x->pcap = 1024;
+    x->pairs = calloc(x->pcap, sizeof *x->pairs);
+  }
+  if (!x || !x->actors || !x->tr || !x->ready || !x->pairs) {
+    sim_exec_free(x);
+    ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for the data executor's %zu actors", max_actors);
+    return NULL;
+  }
+  x->cur = -1;
+  X = x;
+  return x;
+}
+
+static void free_pairs(sim_exec *x) {
+  for (size_t i = 0; i < x->pcap; i++)
+    for (msg_node *m = x->pairs[i].head, *nx; m; m = nx) {
+      nx = m->next;
+      free(m);
+    }
+}
+
+void sim_exec_free(sim_exec *x) {
+  if (!x) return;
+  for (size_t i = 0; i < x->max && x->actors; i++) {
+    if (x->actors[i].stack) munmap(x->actors[i].stack, GUARD_BYTES + STACK_BYTES);
+    free(x->tr[i].ops);
+  }
+  if (x->pairs) free_pairs(x);
+  free(x->pairs);
+  free(x->actors);
+  free(x->tr);
+  free(x->ready);
+  free(x->sems);
+  if (X == x) X = NULL;
+  free(x);
+}
+
+void sim_exec_reset(sim_exec *x) {
+  for (size_t i = 0; i < x->n; i++) {
+    x->tr[i].n = 0;
+    x->tr[i].nmarks = x->tr[i].nsends = x->tr[i].nirecvs = 0;
+  }
+  x->n = 0;
+  x->stopped = 0;
+  free_pairs(x);
+  memset(x->pairs, 0, x->pcap * sizeof *x->pairs);
+  x->pcount = 0;
+  x->rhead = x->rcount = 0;
+}
+
+static void ready_push(sim_exec *x, int a) {
+  x->ready[(x->rhead + x->rcount++) % x->max] = a;
+  x->actors[a].state = READY;
+}
+
+static void entry(void) {
+  actor *a = &X->actors[X->cur];
+  a->fn(a->arg);
+  a->state = DONE; /* uc_link returns to the scheduler */
+}
+
+void sim_exec_spawn(sim_exec *x, int host, void (*fn)(void *), void *arg) {
+  if (x->n == x->max) abort(); /* a caller's bug: more actors than it asked room for */
+  const int i = (int)x->n++;
+  actor *a = &x->actors[i];
+  if (!a->stack) {
+    a->stack = mmap(NULL, GUARD_BYTES + STACK_BYTES, PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (a->stack == MAP_FAILED) abort();
+    mprotect(a->stack, GUARD_BYTES, PROT_NONE);
+  }
+  a->fn = fn;
+  a->arg = arg;
+  a->wait_key = 0;
+  a->wait_sem = NULL;
+  a->wait_next = -1;
+  getcontext(&a->ctx);
+  a->ctx.uc_stack.ss_sp = (char *)a->stack + GUARD_BYTES;
+  a->ctx.uc_stack.ss_size = STACK_BYTES;
+  a->ctx.uc_link = &x->main;
+  makecontext(&a->ctx, entry, 0);
+  x->tr[i].host = host;
+  ready_push(x, i);
+}
+
+/* Append an operation to the current actor's trace. */
+static void record(unsigned kind, int peer, uint32_t aux, double v) {
+  sim_actor_trace *t = &X->tr[X->cur];
+  if (t->n == t->cap) {
+    t->cap = t->cap ? 2 * t->cap : 256;
+    t->ops = realloc(t->ops, t->cap * sizeof *t->ops);
+    if (!t->ops) abort(); /* out of memory mid-iteration: nothing to recover */
+  }
+  t->ops[t->n++] = (sim_op){.kind = kind, .peer = (uint32_t)peer, .aux = aux, .v = v};
+}
+
+static uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+static void pairs_grow(sim_exec *x);
+
+/* The mailbox of (src, dst), made on first use. */
+static pair *pair_of(int src, int dst) {
+  sim_exec *x = X;
+  if (2 * (x->pcount + 1) > x->pcap) pairs_grow(x);
+  const uint64_t key = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) + 1;
+  for (size_t i = mix64(key) & (x->pcap - 1);; i = (i + 1) & (x->pcap - 1)) {
+    pair *p = &x->pairs[i];
+    if (p->key == key) return p;
+    if (!p->key) {
+      p->key = key;
+      x->pcount++;
+      return p;
+    }
+  }
+}
+
+/* Pairs move when the table grows: nobody keeps a pointer to one across a
+ * call that can grow it (blocked actors and posted receives keep keys). */
+static void pairs_grow(sim_exec *x) {
+  pair *old = x->pairs;
+  const size_t ocap = x->pcap;
+  x->pcap *= 2;
+  x->pairs = calloc(x->pcap, sizeof *x->pairs);
+  if (!x->pairs) abort();
+  for (size_t i = 0; i < ocap; i++) {
+    if (!old[i].key) continue;
+    size_t j = mix64(old[i].key) & (x->pcap - 1);
+    while (x->pairs[j].key) j = (j + 1) & (x->pcap - 1);
+    x->pairs[j] = old[i];
+  }
+  free(old);
+}
+
+/* Block the current actor until the scheduler resumes it. */
+static void block(void) {
+  actor *a = &X->actors[X->cur];
+  a->state = BLOCKED;
+  swapcontext(&a->ctx, &X->main);
+}
+
+/* Take message seq of p, waiting for it if it has not been sent yet. */
+static void *take(pair *p, uint64_t seq) {
+  msg_node **pp = &p->head;
+  while (*pp && (*pp)->seq != seq) pp = &(*pp)->next;
+  if (!*pp) {
+    actor *a = &X->actors[X->cur];
+    p->waiter = X->cur + 1;
+    p->wait_seq = seq;
+    a->wait_key = p->key;
+    a->wait_seq = seq;
+    block(); /* p may have moved meanwhile: not used again */
+    a->wait_key = 0;
+    return a->got;
+  }
+  msg_node *m = *pp;
+  *pp = m->next;
+  if (p->tail == m) {
+    p->tail = NULL;
+    for (msg_node *t = p->head; t; t = t->next) p->tail = t;
+  }
+  void *payload = m->payload;
+  free(m);
+  return payload;
+}
+
+static void deliver(int src, int dst, void *msg) {
+  pair *p = pair_of(src, dst);
+  const uint64_t seq = p->sent++;
+  if (p->waiter && p->wait_seq == seq) {
+    const int a = p->waiter - 1;
+    p->waiter = 0;
+    X->actors[a].got = msg;
+    ready_push(X, a);
+    return;
+  }
+  msg_node *m = malloc(sizeof *m);
+  if (!m) abort();
+  *m = (msg_node){.seq = seq, .payload = msg};
+  if (p->tail) p->tail->next = m;
+  else p->head = m;
+  p->tail = m;
+}
+
+comm_req *comm_isend(int src, int dst, void *msg, double bytes) {
+  const uint32_t h = X->tr[X->cur].nsends++;
+  record(SIM_SEND, dst, h, bytes);
+  progress_tick();
+  deliver(src, dst, msg);
+  return (comm_req *)(uintptr_t)(h + 1);
+}
+
+void comm_wait(comm_req *req) { record(SIM_WAIT, 0, (uint32_t)((uintptr_t)req - 1), 0); }
+
+void comm_send(int src, int dst, void *msg, double bytes) { comm_wait(comm_isend(src, dst, msg, bytes)); }
+
+void *comm_recv(int src, int dst) {
+  record(SIM_RECV, src, 0, 0);
+  pair *p = pair_of(src, dst);
+  return take(p, p->posted++);
+}
+
+comm_rreq *comm_irecv(int src, int dst) {
+  comm_rreq *r = malloc(sizeof *r);
+  if (!r) abort();
+  r->src = src;
+  r->dst = dst;
+  r->seq = pair_of(src, dst)->posted++;
+  r->handle = X->tr[X->cur].nirecvs++;
+  record(SIM_IRECV, src, r->handle, 0);
+  return r;
+}
+
+void *comm_wait_recv(comm_rreq *r) {
+  record(SIM_WAITRECV, 0, r->handle, 0);
+  /* by key: the table may have grown since the receive was posted */
+  pair *p = pair_of(r->src, r->dst);
+  const uint64_t seq = r->seq;
+  free(r);
+  return take(p, seq);
+}
+
+void comm_sleep(double d) { record(SIM_SLEEP, 0, 0, d); }
+
+void comm_execute(double d) {
+  if (d > 0) record(SIM_EXEC, 0, 0, d);
+}
+
+void comm_abort(void) {
+  X->stopped = 1;
+  block();
+  abort(); /* a stopped executor never resumes its actors */
+}
+
+uint32_t comm_mark(void) {
+  const uint32_t m = X->tr[X->cur].nmarks++;
+  record(SIM_MARK, 0, m, 0);
+  return m;
+}
+
+comm_sem *comm_sem_new(void) {
+  comm_sem *s = calloc(1, sizeof *s);
+  if (!s) abort();
+  if (X->nsems == X->semcap) {
+    X->semcap = X->semcap ? 2 * X->semcap : 64;
+    X->sems = realloc(X->sems, X->semcap * sizeof *X->sems);
+    if (!X->sems) abort();
+  }
+  s->id = (uint32_t)X->nsems;
+  X->sems[X->nsems++] = s;
+  s->head = s->tail = -1;
+  return s;
+}
+
+void comm_sem_acquire(comm_sem *s) {
+  record(SIM_ACQUIRE, 0, s->id, 0);
+  if (s->value > 0) {
+    s->value--;
+    return;
+  }
+  actor *a = &X->actors[X->cur];
+  a->wait_sem = s;
+  a->wait_next = -1;
+  if (s->tail >= 0) X->actors[s->tail].wait_next = X->cur;
+  else s->head = X->cur;
+  s->tail = X->cur;
+  block(); /* the releaser handed its unit straight to us */
+  a->wait_sem = NULL;
+}
+
+void comm_sem_release(comm_sem *s) {
+  record(SIM_RELEASE, 0, s->id, 0);
+  if (s->head < 0) {
+    s->value++;
+    return;
+  }
+  const int a = s->head;
+  s->head = X->actors[a].wait_next;
+  if (s->head < 0) s->tail = -1;
+  ready_push(X, a);
+}
+
+void comm_sem_free(comm_sem *s) {
+  if (!s) return;
+  if (X && s->id < X->nsems && X->sems[s->id] == s) X->sems[s->id] = NULL;
+  free(s);
+}
+
+int sim_exec_run(sim_exec *x, ccsim_error *err) {
+  X = x;
+  while (x->rcount && !x->stopped) {
+    const int a = x->ready[x->rhead];
+    x->rhead = (x->rhead + 1) % x->max;
+    x->rcount--;
+    x->cur = a;
+    swapcontext(&x->main, &x->actors[a].ctx);
+    x->cur = -1;
+  }
+  if (x->stopped) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "an actor stopped the iteration");
+  for (size_t a = 0; a < x->n; a++) {
+    const actor *w = &x->actors[a];
+    if (w->state == DONE) continue;
+    if (w->wait_key)
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME,
+                        "deadlock: actor %zu (worker %d) waits for message %llu from worker %d, never sent",
+                        a, x->tr[a].host, (unsigned long long)w->wait_seq, (int)((w->wait_key - 1) >> 32));
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "deadlock: actor %zu (worker %d) waits on a semaphore never released",
+                      a, x->tr[a].host);
+  }
+  for (size_t i = 0; i < x->pcap; i++)
+    if (x->pairs[i].head)
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "a message from worker %d to worker %d was never received",
+                        (int)((x->pairs[i].key - 1) >> 32), (int)(uint32_t)(x->pairs[i].key - 1));
+  for (size_t i = 0; i < x->nsems; i++)
+    if (x->sems[i] && x->sems[i]->value)
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "semaphore %zu ends the iteration at %d, not 0", i,
+                        x->sems[i]->value);
+  x->trace = (sim_trace){.actors = x->tr, .nactors = x->n, .nsems = x->nsems};
+  return CCSIM_OK;
+}
+
+const sim_trace *sim_exec_trace(const sim_exec *x) { return &x->trace; }
+
+void sim_trace_hash(const sim_trace *t, uint64_t h[2]) {
+  uint64_t a = 0x6a09e667f3bcc908ULL ^ t->nactors, b = 0xbb67ae8584caa73bULL ^ t->nsems;
+  for (size_t i = 0; i < t->nactors; i++) {
+    const sim_actor_trace *s = &t->actors[i];
+    a = mix64(a ^ (uint64_t)s->host ^ ((uint64_t)s->n << 32));
+    b = mix64(b + (uint64_t)s->host * 0x9e3779b97f4a7c15ULL + s->n);
+    for (size_t k = 0; k < s->n; k++) {
+      uint64_t w[2];
+      memcpy(w, &s->ops[k], sizeof w);
+      a = mix64(a ^ w[0]) + w[1];
+      b = (b ^ mix64(w[1] + 0x632be59bd9b4e019ULL)) * 0x9e3779b97f4a7c15ULL + w[0];
+    }
+  }
+  h[0] = mix64(a);
+  h[1] = mix64(b ^ a);
+}
