@@ -48,6 +48,9 @@ check mergecomp "$SRC/workloads/walltime/resnet50.json" --set 'schedule={"kind":
 check fattree "$G" --set 'platform={"generate": "fat-tree", "down": [4, 4], "up": [1, 2], "parallel": [1, 1], "bandwidth": "10Gbps", "latency": "2us"}' \
   --set workers=16 --set 'collective={"name": "allreduce/hierarchical", "node_size": 4}' --set 'compressor={"name": "marsit", "memory": "marsit"}'
 check threshold "$G" --set 'compressor={"name": "threshold", "tau": 0.05}' --set collective=allgather/ring
+# more pairs than the timing executor's first mailbox table holds
+check wide "$G" --set workers=600 --set 'model={"elements": 60000}' --set iterations=2 \
+  --set 'platform={"generate": "crossbar", "hosts": 600, "bandwidth": "10Gbps", "latency": "2us"}'
 # the memo did its job where traces repeat: the golden ring's iterations
 # send the same messages, so only the first is simulated
 [ "${hits_golden:-0}" = 2 ] || { echo "FAIL golden: expected 2 memo hits, got ${hits_golden:-none}"; fail=1; }

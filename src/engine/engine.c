@@ -18,13 +18,17 @@ int engine_init(const char *network_model, int crosstraffic, char *const *cfg, i
                 int quiet, ccsim_error *err) {
   (void)err;
   int argc = 0;
-  char **argv = calloc((size_t)ncfg + 8, sizeof *argv);
+  char **argv = calloc((size_t)ncfg + 9, sizeof *argv);
   char model[160], cross[64];
   snprintf(model, sizeof model, "--cfg=network/model:%s", network_model);
   snprintf(cross, sizeof cross, "--cfg=network/crosstraffic:%d", crosstraffic ? 1 : 0);
   argv[argc++] = "ccsim";
   if (quiet) argv[argc++] = "--log=root.thresh:warning";
   argv[argc++] = "--log=xbt_cfg.thresh:warning";
+  /* the timing executor's actors only replay a trace: small stacks (SimGrid's
+   * default 8 MiB per actor, thousands of actors in a forked child, failed
+   * beyond 512 workers) */
+  argv[argc++] = "--cfg=contexts/stack-size:256";
   argv[argc++] = model;
   argv[argc++] = cross;
   for (int i = 0; i < ncfg; i++) argv[argc++] = cfg[i];

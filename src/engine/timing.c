@@ -128,6 +128,11 @@ static int child(const sim_trace *t, double *marks) {
   R.sems = calloc(t->nsems + 1, sizeof *R.sems);
   if (!R.mark0 || !R.boxes || !R.sems) return 3;
   for (size_t s = 0; s < t->nsems; s++) R.sems[s] = sg_sem_init(0);
+  /* every pair's mailbox before the actors start: the table does not move
+   * under them */
+  for (size_t i = 0; i < t->nactors; i++)
+    for (size_t k = 0; k < t->actors[i].n; k++)
+      if (t->actors[i].ops[k].kind == SIM_SEND) box(t->actors[i].host, (int)t->actors[i].ops[k].peer);
   size_t nhosts;
   const char *const *hosts = engine_hosts(&nhosts);
   for (size_t i = 0; i < t->nactors; i++) {
