@@ -92,13 +92,16 @@ const cli_command cli_sweep = {
   .description =
     "A sweep file names a base experiment, settings for every point (\"set\") and axes\n"
     "(docs/inputs.md).  Every point is checked before the first one runs; each point\n"
-    "runs as its own `ccsim run` into DIR/<axis>=<value>,.../ and a point whose\n"
-    "summary.json exists is skipped, so a killed sweep resumes.  DIR/sweep.csv lists\n"
-    "every point with its figures (docs/outputs.md).\n"
+    "runs as its own `ccsim run` into DIR/<axis>=<value>,.../; a point whose summary.json\n"
+    "holds the hash of its experiment as it is now is reused, one whose experiment changed\n"
+    "is run again, so a killed sweep resumes.  One sweep at a time holds DIR's lock.\n"
+    "DIR/sweep.csv lists every point with its status and figures (docs/outputs.md,\n"
+    "docs/outputs-and-sweeps.md).\n"
     "\n"
     "On a Slurm cluster: --slurm writes DIR/slurm/sweep.sbatch, one array task per point\n"
     "still to run, and submits it; --collect DIR then writes sweep.csv, with the same\n"
-    "resume rule: submitting again runs only the points without results.\n",
+    "resume rule: submitting again runs only the points not done with their current\n"
+    "experiment.\n",
   .options = options,
   .example = "ccsim sweep workloads/cascade/sweep.json --jobs 2 --out runs/cascade\n"
              "    # two points at a time; run it again to resume\n"
