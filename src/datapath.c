@@ -1,6 +1,7 @@
 /* src/datapath.c — the lookup order of datapath.h. */
 #include "datapath.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,4 +140,36 @@ int datapath_classify(const char *rel, data_kind *kind, const char **name) {
     }
   }
   return -1;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **datapath_json_names(const char *dir, size_t *n) {
+  *n = 0;
+  DIR *d = opendir(dir);
+  if (!d) return NULL;
+  char **names = NULL;
+  size_t cap = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (e->d_name[0] == '.' || len <= 5 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
+    if (*n == cap) {
+      char **grown = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof *names);
+      if (!grown) break;
+      names = grown;
+    }
+    if (!(names[*n] = strndup(e->d_name, len - 5))) break;
+    (*n)++;
+  }
+  closedir(d);
+  if (*n) qsort(names, *n, sizeof *names, by_name);
+  return names;
+}
+
+void datapath_names_free(char **names, size_t n) {
+  for (size_t i = 0; i < n; i++) free(names[i]);
+  free(names);
 }

@@ -31,4 +31,10 @@ int datapath_file(data_kind kind, const char *name, char *out, size_t n);
  * shipped data directory. */
 int datapath_classify(const char *rel, data_kind *kind, const char **name);
 
+/* The names of the ".json" files in dir (without ".json"), sorted; *n receives
+ * how many.  A new array of new strings (datapath_names_free), or NULL with
+ * *n = 0 when dir cannot be read or holds none. */
+char **datapath_json_names(const char *dir, size_t *n);
+void datapath_names_free(char **names, size_t n);
+
 #endif

@@ -8,7 +8,6 @@
 #include "measured.h"
 #include "datapath.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -450,32 +449,6 @@ json_t *measured_report(const measured_device *d, const measured_model *mm, cons
   return r;
 }
 
-static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* The names of the .json files in dir, sorted, without ".json"; *n how many. */
-static char **device_names(const char *dir, size_t *n) {
-  *n = 0;
-  DIR *dd = opendir(dir);
-  if (!dd) return NULL;
-  char **names = NULL;
-  size_t cap = 0;
-  struct dirent *e;
-  while ((e = readdir(dd))) {
-    const size_t len = strlen(e->d_name);
-    if (e->d_name[0] == '.' || len <= 5 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
-    if (*n == cap) {
-      char **grown = realloc(names, (cap = cap ? 2 * cap : 8) * sizeof *names);
-      if (!grown) break;
-      names = grown;
-    }
-    if (!(names[*n] = strndup(e->d_name, len - 5))) break;
-    (*n)++;
-  }
-  closedir(dd);
-  if (*n) qsort(names, *n, sizeof *names, by_name);
-  return names;
-}
-
 int measured_path(const char *dir, const char *name, char *buf, size_t len, ccsim_error *err) {
   int plain = name[0] != '\0' && name[0] != '.';
   for (const char *c = name; *c && plain; c++)
@@ -487,7 +460,7 @@ int measured_path(const char *dir, const char *name, char *buf, size_t len, ccsi
   if (f) return fclose(f), 0;
   const int e = errno;
   size_t n;
-  char **names = device_names(dir, &n), list[1024] = "";
+  char **names = datapath_json_names(dir, &n), list[1024] = "";
   for (size_t i = 0; i < n; i++) {
     if (list[0]) strncat(list, ", ", sizeof list - strlen(list) - 1);
     strncat(list, names[i], sizeof list - strlen(list) - 1);
@@ -500,7 +473,7 @@ int measured_path(const char *dir, const char *name, char *buf, size_t len, ccsi
 
 void measured_list(FILE *out, const char *dir) {
   size_t n;
-  char **names = device_names(dir, &n);
+  char **names = datapath_json_names(dir, &n);
   if (!n) fprintf(out, "(no measured devices in %s)\n", dir);
   for (size_t i = 0; i < n; i++) {
     char path[4096];

@@ -5,8 +5,8 @@
  * truncated profile is refused before a simulation starts rather than timing
  * a model that does not exist.  Errors name the file and the JSON path. */
 #include "profile.h"
+#include "datapath.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -197,40 +197,6 @@ void profile_free(model_profile *p) {
   free(p);
 }
 
-static int by_name(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The profile names in dir (file names ending in ".json", without it), sorted;
- * *n receives how many.  NULL with *n = 0 when dir cannot be read or holds none. */
-static char **profile_names(const char *dir, size_t *n) {
-  *n = 0;
-  DIR *d = opendir(dir);
-  if (!d) return NULL;
-  char **names = NULL;
-  size_t cap = 0;
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    size_t len = strlen(e->d_name);
-    if (e->d_name[0] == '.' || len <= 5 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
-    if (*n == cap) {
-      char **grown = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof *names);
-      if (!grown) break;
-      names = grown;
-    }
-    if (!(names[*n] = strndup(e->d_name, len - 5))) break;
-    (*n)++;
-  }
-  closedir(d);
-  if (*n) qsort(names, *n, sizeof *names, by_name);
-  return names;
-}
-
-static void free_names(char **names, size_t n) {
-  for (size_t i = 0; i < n; i++) free(names[i]);
-  free(names);
-}
-
 int profile_path(const char *models_dir, const char *name, char *buf, size_t len, ccsim_error *err) {
   int plain = name[0] != '\0' && name[0] != '.';
   for (const char *c = name; *c && plain; c++)
@@ -249,20 +215,20 @@ int profile_path(const char *models_dir, const char *name, char *buf, size_t len
   }
   int e = errno;
   size_t n;
-  char **names = profile_names(models_dir, &n);
+  char **names = datapath_json_names(models_dir, &n);
   char list[1024] = "";
   for (size_t i = 0; i < n; i++) {
     if (list[0]) strncat(list, ", ", sizeof list - strlen(list) - 1);
     strncat(list, names[i], sizeof list - strlen(list) - 1);
   }
-  free_names(names, n);
+  datapath_names_free(names, n);
   return ccsim_fail(err, CCSIM_ERR_INPUT, "unknown model profile \"%s\": %s: %s (known in %s: %s)", name, buf,
                     strerror(e), models_dir, n ? list : "none");
 }
 
 void profile_list(FILE *out, const char *models_dir) {
   size_t n;
-  char **names = profile_names(models_dir, &n);
+  char **names = datapath_json_names(models_dir, &n);
   if (!n) fprintf(out, "(no model profiles in %s)\n", models_dir);
   for (size_t i = 0; i < n; i++) {
     char path[4096];
@@ -279,5 +245,5 @@ void profile_list(FILE *out, const char *models_dir) {
       fprintf(out, "%-12s (does not load: %s)\n", names[i], err.msg);
     profile_free(p);
   }
-  free_names(names, n);
+  datapath_names_free(names, n);
 }
