@@ -171,6 +171,11 @@ typedef struct experiment {
 /* Load and check FILE with overrides sets[nsets] ("PATH=VALUE").  Returns a new
  * experiment or NULL with err set (code CCSIM_ERR_INPUT). */
 experiment *experiment_load(const char *file, char *const *sets, int nsets, ccsim_error *err);
+
+/* The experiment of root, an object already read (it is stolen: kept as the
+ * resolved experiment, or freed on failure), with relative paths resolving
+ * against file's directory.  Returns a new experiment or NULL with err set. */
+experiment *experiment_from_json(json_t *root, const char *file, ccsim_error *err);
 void experiment_free(experiment *e);
 
 

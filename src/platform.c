@@ -49,16 +49,21 @@ static const char *const multigpu_fields[] = {"nodes",     "gpus_per_node", "nic
                                               "latency",   "intra_bandwidth", "intra_latency", NULL};
 
 static const platform_kind kinds[] = {
-    {"crossbar", crossbar_fields, "N hosts, one private full-duplex link each to a non-blocking switch"},
+    {"crossbar", crossbar_fields, "N hosts, one private full-duplex link each to a non-blocking switch", "{}"},
     {"fat-tree", fat_tree_fields,
-     "SimGrid FAT_TREE: hosts under levels of switches (children, parents, parallel links per level)"},
-    {"torus", torus_fields, "SimGrid TORUS: hosts on a wrap-around grid, one link per dimension each"},
+     "SimGrid FAT_TREE: hosts under levels of switches (children, parents, parallel links per level)",
+     "{\"down\": [8, 8]}"},
+    {"torus", torus_fields, "SimGrid TORUS: hosts on a wrap-around grid, one link per dimension each",
+     "{\"dims\": [4, 4, 4]}"},
     {"dragonfly", dragonfly_fields,
-     "SimGrid DRAGONFLY: groups of chassis of routers, all-to-all inside, one global link per group pair"},
+     "SimGrid DRAGONFLY: groups of chassis of routers, all-to-all inside, one global link per group pair",
+     "{\"groups\": 3, \"chassis\": 3, \"routers\": 4, \"nodes_per_router\": 2}"},
     {"cloud", cloud_fields,
-     "racks of hosts (NICs of mixed speeds) behind oversubscribed uplinks to a non-blocking core"},
+     "racks of hosts (NICs of mixed speeds) behind oversubscribed uplinks to a non-blocking core",
+     "{\"racks\": 4, \"hosts_per_rack\": 16}"},
     {"multigpu", multigpu_fields,
-     "nodes of GPUs: a fast intra-node fabric (NVLink-like) and NICs to a non-blocking switch"},
+     "nodes of GPUs: a fast intra-node fabric (NVLink-like) and NICs to a non-blocking switch",
+     "{\"nodes\": 8, \"gpus_per_node\": 8}"},
 };
 
 const platform_kind *platform_kinds(size_t *count) {
@@ -527,6 +532,40 @@ static int by_name(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* Kind k's fields as an experiment takes them: the required ones with their
+ * example value, the others with the default the experiment reader fills in
+ * (for the example; "up" and "parallel" follow "down"), into out[len].  The
+ * defaults come from resolving a one-worker experiment of the example, so this
+ * list cannot drift from the reader. */
+static void generator_params(const platform_kind *k, char *out, size_t len) {
+  out[0] = '\0';
+  json_t *req = json_loads(k->required, JSON_REJECT_DUPLICATES, NULL);
+  json_t *plat = json_deep_copy(req);
+  json_object_set_new(plat, "generate", json_string(k->name));
+  json_t *root = json_pack("{s:s, s:i, s:{s:i}, s:o}", "name", "list", "workers", 1, "model", "elements", 1,
+                           "platform", plat);
+  ccsim_error err = {0};
+  experiment *e = root ? experiment_from_json(root, "(list platforms)", &err) : NULL;
+  json_t *resolved = e ? json_object_get(e->resolved, "platform") : NULL;
+  size_t used = 0;
+  for (const char *const *f = k->fields; *f && used < len; f++) {
+    json_t *v = json_object_get(req, *f);
+    int required = v != NULL;
+    if (!v && resolved) v = json_object_get(resolved, *f);
+    /* a crossbar's hosts default to the worker count */
+    char *text = !required && !strcmp(*f, "hosts") ? strdup("(workers)")
+                 : v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+    int w = snprintf(out + used, len - used, "%s%s%s%s%s", used ? " " : "", *f, text ? "=" : "",
+                     text ? text : " (optional, no default)", required ? " (required, e.g.)" : "");
+    free(text);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+  if (!e) snprintf(out, len, "(defaults unavailable: %.900s)", err.msg);
+  experiment_free(e);
+  json_decref(req);
+}
+
 void platform_list(FILE *out, const char *dir) {
   for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
     char fields[256] = "";
@@ -535,6 +574,9 @@ void platform_list(FILE *out, const char *dir) {
       strncat(fields, *k, sizeof fields - strlen(fields) - 1);
     }
     fprintf(out, "%-10s generate: %s (%s)\n", kinds[i].name, kinds[i].summary, fields);
+    char params[1024];
+    generator_params(&kinds[i], params, sizeof params);
+    fprintf(out, "%-10s   %s\n", "", params);
   }
   fprintf(out, "%-10s any SimGrid XML platform: \"platform\": \"path.xml\" (relative to the experiment)\n",
           "file");

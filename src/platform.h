@@ -14,6 +14,7 @@ typedef struct platform_kind {
   const char *name;
   const char *const *fields; /* NULL-terminated */
   const char *summary;
+  const char *required; /* the fields it needs, with example values: a JSON object */
 } platform_kind;
 
 /* The generators, in the order `ccsim list platforms` shows them. */

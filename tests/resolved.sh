@@ -60,5 +60,20 @@ while read -r name _ params; do
   "$CCSIM" validate "$SRC/tests/golden/small.json" --set "compressor={$obj}" \
     --set collective=allgather/ring >/dev/null 2>"$T/err" && ok || bad "$name {$obj}: $(cat "$T/err")"
 done <"$T/c"
+# every generator's line of `list platforms` gives its fields with defaults,
+# and the line fed back as the platform validates (the example's host count
+# as workers; "(workers)" and "(optional...)" fields left out)
+"$CCSIM" list platforms >"$T/p" || bad "list platforms"
+for gen in crossbar fat-tree torus dragonfly cloud multigpu; do
+  line=$(grep -A1 "^$gen " "$T/p" | sed -n 2p)
+  case $line in *"defaults unavailable"*|"") bad "$gen: no defaults: $line"; continue;; esac
+  obj="\"generate\": \"$gen\""
+  for kv in $(echo "$line" | sed 's/ (required, e.g.)//g; s/ (optional, no default)//g'); do
+    case $kv in *=\(workers\)|*=*\(*) ;; *=*) obj="$obj, \"${kv%%=*}\": ${kv#*=}";; esac
+  done
+  "$CCSIM" validate "$SRC/tests/golden/small.json" --set "platform={$obj}" --set workers=2 \
+    >/dev/null 2>"$T/err" && ok || bad "$gen {$obj}: $(cat "$T/err")"
+done
+grep -qE '^ +down=\[8,8\] \(required, e.g.\) up=\[1,8\]' "$T/p" && ok || bad "fat-tree defaults: $(grep -A1 ^fat-tree "$T/p")"
 echo "resolved: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -160,7 +160,16 @@ experiment *experiment_load(const char *file, char *const *sets, int nsets, ccsi
     json_decref(root);
     return NULL;
   }
+  return experiment_from_json(root, file, err);
+}
+
+experiment *experiment_from_json(json_t *root, const char *file, ccsim_error *err) {
   experiment *e = calloc(1, sizeof *e);
+  if (!e) {
+    json_decref(root);
+    ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", file);
+    return NULL;
+  }
   e->file = strdup(file);
   char *tmp = strdup(file);
   e->dir = strdup(dirname(tmp));
