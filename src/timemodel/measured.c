@@ -20,32 +20,8 @@
 
 #define FORMAT "ccsim-device-1"
 
-typedef struct rd {
-  const char *file;
-  ccsim_error *err;
-} rd;
-
-static int fail(rd *r, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(rd *r, const char *path, const char *fmt, ...) {
-  char what[1536];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
-  return ccsim_fail(r->err, CCSIM_ERR_INPUT, "%s: %s: %s", r->file, *path ? path : "(top level)", what);
-}
-
-/* A short rendering of a JSON value for messages. */
-static const char *show(const json_t *v, char *buf, size_t len) {
-  if (!v) return "nothing";
-  char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-  if (!s) return "?";
-  if (strlen(s) > 60) strcpy(s + 57, "...");
-  snprintf(buf, len, "%s", s);
-  free(s);
-  return buf;
-}
+/* Messages name the file and the JSON path (src/config/input.h). */
+typedef cfg_reader rd;
 
 /* path + "." + key into p[len] (a JSON path for a message: cut, if ever
  * that long, with "..." at the end). */
@@ -54,29 +30,11 @@ static const char *join(char *p, size_t len, const char *path, const char *key) 
   return p;
 }
 
-static int check_keys(rd *r, const char *path, json_t *obj, const char *const *known) {
-  const char *key;
-  json_t *v;
-  json_object_foreach(obj, key, v) {
-    int ok = 0;
-    for (const char *const *k = known; *k && !ok; k++) ok = strcmp(*k, key) == 0;
-    if (!ok) {
-      char list[512] = "", p[512];
-      for (const char *const *k = known; *k; k++) {
-        if (list[0]) strncat(list, ", ", sizeof list - strlen(list) - 1);
-        strncat(list, *k, sizeof list - strlen(list) - 1);
-      }
-      return fail(r, join(p, sizeof p, path, key), "unknown key (known here: %s)", list);
-    }
-  }
-  return 0;
-}
-
 /* obj[key], an object (required). */
 static json_t *object(rd *r, const char *path, json_t *obj, const char *key, int *rc) {
   char p[512], b[80];
   json_t *v = json_object_get(obj, key);
-  if (!json_is_object(v)) *rc = fail(r, join(p, sizeof p, path, key), "expected an object, got %s", show(v, b, sizeof b));
+  if (!json_is_object(v)) *rc = cfg_fail(r, join(p, sizeof p, path, key), "expected an object, got %s", cfg_show(v, b, sizeof b));
   return json_is_object(v) ? v : NULL;
 }
 
@@ -87,7 +45,7 @@ static int string(rd *r, const char *path, json_t *obj, const char *key, int req
   *out = NULL;
   if (!required && (!v || json_is_null(v))) return 0;
   if (!json_is_string(v) || json_string_length(v) == 0)
-    return fail(r, join(p, sizeof p, path, key), "expected a non-empty string, got %s", show(v, b, sizeof b));
+    return cfg_fail(r, join(p, sizeof p, path, key), "expected a non-empty string, got %s", cfg_show(v, b, sizeof b));
   if (!(*out = strdup(json_string_value(v)))) return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
   return 0;
 }
@@ -97,8 +55,8 @@ static int number_v(rd *r, const char *p, json_t *v, double lo, int open, double
   char b[80];
   const double x = json_is_number(v) ? json_number_value(v) : NAN;
   if (!(isfinite(x) && (open ? x > lo : x >= lo) && x <= hi))
-    return fail(r, p, "expected a number %s %g%s, got %s", open ? ">" : ">=", lo, hi < INFINITY ? " (and at most the limit above)" : "",
-                show(v, b, sizeof b));
+    return cfg_fail(r, p, "expected a number %s %g%s, got %s", open ? ">" : ">=", lo, hi < INFINITY ? " (and at most the limit above)" : "",
+                cfg_show(v, b, sizeof b));
   *out = x;
   return 0;
 }
@@ -114,8 +72,8 @@ static int seconds_array(rd *r, const char *path, json_t *obj, const char *key, 
   json_t *a = json_object_get(obj, key);
   join(p, sizeof p, path, key);
   if (!json_is_array(a) || json_array_size(a) == 0 || (*n && json_array_size(a) != *n)) {
-    if (*n) return fail(r, p, "expected an array of %zu numbers (one per size), got %s", *n, show(a, b, sizeof b));
-    return fail(r, p, "expected a non-empty array of numbers, got %s", show(a, b, sizeof b));
+    if (*n) return cfg_fail(r, p, "expected an array of %zu numbers (one per size), got %s", *n, cfg_show(a, b, sizeof b));
+    return cfg_fail(r, p, "expected a non-empty array of numbers, got %s", cfg_show(a, b, sizeof b));
   }
   *n = json_array_size(a);
   if (!(*out = calloc(*n, sizeof **out))) return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
@@ -137,7 +95,7 @@ static int curve(rd *r, const char *path, json_t *obj, const char *key, const me
   json_t *o = object(r, path, obj, key, &rc);
   if (!o) return rc;
   join(p, sizeof p, path, key);
-  if ((rc = check_keys(r, p, o, known))) return rc;
+  if ((rc = cfg_keys(r, o, p, known, NULL, NULL, NULL))) return rc;
   for (int t = 0; t < 2; t++) {
     size_t n = sizes->npoints;
     out[t].npoints = n;
@@ -154,14 +112,14 @@ static int sizes_of(rd *r, const char *path, json_t *obj, measured_curve *s) {
   json_t *a = json_object_get(obj, "sizes");
   join(p, sizeof p, path, "sizes");
   if (!json_is_array(a) || json_array_size(a) == 0)
-    return fail(r, p, "expected a non-empty array of element counts, got %s", show(a, b, sizeof b));
+    return cfg_fail(r, p, "expected a non-empty array of element counts, got %s", cfg_show(a, b, sizeof b));
   s->npoints = json_array_size(a);
   if (!(s->sizes = calloc(s->npoints, sizeof *s->sizes))) return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
   for (size_t i = 0; i < s->npoints; i++) {
     json_t *v = json_array_get(a, i);
     const double x = json_is_integer(v) ? (double)json_integer_value(v) : NAN;
     if (!(x >= 1 && (i == 0 || x > s->sizes[i - 1])))
-      return fail(r, p, "element [%zu]: expected an integer >= 1 above the one before, got %s", i, show(v, b, sizeof b));
+      return cfg_fail(r, p, "element [%zu]: expected an integer >= 1 above the one before, got %s", i, cfg_show(v, b, sizeof b));
     s->sizes[i] = x;
   }
   return 0;
@@ -175,9 +133,9 @@ static int read_compressor(rd *r, const char *name, json_t *o, measured_compress
   int rc;
   if (!(mc->name = strdup(name))) return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
   if (!(mc->type = ccomp_find(name)))
-    return fail(r, path, "unknown compressor \"%s\" (known: %s)", name, ccomp_names());
-  if (!json_is_object(o)) return fail(r, path, "expected an object, got %s", show(o, b, sizeof b));
-  if ((rc = check_keys(r, path, o, known))) return rc;
+    return cfg_fail(r, path, "unknown compressor \"%s\" (known: %s)", name, ccomp_names());
+  if (!json_is_object(o)) return cfg_fail(r, path, "expected an object, got %s", cfg_show(o, b, sizeof b));
+  if ((rc = cfg_keys(r, o, path, known, NULL, NULL, NULL))) return rc;
   char *impl;
   if ((rc = string(r, path, o, "implementation", 1, &impl))) return rc;
   free(impl);
@@ -193,10 +151,10 @@ static int read_compressor(rd *r, const char *name, json_t *o, measured_compress
   json_object_foreach(params, key, v) {
     snprintf(p, sizeof p, "%s.params.%s", path, key);
     const int k = ccomp_param_index(mc->type, key);
-    if (k < 0) return fail(r, p, "%s has no parameter \"%s\"", name, key);
+    if (k < 0) return cfg_fail(r, p, "%s has no parameter \"%s\"", name, key);
     if ((rc = number_v(r, p, v, -INFINITY, 0, INFINITY, &mc->param_values[i]))) return rc;
     if (ccomp_param_check(mc->type, (size_t)k, mc->param_values[i], cerr, sizeof cerr))
-      return fail(r, p, "%s", cerr);
+      return cfg_fail(r, p, "%s", cerr);
     if (!(mc->param_names[i] = strdup(key))) return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
     i++;
   }
@@ -221,10 +179,10 @@ static int read_model(rd *r, const char *model, const char *prec, json_t *o, mea
   if (!(mm->model = strdup(model)) || !(mm->precision = strdup(prec)))
     return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
   if (strcmp(prec, "fp32") && strcmp(prec, "tf32") && strcmp(prec, "bf16"))
-    return fail(r, path, "unknown precision \"%s\" (known: fp32, tf32, bf16)", prec);
-  if (!json_is_object(o)) return fail(r, path, "expected an object, got %s", show(o, b, sizeof b));
+    return cfg_fail(r, path, "unknown precision \"%s\" (known: fp32, tf32, bf16)", prec);
+  if (!json_is_object(o)) return cfg_fail(r, path, "expected an object, got %s", cfg_show(o, b, sizeof b));
   double ignored;
-  if ((rc = check_keys(r, path, o, known)) || (rc = number(r, path, o, "batch", 1, 0, &mm->batch)) ||
+  if ((rc = cfg_keys(r, o, path, known, NULL, NULL, NULL)) || (rc = number(r, path, o, "batch", 1, 0, &mm->batch)) ||
       (rc = number(r, path, o, "forward_s", 0, 1, &mm->forward_s)) ||
       (rc = number(r, path, o, "backward_s", 0, 1, &mm->backward_s)))
     return rc;
@@ -234,7 +192,7 @@ static int read_model(rd *r, const char *model, const char *prec, json_t *o, mea
   json_t *a = json_object_get(o, "tensors");
   join(p, sizeof p, path, "tensors");
   if (!json_is_array(a) || json_array_size(a) == 0)
-    return fail(r, p, "expected a non-empty array of {name, ready_s}, got %s", show(a, b, sizeof b));
+    return cfg_fail(r, p, "expected a non-empty array of {name, ready_s}, got %s", cfg_show(a, b, sizeof b));
   mm->ntensors = json_array_size(a);
   mm->names = calloc(mm->ntensors, sizeof *mm->names);
   mm->ready_s = calloc(mm->ntensors, sizeof *mm->ready_s);
@@ -243,13 +201,13 @@ static int read_model(rd *r, const char *model, const char *prec, json_t *o, mea
     char q[560];
     snprintf(q, sizeof q, "%s[%zu]", p, i);
     json_t *t = json_array_get(a, i);
-    if (!json_is_object(t)) return fail(r, q, "expected an object, got %s", show(t, b, sizeof b));
-    if ((rc = check_keys(r, q, t, tknown)) || (rc = string(r, q, t, "name", 1, &mm->names[i]))) return rc;
+    if (!json_is_object(t)) return cfg_fail(r, q, "expected an object, got %s", cfg_show(t, b, sizeof b));
+    if ((rc = cfg_keys(r, t, q, tknown, NULL, NULL, NULL)) || (rc = string(r, q, t, "name", 1, &mm->names[i]))) return rc;
     char qq[600];
     if ((rc = number_v(r, join(qq, sizeof qq, q, "ready_s"), json_object_get(t, "ready_s"), 0, 0,
                        mm->backward_s, &mm->ready_s[i])))
-      return fail(r, qq, "expected seconds in [0, backward_s = %.9g], got %s", mm->backward_s,
-                  show(json_object_get(t, "ready_s"), b, sizeof b));
+      return cfg_fail(r, qq, "expected seconds in [0, backward_s = %.9g], got %s", mm->backward_s,
+                  cfg_show(json_object_get(t, "ready_s"), b, sizeof b));
   }
   return 0;
 }
@@ -261,23 +219,23 @@ static int read_device(rd *r, json_t *root, measured_device *d) {
   static const char *const bknown[] = {"tensors_per_bucket", "sizes", "flatten", "unflatten", NULL};
   char b[80];
   int rc = 0;
-  if (!json_is_object(root)) return fail(r, "", "expected an object, got %s", show(root, b, sizeof b));
-  if ((rc = check_keys(r, "", root, known))) return rc;
+  if (!json_is_object(root)) return cfg_fail(r, "", "expected an object, got %s", cfg_show(root, b, sizeof b));
+  if ((rc = cfg_keys(r, root, "", known, NULL, NULL, NULL))) return rc;
   json_t *fmt = json_object_get(root, "format");
   if (!json_is_string(fmt) || strcmp(json_string_value(fmt), FORMAT) != 0)
-    return fail(r, "format", "expected \"%s\", got %s", FORMAT, show(fmt, b, sizeof b));
+    return cfg_fail(r, "format", "expected \"%s\", got %s", FORMAT, cfg_show(fmt, b, sizeof b));
   char *roof = NULL;
   if ((rc = string(r, "", root, "name", 1, &d->name)) || (rc = string(r, "", root, "summary", 1, &d->summary)) ||
       (rc = string(r, "", root, "roofline", 1, &roof)))
     return rc;
   d->roofline = device_find(roof);
-  if (!d->roofline) rc = fail(r, "roofline", "unknown built-in device \"%s\" (known: v100, a100, h100, cpu)", roof);
+  if (!d->roofline) rc = cfg_fail(r, "roofline", "unknown built-in device \"%s\" (known: v100, a100, h100, cpu)", roof);
   free(roof);
   if (rc) return rc;
   json_t *prov = object(r, "", root, "provenance", &rc);
   if (!prov || (rc = string(r, "provenance", prov, "device", 1, &d->measured_on))) return rc;
   json_t *launch = object(r, "", root, "launch", &rc);
-  if (!launch || (rc = check_keys(r, "launch", launch, lknown)) ||
+  if (!launch || (rc = cfg_keys(r, launch, "launch", lknown, NULL, NULL, NULL)) ||
       (rc = number(r, "launch", launch, "isolated_s", 0, 1, &d->launch_isolated_s)) ||
       (rc = number(r, "launch", launch, "back_to_back_s", 0, 1, &d->launch_back_to_back_s)))
     return rc;
@@ -288,7 +246,7 @@ static int read_device(rd *r, json_t *root, measured_device *d) {
   json_object_foreach(models, mname, mv) {
     char path[256];
     snprintf(path, sizeof path, "models.%s", mname);
-    if (!json_is_object(mv)) return fail(r, path, "expected an object of precisions, got %s", show(mv, b, sizeof b));
+    if (!json_is_object(mv)) return cfg_fail(r, path, "expected an object of precisions, got %s", cfg_show(mv, b, sizeof b));
     d->nmodels += json_object_size(mv);
   }
   if (d->nmodels && !(d->models = calloc(d->nmodels, sizeof *d->models)))
@@ -313,8 +271,8 @@ static int read_device(rd *r, json_t *root, measured_device *d) {
   if (bk) {
     double tpb;
     measured_curve sizes = {0}, c[2] = {{0}};
-    if (!json_is_object(bk)) return fail(r, "ddp_buckets", "expected an object, got %s", show(bk, b, sizeof b));
-    if (!(rc = check_keys(r, "ddp_buckets", bk, bknown)) &&
+    if (!json_is_object(bk)) return cfg_fail(r, "ddp_buckets", "expected an object, got %s", cfg_show(bk, b, sizeof b));
+    if (!(rc = cfg_keys(r, bk, "ddp_buckets", bknown, NULL, NULL, NULL)) &&
         !(rc = number(r, "ddp_buckets", bk, "tensors_per_bucket", 1, 0, &tpb)) &&
         !(rc = sizes_of(r, "ddp_buckets", bk, &sizes)))
       for (int k = 2; k < 4 && !rc; k++) {
