@@ -38,26 +38,6 @@ static const char *show(const json_t *v, char *buf, size_t len) {
   return buf;
 }
 
-static int check_keys(ccsim_error *err, const char *file, const char *path, json_t *obj,
-                      const char *const *known) {
-  const char *key;
-  json_t *v;
-  json_object_foreach(obj, key, v) {
-    int ok = 0;
-    for (const char *const *k = known; *k && !ok; k++) ok = strcmp(*k, key) == 0;
-    if (!ok) {
-      char list[512] = "", p[256];
-      for (const char *const *k = known; *k; k++) {
-        if (list[0]) strncat(list, ", ", sizeof list - strlen(list) - 1);
-        strncat(list, *k, sizeof list - strlen(list) - 1);
-      }
-      snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", key);
-      return fail(err, file, p, "unknown key \"%s\" (known here: %s)", key, list);
-    }
-  }
-  return 0;
-}
-
 /* obj[key] as a new string; required keys must be present, optional ones may be absent (NULL). */
 static int read_string(ccsim_error *err, const char *file, const char *path, json_t *obj,
                        const char *key, int required, char **out) {
@@ -114,7 +94,8 @@ static int read_layer(ccsim_error *err, const char *file, json_t *layers, size_t
   json_t *o = json_array_get(layers, i);
   if (!json_is_object(o)) return fail(err, file, path, "expected an object, got %s", show(o, b, sizeof b));
   int rc;
-  if ((rc = check_keys(err, file, path, o, known)) || (rc = read_string(err, file, path, o, "name", 1, &l->name)) ||
+  if ((rc = cfg_keys(&(cfg_reader){file, err}, o, path, known, NULL, NULL, NULL)) ||
+      (rc = read_string(err, file, path, o, "name", 1, &l->name)) ||
       (rc = read_count(err, file, path, o, "params", &l->params)) ||
       (rc = read_flops(err, file, path, o, "fwd_flops", &l->fwd_flops)) ||
       (rc = read_flops(err, file, path, o, "bwd_flops", &l->bwd_flops)))
@@ -130,7 +111,8 @@ static int read_profile(ccsim_error *err, const char *file, json_t *root, model_
   int rc;
   char *info = NULL;
   if (!json_is_object(root)) return fail(err, file, "", "expected an object, got %s", show(root, b, sizeof b));
-  if ((rc = check_keys(err, file, "", root, known)) || (rc = read_string(err, file, "", root, "name", 1, &p->name)) ||
+  if ((rc = cfg_keys(&(cfg_reader){file, err}, root, "", known, NULL, NULL, NULL)) ||
+      (rc = read_string(err, file, "", root, "name", 1, &p->name)) ||
       (rc = read_string(err, file, "", root, "source", 1, &p->source)) ||
       (rc = read_string(err, file, "", root, "input", 1, &p->input)))
     return rc;
