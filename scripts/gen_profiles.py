@@ -308,6 +308,16 @@ BACKWARD_CONVENTION = ("bwd_flops = 2 x fwd_flops per tensor (standard approxima
                        "Kaplan et al. 2020, Narayanan et al. 2021)")
 
 
+def resnet50_cifar():
+    """ResNet-50 for 32x32 CIFAR-10 images: the ImageNet stem (7x7 stride-2
+    convolution and max-pooling) replaced by one 3x3 stride-1 convolution, as
+    the common CIFAR ports of ResNet do, and 10 classes."""
+    m = torchvision().models.resnet50(num_classes=10)
+    m.conv1 = nn.Conv2d(3, 64, 3, 1, 1, bias=False)
+    m.maxpool = nn.Identity()
+    return m
+
+
 def tokens(vocab, seq):
     # Token ids do not change the flops; a fixed pattern keeps the run reproducible.
     return lambda b: torch.arange(b * seq).remainder(vocab).view(b, seq)
@@ -365,6 +375,38 @@ MODELS = [
                    "'Recurrent Neural Network Regularization' (medium)"),
         # embedding 6,500,000 + 2 x 3,385,200 + decoder 6,510,000
         "params": 19780400,
+    },
+    {
+        "name": "resnet101",
+        "build": lambda: torchvision().models.resnet101(),
+        "input": lambda b: (torch.zeros(b, 3, 224, 224),),
+        "input_doc": "one 3x224x224 image (ImageNet)",
+        "source": ("ResNet-101, torchvision.models.resnet101 (v1.5); He et al. 2016, 'Deep "
+                   "Residual Learning for Image Recognition' (used by MergeComp and Global-QSGD)"),
+        "params": 44549160,
+    },
+    {
+        "name": "resnet50-cifar",
+        "build": resnet50_cifar,
+        "input": lambda b: (torch.zeros(b, 3, 32, 32),),
+        "input_doc": "one 3x32x32 image (CIFAR-10)",
+        "source": ("ResNet-50 for CIFAR-10 (10 classes; 3x3 stride-1 stem, no max-pooling, as "
+                   "common CIFAR ports do; reconstructed: MergeComp's paper names ResNet-50 on "
+                   "CIFAR-10 without its stem), torchvision.models.resnet50 otherwise"),
+        "params": 23520842,
+    },
+    {
+        "name": "lstm-wt2",
+        "build": lambda: LstmLm(vocab=28869, h=650, layers=3),
+        "input": lambda b: (tokens(28869, 35)(b),),
+        "input_doc": "one sequence of 35 tokens (WikiText-2, unrolled 35 steps)",
+        "source": ("3-layer LSTM language model on WikiText-2, 650 units, vocabulary 28869: the "
+                   "sizes of PowerSGD's LSTM (Vogels et al. 2019), on whose code S2 Reducer's "
+                   "LSTM training is built; reconstructed: embedding and softmax NOT tied here "
+                   "(the paper's 28,949,319 parameters are the tied count), so that the input "
+                   "embedding's gradient is row-sparse as S2 Reducer's setup requires"),
+        # embedding 18,764,850 + 3 x 3,385,200 + decoder 18,793,719
+        "params": 47714169,
     },
 ]
 

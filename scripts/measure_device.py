@@ -60,7 +60,8 @@ import gen_profiles  # noqa: E402  (the model definitions ccsim's profiles come 
 # Measurement batch per model when --batch is not given: ccsim's default
 # model.batch (32), except GPT-2 small, whose 32 x 1024-token batch does not
 # fit an 80 GB GPU in fp32.
-DEFAULT_BATCH = {"resnet50": 32, "vgg16": 32, "bert-base": 32, "gpt2-small": 8, "lstm": 32}
+DEFAULT_BATCH = {"resnet50": 32, "vgg16": 32, "bert-base": 32, "gpt2-small": 8, "lstm": 32,
+                 "resnet101": 32, "resnet50-cifar": 32, "lstm-wt2": 32}
 PRECISIONS = ("fp32", "tf32", "bf16")
 
 
@@ -94,10 +95,10 @@ class Timer:
 
 def loss_of(name, out, inputs):
     """A real training loss for each model's output."""
-    if name in ("lstm", "gpt2-small"):
+    if name in ("lstm", "lstm-wt2", "gpt2-small"):
         ids = inputs[0]
         return F.cross_entropy(out.reshape(-1, out.shape[-1]).float(), ids.reshape(-1))
-    if name in ("resnet50", "vgg16"):
+    if name in ("resnet50", "vgg16", "resnet101", "resnet50-cifar"):
         target = torch.arange(out.shape[0], device=out.device) % out.shape[1]
         return F.cross_entropy(out.float(), target)
     return out.float().pow(2).mean()  # bert-base: the pooler output

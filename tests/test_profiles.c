@@ -105,6 +105,11 @@ int main(int argc, char **argv) {
        2 * S * 12 * (H * 3 * H + H * H + H * 4 * H + 4 * H * H) + 12 * 2 * 2 * S * S * H + 2 * S * H * 50257, 0},
       /* embedding 6,500,000 + 2 x (4 x 650 x 1300 + 2 x 2600) + decoder 6,510,000 */
       {"lstm", 19780400, 11, 35.0 * 2 * 2 * 4 * 650 * 1300 + 2.0 * 35 * 650 * 10000, 0},
+      /* torchvision's 7.8 GMACs; the CIFAR port's 1.30 GMACs at 32x32 */
+      {"resnet101", 44549160, 314, 2 * 7.83e9, 0.02},
+      {"resnet50-cifar", 23520842, 161, 2 * 1.30e9, 0.02},
+      /* embedding 18,764,850 + 3 x 3,385,200 + decoder 18,793,719 (not tied) */
+      {"lstm-wt2", 47714169, 15, 35.0 * 2 * 3 * 4 * 650 * 1300 + 2.0 * 35 * 650 * 28869, 0},
   };
   for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++) check_shipped(models, &shipped[i]);
 
@@ -147,15 +152,17 @@ int main(int argc, char **argv) {
   if (f) {
     profile_list(f, models);
     fclose(f);
-    static const char *const order[] = {"bert-base", "gpt2-small", "lstm", "resnet50", "vgg16"};
+    static const char *const order[] = {"bert-base", "gpt2-small", "lstm", "lstm-wt2", "resnet101",
+                                        "resnet50", "resnet50-cifar", "vgg16"};
+    const size_t norder = sizeof order / sizeof order[0];
     size_t lines = 0;
     for (char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-      if (lines < 5)
+      if (lines < norder)
         CHECK(strncmp(line, order[lines], strlen(order[lines])) == 0 && !strstr(line, "does not load"),
               "list line %zu: %.60s", lines, line);
       lines++;
     }
-    CHECK(lines == 5, "%zu lines:\n%s", lines, text);
+    CHECK(lines == norder, "%zu lines:\n%s", lines, text);
     free(text);
   }
 
