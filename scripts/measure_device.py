@@ -583,6 +583,8 @@ def main():
     ap.add_argument("--precisions", default=",".join(PRECISIONS), help="fp32,tf32,bf16 (default: all)")
     ap.add_argument("--compressors", default=",".join(COMPRESSORS), help="comma-separated, or '' for none")
     ap.add_argument("--sizes", default="10:25", help="log2 sizes: 'LO:HI' or a list '10,14,20' (default 10:25)")
+    ap.add_argument("--elements", help="exact compressor sizes in elements, comma-separated "
+                    "(instead of --sizes; for held-out checks between the table's powers of two)")
     ap.add_argument("--batch", type=int, help="batch of every model (default: per model, see the top)")
     ap.add_argument("--repeats", type=int, default=20, help="timed repeats per figure (default 20)")
     ap.add_argument("--warmup", type=int, default=3, help="untimed model iterations first (default 3)")
@@ -610,6 +612,13 @@ def main():
     if not logs or sorted(set(logs)) != logs or logs[0] < 1 or logs[-1] > 34:
         sys.exit("--sizes: expected increasing log2 sizes in 1..34")
     sizes = [1 << k for k in logs]
+    if o.elements:
+        try:
+            sizes = [int(v) for v in split(o.elements)]
+        except ValueError:
+            sys.exit("--elements: expected positive integers, comma-separated")
+        if not sizes or sorted(set(sizes)) != sizes or sizes[0] < 16 or sizes[-1] > 1 << 34:
+            sys.exit("--elements: expected increasing sizes in 16..2^34")
     notes = []
     precisions = split(o.precisions)
     if device.type == "cpu" and "tf32" in precisions:
