@@ -42,7 +42,45 @@ static void refused(const char *from, const char *to, const char *want) {
   measured_free(d);
 }
 
+/* Batch curves: exact at a measured batch, linear between two, outside along
+ * the nearest segment with its intercept clamped to [0, the nearest figure]. */
+static void test_batch_curve(void) {
+  measured_batch pts[3] = {{16, 1, 2}, {32, 1.5, 3}, {64, 2.5, 5}};
+  measured_model mm = {.batch = 32, .forward_s = 1.5, .backward_s = 3, .nbatches = 3, .batches = pts};
+  double f, b;
+  char rule[160];
+  measured_totals(&mm, 32, &f, &b, rule, sizeof rule);
+  CHECK(f == 1.5 && b == 3 && strstr(rule, "measured at batch 32"), "exact: %g %g %s", f, b, rule);
+  measured_totals(&mm, 24, &f, &b, rule, sizeof rule);
+  CHECK_REL(f, 1.25, "between 16 and 32");
+  CHECK_REL(b, 2.5, "between 16 and 32 (backward)");
+  CHECK(strstr(rule, "between measured batches 16 and 32") != NULL, "rule %s", rule);
+  measured_totals(&mm, 8, &f, &b, rule, sizeof rule); /* intercept 0.5 (forward), 1 (backward) */
+  CHECK_REL(f, 0.75, "below 16");
+  CHECK_REL(b, 1.5, "below 16 (backward)");
+  measured_totals(&mm, 128, &f, &b, rule, sizeof rule); /* intercept 0.5, 1 */
+  CHECK_REL(f, 4.5, "above 64");
+  CHECK_REL(b, 9, "above 64 (backward)");
+  CHECK(strstr(rule, "extrapolated from measured batch 64") != NULL, "rule %s", rule);
+  /* a falling segment (noise): intercept above the figure, clamped: constant */
+  measured_batch down[2] = {{16, 2, 2}, {32, 1, 1}};
+  measured_model md = {.batch = 16, .forward_s = 2, .backward_s = 2, .nbatches = 2, .batches = down};
+  measured_totals(&md, 8, &f, &b, rule, sizeof rule);
+  CHECK_REL(f, 2, "falling segment: constant below");
+  /* a steep segment: intercept below 0, clamped: in proportion */
+  measured_batch up[2] = {{16, 1, 1}, {32, 3, 3}};
+  measured_model mu = {.batch = 16, .forward_s = 1, .backward_s = 1, .nbatches = 2, .batches = up};
+  measured_totals(&mu, 8, &f, &b, rule, sizeof rule);
+  CHECK_REL(f, 0.5, "steep segment: in proportion below");
+  /* one batch: in proportion */
+  measured_model m1 = {.batch = 10, .forward_s = 1, .backward_s = 2, .nbatches = 1, .batches = up};
+  up[0] = (measured_batch){10, 1, 2};
+  measured_totals(&m1, 25, &f, &b, rule, sizeof rule);
+  CHECK(f == 2.5 && b == 5 && strstr(rule, "in proportion"), "one batch: %g %g %s", f, b, rule);
+}
+
 int main(int argc, char **argv) {
+  test_batch_curve();
   if (argc < 2) return fprintf(stderr, "usage: test_measured SRCDIR\n"), 2;
   snprintf(good_path, sizeof good_path, "%s/tests/data/devices/tiny-lstm.json", argv[1]);
   if (!mkdtemp(tmpdir)) return perror("mkdtemp"), 1;

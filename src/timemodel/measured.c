@@ -169,9 +169,49 @@ static int read_compressor(rd *r, const char *name, json_t *o, measured_compress
   return rc;
 }
 
+/* o["batches"] (optional): iteration totals at batches other than the
+ * reference's; with the reference, into mm->batches in increasing order. */
+static int read_batches(rd *r, const char *path, json_t *o, measured_model *mm) {
+  static const char *const known[] = {"batch", "forward_s", "backward_s", "runs", "iteration_s_min",
+                                      "iteration_s_max", NULL};
+  char p[512], b[80];
+  json_t *a = json_object_get(o, "batches");
+  join(p, sizeof p, path, "batches");
+  if (a && !json_is_array(a))
+    return cfg_fail(r, p, "expected an array of {batch, forward_s, backward_s}, got %s", cfg_show(a, b, sizeof b));
+  const size_t n = a ? json_array_size(a) : 0;
+  if (!(mm->batches = calloc(n + 1, sizeof *mm->batches))) return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
+  mm->batches[0] = (measured_batch){mm->batch, mm->forward_s, mm->backward_s};
+  mm->nbatches = 1;
+  for (size_t i = 0; i < n; i++) {
+    char q[560];
+    snprintf(q, sizeof q, "%s[%zu]", p, i);
+    json_t *e = json_array_get(a, i);
+    measured_batch m;
+    double ignored;
+    int rc;
+    if (!json_is_object(e)) return cfg_fail(r, q, "expected an object, got %s", cfg_show(e, b, sizeof b));
+    if ((rc = cfg_keys(r, e, q, known, NULL, NULL, NULL)) || (rc = number(r, q, e, "batch", 1, 0, &m.batch)) ||
+        (rc = number(r, q, e, "forward_s", 0, 1, &m.forward_s)) || (rc = number(r, q, e, "backward_s", 0, 1, &m.backward_s)))
+      return rc;
+    for (size_t k = 3; known[k]; k++)
+      if (json_object_get(e, known[k]) && (rc = number(r, q, e, known[k], 0, 0, &ignored))) return rc;
+    size_t at = 0;
+    while (at < mm->nbatches && mm->batches[at].batch < m.batch) at++;
+    if (at < mm->nbatches && mm->batches[at].batch == m.batch)
+      return cfg_fail(r, q, "batch %g is listed twice (the reference batch is the entry's own \"batch\")", m.batch);
+    memmove(mm->batches + at + 1, mm->batches + at, (mm->nbatches - at) * sizeof *mm->batches);
+    mm->batches[at] = m;
+    mm->nbatches++;
+  }
+  return 0;
+}
+
 static int read_model(rd *r, const char *model, const char *prec, json_t *o, measured_model *mm) {
-  static const char *const known[] = {"batch", "repeats", "forward_s", "backward_s", "backward_s_min",
-                                      "backward_s_max", "tensors", NULL};
+  static const char *const known[] = {"batch", "forward_s", "backward_s", "tensors", "batches",
+                                      /* optional numbers, for the reader of the file: */
+                                      "repeats", "backward_s_min", "backward_s_max", "runs", "iteration_s_min",
+                                      "iteration_s_max", NULL};
   static const char *const tknown[] = {"name", "ready_s", NULL};
   char path[256], p[512], b[80];
   snprintf(path, sizeof path, "models.%s.%s", model, prec);
@@ -186,9 +226,9 @@ static int read_model(rd *r, const char *model, const char *prec, json_t *o, mea
       (rc = number(r, path, o, "forward_s", 0, 1, &mm->forward_s)) ||
       (rc = number(r, path, o, "backward_s", 0, 1, &mm->backward_s)))
     return rc;
-  for (size_t k = 1; k < 6; k++)
-    if (k != 2 && k != 3 && json_object_get(o, known[k]) && (rc = number(r, path, o, known[k], 0, 0, &ignored)))
-      return rc;
+  for (size_t k = 5; known[k]; k++)
+    if (json_object_get(o, known[k]) && (rc = number(r, path, o, known[k], 0, 0, &ignored))) return rc;
+  if ((rc = read_batches(r, path, o, mm))) return rc;
   json_t *a = json_object_get(o, "tensors");
   join(p, sizeof p, path, "tensors");
   if (!json_is_array(a) || json_array_size(a) == 0)
@@ -306,7 +346,7 @@ void measured_free(measured_device *d) {
   for (size_t i = 0; i < d->nmodels; i++) {
     measured_model *m = &d->models[i];
     for (size_t t = 0; m->names && t < m->ntensors; t++) free(m->names[t]);
-    free(m->names), free(m->ready_s), free(m->model), free(m->precision);
+    free(m->names), free(m->ready_s), free(m->model), free(m->precision), free(m->batches);
   }
   for (size_t i = 0; i < d->ncompressors; i++) {
     measured_compressor *c = &d->compressors[i];
@@ -356,8 +396,46 @@ int measured_check_model(const measured_device *d, const measured_model *mm, con
   return 0;
 }
 
+/* t at batch x on the line through (b, t) whose time at batch 0 is the
+ * intercept of the segment (b0, t0)-(b1, t1), clamped to [0, t]. */
+static double through(double b, double t, double b0, double t0, double b1, double t1, double x) {
+  double a = t0 - (t1 - t0) / (b1 - b0) * b0;
+  a = a < 0 ? 0 : a > t ? t : a;
+  return a + (t - a) * x / b;
+}
+
+void measured_totals(const measured_model *mm, double batch, double *forward, double *backward, char *rule,
+                     size_t len) {
+  const measured_batch *m = mm->batches;
+  const size_t n = mm->nbatches;
+  size_t i = 0;
+  while (i < n && m[i].batch < batch) i++;
+  if (i < n && m[i].batch == batch) {
+    *forward = m[i].forward_s, *backward = m[i].backward_s;
+    snprintf(rule, len, "measured at batch %g", batch);
+  } else if (n == 1) {
+    *forward = m[0].forward_s * batch / m[0].batch, *backward = m[0].backward_s * batch / m[0].batch;
+    snprintf(rule, len, "scaled in proportion from the only measured batch, %g", m[0].batch);
+  } else if (i > 0 && i < n) {
+    const double f = (batch - m[i - 1].batch) / (m[i].batch - m[i - 1].batch);
+    *forward = m[i - 1].forward_s + f * (m[i].forward_s - m[i - 1].forward_s);
+    *backward = m[i - 1].backward_s + f * (m[i].backward_s - m[i - 1].backward_s);
+    snprintf(rule, len, "interpolated linearly between measured batches %g and %g", m[i - 1].batch, m[i].batch);
+  } else {
+    const measured_batch *near = i == 0 ? &m[0] : &m[n - 1], *other = i == 0 ? &m[1] : &m[n - 2];
+    *forward = through(near->batch, near->forward_s, other->batch, other->forward_s, near->batch, near->forward_s, batch);
+    *backward =
+        through(near->batch, near->backward_s, other->batch, other->backward_s, near->batch, near->backward_s, batch);
+    snprintf(rule, len, "extrapolated from measured batch %g along the segment to batch %g (intercept clamped)",
+             near->batch, other->batch);
+  }
+}
+
 void measured_compute(const measured_model *mm, double batch, double *forward, double *bwd) {
-  const double scale = batch / mm->batch;
+  double backward;
+  char rule[160];
+  measured_totals(mm, batch, forward, &backward, rule, sizeof rule);
+  const double scale = backward / mm->backward_s;
   const size_t L = mm->ntensors;
   double ready = 0; /* the latest gradient so far, backward order */
   for (size_t j = 0; j < L; j++) {
@@ -367,7 +445,6 @@ void measured_compute(const measured_model *mm, double batch, double *forward, d
   }
   bwd[L - 1] += mm->backward_s - ready; /* after the last gradient: still backward */
   for (size_t j = 0; j < L; j++) bwd[j] *= scale;
-  *forward = mm->forward_s * scale;
 }
 
 int measured_params_match(const measured_compressor *mc, const double *params, char *why, size_t len) {
@@ -401,7 +478,14 @@ json_t *measured_report(const measured_device *d, const measured_model *mm, cons
   if (mm) {
     json_object_set_new(r, "measured_batch", json_real(mm->batch));
     json_object_set_new(r, "batch", json_real(batch));
-    json_object_set_new(r, "compute_scale", json_real(batch / mm->batch));
+    double f, b;
+    char rule[160];
+    measured_totals(mm, batch, &f, &b, rule, sizeof rule);
+    json_object_set_new(r, "compute_scale", json_real((f + b) / (mm->forward_s + mm->backward_s)));
+    json_object_set_new(r, "compute_rule", json_string(rule));
+    json_t *bs = json_array();
+    for (size_t i = 0; i < mm->nbatches; i++) json_array_append_new(bs, json_real(mm->batches[i].batch));
+    json_object_set_new(r, "measured_batches", bs);
   }
   if (note && *note) json_object_set_new(r, "note", json_string(note));
   return r;
@@ -444,7 +528,11 @@ void measured_list(FILE *out, const char *dir) {
       fprintf(out, "%-22s measured, roofline %s elsewhere: %s\n", names[i], d->roofline->name, d->summary);
       fprintf(out, "%-22s   models:", "");
       for (size_t m = 0; m < d->nmodels; m++)
-        fprintf(out, " %s/%s (batch %g)", d->models[m].model, d->models[m].precision, d->models[m].batch);
+      {
+        fprintf(out, " %s/%s (batch", d->models[m].model, d->models[m].precision);
+        for (size_t i = 0; i < d->models[m].nbatches; i++) fprintf(out, "%s%g", i ? "," : " ", d->models[m].batches[i].batch);
+        fprintf(out, ")");
+      }
       fprintf(out, "%s\n%-22s   compressors:", d->nmodels ? "" : " none", "");
       for (size_t c = 0; c < d->ncompressors; c++) fprintf(out, " %s", d->compressors[c].name);
       if (d->ncompressors) {

@@ -46,11 +46,18 @@ typedef struct measured_compressor {
   measured_curve op[3][2];   /* [enum ccomp_op][enum measured_timing] */
 } measured_compressor;
 
+/* An iteration's forward and backward seconds at one measured batch. */
+typedef struct measured_batch {
+  double batch, forward_s, backward_s;
+} measured_batch;
+
 typedef struct measured_model {
   char *model;      /* a model profile's name */
   char *precision;  /* fp32, tf32 or bf16 */
-  double batch;     /* samples per iteration when measured */
+  double batch;     /* samples per iteration of the reference measurement (the ready times) */
   double forward_s, backward_s;
+  size_t nbatches;  /* every measured batch, the reference among them, increasing */
+  measured_batch *batches;
   size_t ntensors;  /* forward order, as the profile */
   char **names;
   double *ready_s;  /* seconds from the start of backward to each gradient */
@@ -95,9 +102,20 @@ int measured_check_model(const measured_device *d, const measured_model *mm,
  * and bwd[j] for the j-th tensor in BACKWARD order (j = 0: the last tensor of
  * the profile) = how much later than the one before its gradient is ready
  * (0 when it is ready no later), the rest of backward charged to the last
- * one, so that the bwd[] add up to backward_s.  Every figure is scaled by
- * batch / mm->batch. */
+ * one, so that the bwd[] add up to backward_s.  The totals at `batch` come
+ * from measured_totals; the per-tensor shape from the reference batch, every
+ * bwd[j] scaled by the same factor. */
 void measured_compute(const measured_model *mm, double batch, double *forward, double *bwd);
+
+/* Forward and backward seconds of one iteration at batch: the measured
+ * figures at a measured batch; between two, linear in batch; outside them,
+ * the line through the nearest measured batch whose intercept (time at batch
+ * 0) is that of the nearest segment, clamped to [0, the nearest figure] — a
+ * launch-bound device's time barely moves with batch, a compute-bound one's
+ * grows in proportion; one measured batch: in proportion.  rule[len] gets
+ * which of these applied, for summary.json. */
+void measured_totals(const measured_model *mm, double batch, double *forward, double *backward, char *rule,
+                     size_t len);
 
 /* 1 when the experiment's parameters params[] equal the table's for every
  * parameter the table names; else 0 and a line saying which differs in why[len]. */

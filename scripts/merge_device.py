@@ -1,0 +1,134 @@
+#!/usr/bin/python3
+"""scripts/merge_device.py — one device file from several runs of
+scripts/measure_device.py (docs/devices.md).
+
+    scripts/merge_device.py --name h100-measured --summary "..." \
+        --compressors parts/compressors.json --out devices/h100-measured.json \
+        parts/models-*.json
+
+A GPU's iteration time moves from one process to the next (seen on an H100:
+up to 30% for launch-bound models at batch 32), so the device file is made
+from several independent runs (separate processes), at several batches:
+
+  reference batch  per model, measure_device.py's default batch (32; GPT-2
+                   small 8).  Of the runs at that batch, the one whose
+                   iteration (forward + backward) is the median is kept whole,
+                   its per-tensor gradient-ready times with it; an even count
+                   keeps the run nearest the median of the totals.
+  other batches    "batches": forward and backward seconds, each the median
+                   over the runs at that batch; ccsim interpolates between
+                   batches (src/timemodel/measured.c, measured_totals).
+  every batch      "runs" (how many) and the spread of the iteration over the
+                   runs ("iteration_s_min", "iteration_s_max").
+
+Compressors, DDP buckets and the launch figure come from --compressors (one
+run).  The provenance keeps every part's date and command.
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# measure_device.py's default batches (it imports torch: the table is copied, and checked below
+# against its source text so that the two cannot drift apart)
+DEFAULT_BATCH = {"resnet50": 32, "vgg16": 32, "bert-base": 32, "gpt2-small": 8, "lstm": 32,
+                 "resnet101": 32, "resnet50-cifar": 32, "lstm-wt2": 32}
+
+
+def check_default_batches():
+    with open(os.path.join(ROOT, "scripts", "measure_device.py")) as f:
+        src = f.read()
+    start = src.index("DEFAULT_BATCH = {")
+    theirs = eval(src[start + len("DEFAULT_BATCH = "):src.index("}", start) + 1], {})  # a dict literal
+    if theirs != DEFAULT_BATCH:
+        sys.exit("merge_device.py: DEFAULT_BATCH differs from measure_device.py's: %r" % theirs)
+
+
+def total(entry):
+    return entry["forward_s"] + entry["backward_s"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Merge runs of measure_device.py into one device file.")
+    ap.add_argument("--name", required=True)
+    ap.add_argument("--summary", required=True)
+    ap.add_argument("--roofline", default=None, help="default: the parts' own")
+    ap.add_argument("--compressors", required=True, help="the run whose compressors, buckets and launch are kept")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("parts", nargs="+", help="runs with model measurements")
+    o = ap.parse_args()
+    check_default_batches()
+    docs = []
+    for p in o.parts:
+        with open(p) as f:
+            docs.append((p, json.load(f)))
+    with open(o.compressors) as f:
+        comp = json.load(f)
+    same = ("device", "driver", "torch", "cuda")
+    for p, d in docs:
+        for k in same:
+            if d["provenance"].get(k) != comp["provenance"].get(k):
+                sys.exit("%s was measured differently: provenance.%s %r vs %r" % (
+                    p, k, d["provenance"].get(k), comp["provenance"].get(k)))
+    # (model, precision) -> batch -> [(part, entry)]
+    runs = {}
+    for p, d in docs:
+        for model, precs in d["models"].items():
+            for prec, e in precs.items():
+                runs.setdefault((model, prec), {}).setdefault(e["batch"], []).append((p, e))
+    models = {}
+    picked = []
+    for (model, prec), by_batch in sorted(runs.items()):
+        ref = DEFAULT_BATCH[model]
+        if ref not in by_batch:
+            sys.exit("%s %s: no run at the reference batch %d" % (model, prec, ref))
+        rs = sorted(by_batch[ref], key=lambda pe: total(pe[1]))
+        med = statistics.median(total(e) for _, e in rs)
+        part, keep = min(rs, key=lambda pe: (abs(total(pe[1]) - med), total(pe[1])))
+        picked.append("%s/%s batch %d: %s" % (model, prec, ref, os.path.basename(part)))
+        entry = dict(keep)
+        entry["runs"] = len(rs)
+        entry["iteration_s_min"] = total(rs[0][1])
+        entry["iteration_s_max"] = total(rs[-1][1])
+        others = []
+        for b, pes in sorted(by_batch.items()):
+            if b == ref:
+                continue
+            es = [e for _, e in pes]
+            others.append({"batch": b, "forward_s": statistics.median(e["forward_s"] for e in es),
+                           "backward_s": statistics.median(e["backward_s"] for e in es), "runs": len(es),
+                           "iteration_s_min": min(total(e) for e in es),
+                           "iteration_s_max": max(total(e) for e in es)})
+        if others:
+            entry["batches"] = others
+        models.setdefault(model, {})[prec] = entry
+    prov = dict(comp["provenance"])
+    prov["date"] = " ; ".join(sorted({d["provenance"]["date"] for _, d in docs} | {comp["provenance"]["date"]}))
+    prov["command"] = " ; ".join([d["provenance"]["command"] for _, d in docs] + [comp["provenance"]["command"]])
+    prov["notes"] = list(comp["provenance"].get("notes", [])) + [
+        "merged by scripts/merge_device.py from %d model runs (%s) and compressors from %s; reference "
+        "tensors from: %s" % (len(docs), ", ".join(os.path.basename(p) for p, _ in docs),
+                              os.path.basename(o.compressors), "; ".join(picked))]
+    doc = {
+        "format": comp["format"],
+        "name": o.name,
+        "summary": o.summary,
+        "roofline": o.roofline or comp["roofline"],
+        "provenance": prov,
+        "launch": comp["launch"],
+        "models": models,
+        "compressors": comp["compressors"],
+        "ddp_buckets": comp["ddp_buckets"],
+    }
+    tmp = o.out + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    os.replace(tmp, o.out)
+    print("wrote %s: %d models, %d compressors" % (o.out, len(models), len(doc["compressors"])), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
