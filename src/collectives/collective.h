@@ -246,6 +246,16 @@ struct comm_req *coll_isend(coll_ctx *ctx, int dst, void *msg, double bytes);
  * its exact shadow; feeds the error-feedback hook. */
 coll_msg *coll_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi);
 
+/* For collectives with their own wire format (the sparse ones): y[0 .. n) =
+ * decode(encode(p)) of this worker's input p, which the compressor decides
+ * (the error-feedback hook sees it as for any collective); p is added to
+ * ctx->exact_sum (COLL_NEEDS_EXACT_SUM). */
+void coll_own_dense(coll_ctx *ctx, float *y);
+
+/* Bytes charged for a payload of nbytes made from the data plane's n
+ * elements: scaled by n_full / n under coordinate sampling. */
+double coll_scale_charge(const coll_ctx *ctx, size_t nbytes);
+
 /* The ccomp_call for an operation of this worker on elements from `offset`. */
 ccomp_call coll_call(const coll_ctx *ctx, size_t offset, uint64_t salt);
 

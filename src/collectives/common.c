@@ -352,3 +352,17 @@ coll_bundle *coll_tree_bcast(coll_ctx *ctx, const coll_ring *g, coll_bundle *b) 
     }
   return b;
 }
+
+void coll_own_dense(coll_ctx *ctx, float *y) {
+  coll_global_max(ctx);
+  coll_msg *m = coll_encode_own(ctx, ctx->rank, 0, ctx->n);
+  ccomp_call call = coll_call(ctx, 0, 0);
+  ccomp_decode(ctx->comp, m->bytes, m->nbytes, ctx->n, 1, &call, y);
+  for (size_t i = 0; i < ctx->n; i++) ctx->exact_sum[i] += m->exact[i];
+  coll_msg_free(m);
+}
+
+double coll_scale_charge(const coll_ctx *ctx, size_t nbytes) {
+  if (ctx->n_full <= ctx->n || ctx->n == 0) return (double)nbytes;
+  return (double)nbytes * (double)ctx->n_full / (double)ctx->n;
+}

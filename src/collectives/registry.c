@@ -6,12 +6,15 @@
 
 extern const collective_type coll_allreduce_ring, coll_allreduce_ring_recompress,
     coll_allreduce_tree, coll_allreduce_rhd, coll_allreduce_torus2d, coll_allreduce_hierarchical,
-    coll_allgather_ring, coll_allgather_rd, coll_ps;
+    coll_allgather_ring, coll_allgather_rd, coll_ps, coll_allreduce_sparcml,
+    coll_allreduce_omnireduce;
 
 static const collective_type *const registry[] = {
     &coll_allreduce_ring,  &coll_allreduce_ring_recompress, &coll_allreduce_tree,
     &coll_allreduce_rhd,   &coll_allreduce_torus2d,         &coll_allreduce_hierarchical,
     &coll_allgather_ring,  &coll_allgather_rd,              &coll_ps,
+    /* sparse baselines (S2 Reducer's study) */
+    &coll_allreduce_sparcml, &coll_allreduce_omnireduce,
 };
 
 const collective_type *const *collective_registry(size_t *count) {
