@@ -16,11 +16,50 @@ void ccomp_param_defaults(const ccomp_type *t, double *out) {
   for (size_t i = 0; i < t->nparams; i++) out[i] = t->params[i].def;
 }
 
+/* The names of a CCOMP_CHOICE list end at the first ':' of help. */
+static size_t choices_len(const ccomp_param *p) {
+  const char *c = p->help ? strchr(p->help, ':') : NULL;
+  return c ? (size_t)(c - p->help) : 0;
+}
+
+size_t ccomp_param_nchoices(const ccomp_param *p) {
+  const size_t len = choices_len(p);
+  size_t k = len ? 1 : 0;
+  for (size_t i = 0; i < len; i++) k += p->help[i] == '|';
+  return k;
+}
+
+int ccomp_param_choice_name(const ccomp_param *p, size_t k, char *out, size_t len) {
+  const size_t all = choices_len(p);
+  size_t start = 0, idx = 0;
+  for (size_t i = 0; i <= all; i++) {
+    if (i < all && p->help[i] != '|') continue;
+    if (idx++ == k) {
+      snprintf(out, len, "%.*s", (int)(i - start), p->help + start);
+      return 0;
+    }
+    start = i + 1;
+  }
+  return -1;
+}
+
+int ccomp_param_choice_index(const ccomp_param *p, const char *name) {
+  char one[64];
+  for (size_t k = 0; ccomp_param_choice_name(p, k, one, sizeof one) == 0; k++)
+    if (strcmp(one, name) == 0) return (int)k;
+  return -1;
+}
+
 int ccomp_param_check_in(const char *owner, const ccomp_param *params, size_t i, double v,
                          char *err, size_t errlen) {
   const ccomp_param *p = &params[i];
   if (!isfinite(v)) {
     snprintf(err, errlen, "%s: parameter '%s' must be a finite number", owner, p->name);
+    return -1;
+  }
+  if (p->kind == CCOMP_CHOICE && (v != floor(v) || v < 0 || v >= (double)ccomp_param_nchoices(p))) {
+    snprintf(err, errlen, "%s: parameter '%s' must be one of %.*s", owner, p->name,
+             (int)choices_len(p), p->help);
     return -1;
   }
   if (p->kind == CCOMP_INT && v != floor(v)) {

@@ -45,11 +45,16 @@ enum ccomp_flags {
   CCOMP_LOSSLESS = 1u << 6,    /* decode(encode(x)) == x exactly */
 };
 
-enum ccomp_param_kind { CCOMP_REAL, CCOMP_INT, CCOMP_BOOL };
+enum ccomp_param_kind { CCOMP_REAL, CCOMP_INT, CCOMP_BOOL, CCOMP_CHOICE };
 
 /* One tunable parameter.  The experiment loader checks kind and [min, max]
  * before init(); init() checks what depends on other parameters or on the
- * setup (e.g. levels that would overflow for this many workers). */
+ * setup (e.g. levels that would overflow for this many workers).
+ * CCOMP_CHOICE: a name among a fixed list, written as a string in the
+ * experiment; its value here is the index in the list.  The list is the
+ * start of `help`, names separated by '|' and ended by ':' ("standard|
+ * exponential: ..."), so every table keeps its six fields; def is the
+ * default's index, min 0 and max the last index. */
 typedef struct ccomp_param {
   const char *name;
   enum ccomp_param_kind kind;
@@ -168,6 +173,13 @@ const char *ccomp_names(void);
 int ccomp_param_index(const ccomp_type *t, const char *name);
 /* out[t->nparams] = the defaults. */
 void ccomp_param_defaults(const ccomp_type *t, double *out);
+/* CCOMP_CHOICE parameters: how many names p's list has; the index of `name`
+ * in it, or -1; the name at index k copied into out[len] (0, or -1 if k is
+ * out of range). */
+size_t ccomp_param_nchoices(const ccomp_param *p);
+int ccomp_param_choice_index(const ccomp_param *p, const char *name);
+int ccomp_param_choice_name(const ccomp_param *p, size_t k, char *out, size_t len);
+
 /* 0 if v is acceptable for parameter i (kind and range), else -1 with err. */
 int ccomp_param_check(const ccomp_type *t, size_t i, double v, char *err, size_t errlen);
 /* The same for parameter i of any table (a memory's, a collective's); the

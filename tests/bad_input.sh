@@ -53,6 +53,10 @@ exp comp '{"workers": 2, "compressor": "zip", '"$ok"'}'
 expect unknown-compressor 'comp.json: compressor.name: unknown compressor "zip" (known: none, fp16' "$CCSIM" validate "$T/comp.json"
 exp cparam '{"workers": 2, "compressor": {"name": "fp16", "ratio": 0.1}, '"$ok"'}'
 expect unknown-param 'cparam.json: compressor.ratio: unknown key "ratio"' "$CCSIM" validate "$T/cparam.json"
+exp cchoice '{"workers": 2, "compressor": {"name": "global-qsgd", "dithering": "expo"}, '"$ok"'}'
+expect bad-choice 'cchoice.json: compressor.dithering: expected one of standard|exponential, got "expo"' "$CCSIM" validate "$T/cchoice.json"
+exp cheadroom '{"workers": 9, "compressor": {"name": "global-qsgd", "bits": 4, "dithering": "exponential"}, '"$ok"'}'
+expect exp-headroom 'dithering=exponential with bits=4 has level codes 1..7, fewer than the workers=9' "$CCSIM" validate "$T/cheadroom.json"
 exp mem '{"workers": 2, "compressor": {"name": "fp16", "memory": "forgetful"}, '"$ok"'}'
 expect unknown-memory 'mem.json: compressor.memory: unknown memory "forgetful" (known: none' "$CCSIM" validate "$T/mem.json"
 exp coll '{"workers": 2, "collective": "allreduce/star", '"$ok"'}'

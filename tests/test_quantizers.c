@@ -195,7 +195,8 @@ static void gq_sample(void *vctx, int s, float *y) {
 
 static void test_global_qsgd_unbiased(uint32_t n, double bits, int S) {
   const size_t d = 131;
-  gq_ctx g = {.c = make("global-qsgd", &bits, d, n), .n = n, .d = d};
+  const double par[2] = {bits, 0}; /* standard dithering */
+  gq_ctx g = {.c = make("global-qsgd", par, d, n), .n = n, .d = d};
   g.xs = malloc(n * sizeof *g.xs);
   float *mean = calloc(d, sizeof *mean);
   for (uint32_t w = 0; w < n; w++) {
@@ -224,7 +225,8 @@ static void test_global_qsgd_exact_sum(void) {
   for (int bi = 0; bi < 6; bi++) {
     unsigned B = (unsigned)bitsv[bi];
     uint32_t n = (1u << (B - 1)) - 1 < 6 ? (1u << (B - 1)) - 1 : 6;
-    ccomp *c = make("global-qsgd", &bitsv[bi], d, n);
+    const double par[2] = {bitsv[bi], 0};
+    ccomp *c = make("global-qsgd", par, d, n);
     size_t cap = ccomp_max_wire_bytes(c, d);
     CHECK(cap == (d * B + 7) / 8 + 4, "bits=%u: max wire %zu", B, cap);
     uint8_t *acc = malloc(cap), *tmp = malloc(cap), *out = malloc(cap);
@@ -259,9 +261,9 @@ static void test_global_qsgd_limit(void) {
   const size_t d = 13;
   for (unsigned B = 2; B <= 16; B++) {
     const uint32_t nmax = (1u << (B - 1)) - 1;
-    double bits = B;
+    const double bits[2] = {B, 0};
     for (int sign = 1; sign >= -1; sign -= 2) {
-      ccomp *c = make("global-qsgd", &bits, d, nmax);
+      ccomp *c = make("global-qsgd", bits, d, nmax);
       size_t cap = ccomp_max_wire_bytes(c, d);
       uint8_t *acc = malloc(cap), *tmp = malloc(cap), *out = malloc(cap);
       float x[13], y[13];
@@ -293,14 +295,14 @@ static void test_global_qsgd_limit(void) {
     /* one worker more: s would be 0, refused with a message naming bits and workers */
     char err[CCOMP_ERRLEN] = "";
     ccomp_setup su = {.n = d, .workers = nmax + 1, .rank = 0, .seed = 1};
-    ccomp *bad = ccomp_new(ccomp_find("global-qsgd"), &bits, &su, err, sizeof err);
+    ccomp *bad = ccomp_new(ccomp_find("global-qsgd"), bits, &su, err, sizeof err);
     CHECK(bad == NULL, "bits=%u accepted workers=%u", B, nmax + 1);
     CHECK(strstr(err, "bits") && strstr(err, "workers"), "message: %s", err);
     ccomp_free(bad);
   }
   /* a larger s: bits = 8, n = 4 workers -> s = 31; all at +max sums to 124 */
-  double b8 = 8;
-  ccomp *c = make("global-qsgd", &b8, 3, 4);
+  const double b8[2] = {8, 0};
+  ccomp *c = make("global-qsgd", b8, 3, 4);
   uint8_t a[8], b[8], o[8];
   float x[3] = {2.0f, 2.0f, -2.0f};
   ccomp_call call = {.key = 1, .global_max = 2.0f};
@@ -389,10 +391,11 @@ static void test_chunking(void) {
   const size_t d = 1000;
   float *x = malloc(d * sizeof *x), *z = calloc(d, sizeof *z);
   test_vector(x, d, 31);
-  double b5 = 5;
+  const double b5[2] = {5, 0}, e6[2] = {6, 1};
   chunk_compare("natural", NULL, x, d, 0, 0);
   chunk_compare("global-qsgd", NULL, x, d, 0, 0);
-  chunk_compare("global-qsgd", &b5, x, d, 0, 0);
+  chunk_compare("global-qsgd", b5, x, d, 0, 0);
+  chunk_compare("global-qsgd", e6, x, d, 0, 0); /* exponential */
   /* qsgd and terngrad scale by a statistic of the chunk: a vector that is
    * zero outside one chunk has the same statistic whole and chunked. */
   memcpy(z + 191, x + 191, (500 - 191) * sizeof *z);

@@ -20,7 +20,10 @@ static void params_text(const ccomp_param *params, size_t n, char *out, size_t l
   for (size_t k = 0; k < n; k++) {
     const ccomp_param *p = &params[k];
     char one[128];
-    if (p->kind == CCOMP_BOOL)
+    char name[64] = "";
+    if (p->kind == CCOMP_CHOICE && ccomp_param_choice_name(p, (size_t)p->def, name, sizeof name) == 0)
+      snprintf(one, sizeof one, "%s=%s", p->name, name);
+    else if (p->kind == CCOMP_BOOL)
       snprintf(one, sizeof one, "%s=%s", p->name, p->def != 0 ? "true" : "false");
     else if (p->kind == CCOMP_INT)
       snprintf(one, sizeof one, "%s=%lld", p->name, (long long)p->def);

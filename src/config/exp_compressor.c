@@ -33,12 +33,25 @@ int exp_params(cfg_reader *rd, json_t *obj, const char *path, const char *owner,
     cfg_join(p, sizeof p, path, pa->name);
     json_t *v = json_object_get(obj, pa->name);
     double x;
-    if (!v) {
+    if (!v && pa->kind == CCOMP_CHOICE) {
+      x = pa->def;
+      char name[64] = "";
+      ccomp_param_choice_name(pa, (size_t)x, name, sizeof name);
+      json_object_set_new(obj, pa->name, json_string(name));
+    } else if (!v) {
       x = pa->def;
       json_object_set_new(obj, pa->name,
                           pa->kind == CCOMP_BOOL ? json_boolean(x != 0)
                           : pa->kind == CCOMP_INT ? json_integer((json_int_t)x)
                                                   : json_real(x));
+    } else if (pa->kind == CCOMP_CHOICE) {
+      const int k = json_is_string(v) ? ccomp_param_choice_index(pa, json_string_value(v)) : -1;
+      if (k < 0) {
+        const char *colon = strchr(pa->help, ':');
+        return cfg_fail(rd, p, "expected one of %.*s, got %s", (int)(colon - pa->help), pa->help,
+                        cfg_show(v, b, sizeof b));
+      }
+      x = k;
     } else if (pa->kind == CCOMP_BOOL) {
       if (!json_is_boolean(v))
         return cfg_fail(rd, p, "expected true or false, got %s", cfg_show(v, b, sizeof b));

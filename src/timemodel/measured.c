@@ -456,6 +456,19 @@ int measured_params_match(const measured_compressor *mc, const double *params, c
       return 0;
     }
   }
+  /* A choice parameter picks another algorithm (global-qsgd's dithering):
+   * an entry that does not name it was measured with the default. */
+  for (size_t i = 0; i < mc->type->nparams; i++) {
+    const ccomp_param *p = &mc->type->params[i];
+    int listed = 0;
+    for (size_t k = 0; k < mc->nparams; k++) listed |= strcmp(mc->param_names[k], p->name) == 0;
+    char def[64] = "", got[64] = "";
+    if (p->kind != CCOMP_CHOICE || listed || params[i] == p->def) continue;
+    ccomp_param_choice_name(p, (size_t)p->def, def, sizeof def);
+    ccomp_param_choice_name(p, (size_t)params[i], got, sizeof got);
+    snprintf(why, len, "%s measured with %s = %s, the experiment has %s", mc->name, p->name, def, got);
+    return 0;
+  }
   return 1;
 }
 
