@@ -44,6 +44,7 @@ PY
 grep -qE '^randomk .* ratio=0.01 scaled=false ' "$T/c" && ok || bad "randomk's scaled is not false: $(grep ^randomk "$T/c")"
 grep -qE '^qsgd .* levels=127 ' "$T/c" && ok || bad "qsgd levels: $(grep ^qsgd "$T/c")"
 grep -qE '^powersgd .* rank=1 cols=0 error_feedback=1 warm_start=true' "$T/c" && ok || bad "powersgd: $(grep ^powersgd "$T/c")"
+grep -qE '^global-qsgd .* bits=8 dithering="standard" ' "$T/c" && ok || bad "global-qsgd: $(grep ^global-qsgd "$T/c")"
 grep -qE '=[0-9]+\.0( |$)' "$T/c" && bad "a parameter written as N.0" || ok
 "$CCSIM" list memories >"$T/m" || bad "list memories"
 grep -qE '^marsit .*eta=1 gamma=1 beta=0.5' "$T/m" && ok || bad "marsit memory parameters: $(grep ^marsit "$T/m")"

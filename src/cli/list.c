@@ -22,7 +22,7 @@ static void params_text(const ccomp_param *params, size_t n, char *out, size_t l
     char one[128];
     char name[64] = "";
     if (p->kind == CCOMP_CHOICE && ccomp_param_choice_name(p, (size_t)p->def, name, sizeof name) == 0)
-      snprintf(one, sizeof one, "%s=%s", p->name, name);
+      snprintf(one, sizeof one, "%s=\"%s\"", p->name, name); /* as the input writes it */
     else if (p->kind == CCOMP_BOOL)
       snprintf(one, sizeof one, "%s=%s", p->name, p->def != 0 ? "true" : "false");
     else if (p->kind == CCOMP_INT)
