@@ -73,7 +73,7 @@ typedef struct experiment {
    * src/platform.c (platforms/README.md documents each and its fields). */
   struct {
     char *file;     /* SimGrid XML platform (resolved path), or NULL when generated */
-    char *generate; /* "crossbar", "fat-tree", "torus", "dragonfly", "cloud", "multigpu" */
+    char *generate; /* "crossbar", "fat-tree", "torus", "dragonfly", "cloud", "multigpu", "pcie-server" */
     int hosts;      /* generated: host count (crossbar: given; others: from the topology) */
     int gpus_per_node; /* workers per node that share a fast intra-node fabric: multigpu's
                         * gpus_per_node, or what a platform file says; 1 elsewhere */
@@ -110,6 +110,12 @@ typedef struct experiment {
       double intra_bandwidth; /* bytes/s per direction, each GPU to the node's fabric */
       double intra_latency;   /* s, each GPU to the node's fabric */
     } multigpu;
+    struct { /* pcie-server (src/platforms/pcie.c); its PCIe links: bandwidth, latency */
+      int gpus, gpus_per_switch, sockets;
+      double socket_bandwidth, socket_latency; /* each inter-socket (QPI/UPI) link */
+      int nvlink;                              /* PCIE_NVLINK_NONE, _CUBE_MESH, _SWITCH */
+      double nvlink_bandwidth, nvlink_latency; /* one NVLink link, per direction */
+    } pcie;
   } platform;
 
   struct {

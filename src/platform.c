@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "platforms/check.h"
+#include "platforms/pcie.h"
 #include "results.h"
 
 static const char *const crossbar_fields[] = {"hosts", "bandwidth", "latency", NULL};
@@ -47,6 +48,9 @@ static const char *const cloud_fields[] = {"racks",     "hosts_per_rack", "overs
                                            "nics",      "latency",        "uplink_latency",   NULL};
 static const char *const multigpu_fields[] = {"nodes",     "gpus_per_node", "nics_per_node",  "bandwidth",
                                               "latency",   "intra_bandwidth", "intra_latency", NULL};
+static const char *const pcie_fields[] = {"gpus",         "gpus_per_switch", "sockets",          "bandwidth",
+                                          "latency",      "socket_bandwidth", "socket_latency",  "nvlink",
+                                          "nvlink_bandwidth", "nvlink_latency", NULL};
 
 static const platform_kind kinds[] = {
     {"crossbar", crossbar_fields, "N hosts, one private full-duplex link each to a non-blocking switch", "{}"},
@@ -64,6 +68,9 @@ static const platform_kind kinds[] = {
     {"multigpu", multigpu_fields,
      "nodes of GPUs: a fast intra-node fabric (NVLink-like) and NICs to a non-blocking switch",
      "{\"nodes\": 8, \"gpus_per_node\": 8}"},
+    {"pcie-server", pcie_fields,
+     "one server: GPUs under PCIe switches under CPU sockets (QPI/UPI), optional NVLink (cube mesh or switch)",
+     "{}"},
 };
 
 const platform_kind *platform_kinds(size_t *count) {
@@ -107,6 +114,8 @@ long long platform_host_count(const experiment *e, long long max) {
     n = mul_capped(e->platform.cloud.racks, e->platform.cloud.hosts_per_rack, max);
   } else if (!strcmp(g, "multigpu")) {
     n = mul_capped(e->platform.multigpu.nodes, e->platform.gpus_per_node, max);
+  } else if (!strcmp(g, "pcie-server")) {
+    n = e->platform.pcie.gpus;
   } else {
     return -1;
   }
@@ -132,6 +141,8 @@ void platform_host_formula(const experiment *e, char *out, size_t len) {
   } else if (!strcmp(g, "multigpu")) {
     snprintf(out, len, "nodes x gpus_per_node = %d x %d", e->platform.multigpu.nodes,
              e->platform.gpus_per_node);
+  } else if (!strcmp(g, "pcie-server")) {
+    snprintf(out, len, "platform.gpus = %d", e->platform.pcie.gpus);
   } else {
     snprintf(out, len, "platform.hosts = %d", e->platform.hosts);
   }
@@ -423,6 +434,7 @@ void platform_print(FILE *f, const experiment *e) {
   else if (!strcmp(g, "dragonfly")) write_dragonfly(f, e, name);
   else if (!strcmp(g, "cloud")) write_cloud(f, e, name);
   else if (!strcmp(g, "multigpu")) write_multigpu(f, e, name);
+  else if (!strcmp(g, "pcie-server")) pcie_server_write(f, e, name);
   else write_crossbar(f, e, name);
 }
 
@@ -448,6 +460,7 @@ double platform_hop_latency(const experiment *e) {
   if (!strcmp(g, "cloud")) /* same rack, else across two uplinks */
     return 2.0 * (e->platform.latency +
                   (e->platform.cloud.hosts_per_rack > 1 ? 0 : e->platform.cloud.uplink_latency));
+  if (!strcmp(g, "pcie-server")) return pcie_server_hop_latency(e);
   if (!strcmp(g, "multigpu"))
     return e->platform.gpus_per_node > 1 ? 2.0 * e->platform.multigpu.intra_latency : 2.0 * e->platform.latency;
   return 2.0 * e->platform.latency;

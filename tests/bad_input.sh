@@ -140,7 +140,7 @@ expect field-of-other-generator 'other.json: platform.down: not a field of "gene
 exp thosts '{"workers": 2, "platform": {"generate": "torus", "dims": [4], "hosts": 4}, '"$ok"'}'
 expect hosts-not-for-torus 'thosts.json: platform.hosts: not a field of "generate": "torus"' "$CCSIM" validate "$T/thosts.json"
 exp mesh '{"workers": 2, "platform": {"generate": "mesh"}, '"$ok"'}'
-expect unknown-generator 'mesh.json: platform.generate: unknown value "mesh" (known: crossbar, fat-tree, torus, dragonfly, cloud, multigpu)' "$CCSIM" validate "$T/mesh.json"
+expect unknown-generator 'mesh.json: platform.generate: unknown value "mesh" (known: crossbar, fat-tree, torus, dragonfly, cloud, multigpu, pcie-server)' "$CCSIM" validate "$T/mesh.json"
 exp gpnf '{"workers": 2, "platform": {"file": "two.xml", "gpus_per_node": 0}, '"$ok"'}'
 expect file-gpus-per-node 'gpnf.json: platform.gpus_per_node: expected an integer in [1, ' "$CCSIM" validate "$T/gpnf.json"
 exp gpnx '{"workers": 2, "platform": {"generate": "crossbar", "gpus_per_node": 2}, '"$ok"'}'

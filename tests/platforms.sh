@@ -52,13 +52,21 @@ exp torus 5 1000 '{"generate": "torus", "dims": [3, 2, 2]}'
 exp dragonfly 6 1000 '{"generate": "dragonfly", "groups": 2, "chassis": 2, "routers": 2, "nodes_per_router": 2, "group_links": 2}'
 exp cloud 6 1000 '{"generate": "cloud", "racks": 3, "hosts_per_rack": 3, "oversubscription": 2, "nics": [{"count": 2, "bandwidth": "10Gbps"}, {"bandwidth": "40Gbps"}]}'
 exp multigpu 6 1000 '{"generate": "multigpu", "nodes": 3, "gpus_per_node": 4, "nics_per_node": 2}'
-for k in crossbar fat-tree torus dragonfly cloud multigpu; do run $k; done
+exp pcie-server 6 1000 '{"generate": "pcie-server", "nvlink": "cube-mesh"}'
+for k in crossbar fat-tree torus dragonfly cloud multigpu pcie-server; do run $k; done
 hosts crossbar 7 h0 h1
 hosts fat-tree 8 h0 h1 h2
 hosts torus 12 h0 h1
 hosts dragonfly 16 h0 h1
 hosts cloud 9 r0-h0 r0-h1 r0-h2 r1-h3 r1-h4
 hosts multigpu 12 n0-gpu0 n0-gpu1 n0-gpu2 n0-gpu3 n1-gpu0
+hosts pcie-server 8 gpu0 gpu1 gpu2
+grep -q '<prop id="gpus_per_node" value="8"/>' "$T/pcie-server/platform.xml" && ok || bad "pcie-server: no gpus_per_node property"
+# DGX-1's mesh: GPUs 0 and 3 share two links (50 GB/s each way), 0 and 1 one; 3 to 4 relays through 0
+grep -q '<link id="nvlink-0-3" bandwidth="50000000000Bps"' "$T/pcie-server/platform.xml" && ok || bad "pcie-server: nvlink-0-3 is not two links"
+grep -q '<link id="nvlink-0-1" bandwidth="25000000000Bps"' "$T/pcie-server/platform.xml" && ok || bad "pcie-server: nvlink-0-1 is not one link"
+grep -q '<route src="gpu3" dst="gpu4" symmetrical="NO"><link_ctn id="nvlink-0-3" direction="DOWN"/><link_ctn id="nvlink-0-4" direction="UP"/></route>' \
+  "$T/pcie-server/platform.xml" && ok || bad "pcie-server: gpu3 -> gpu4 does not relay through gpu0 over two double links"
 grep -q '<prop id="gpus_per_node" value="4"/>' "$T/multigpu/platform.xml" && ok || bad "multigpu: no gpus_per_node property"
 # the uplink of a cloud rack is its NICs' sum over the oversubscription: 10+10+40 Gbps / 2 = 3.75e9 B/s
 grep -q '<link id="uplink0" bandwidth="3750000000Bps"' "$T/cloud/platform.xml" && ok || bad "cloud: uplink0 is not 60 Gbps / 2"
@@ -82,6 +90,31 @@ awk -v a="$(sim_time cloud-across)" -v b="$(sim_time cloud-same)" 'BEGIN { exit 
 # multigpu: inside a node over the intra-node links, across nodes over the NICs
 route multigpu-same '{"generate": "multigpu", "nodes": 1, "gpus_per_node": 2, "intra_bandwidth": "150GBps", "intra_latency": "1us"}' 2e-6 1.5e11
 route multigpu-across '{"generate": "multigpu", "nodes": 2, "gpus_per_node": 1, "bandwidth": "100Gbps", "latency": "2us"}' 4e-6 1.25e10
+# pcie-server: under one PCIe switch 2 links at PCIe 3.0 x16; across sockets 4 PCIe links + the
+# inter-socket link, the narrower QPI the bottleneck; NVLink: a one-link pair of the mesh, the switch
+route pcie-switch '{"generate": "pcie-server", "gpus": 2, "sockets": 1}' 2e-6 1.575e10
+route pcie-sockets '{"generate": "pcie-server", "gpus": 2, "gpus_per_switch": 1, "socket_bandwidth": "10GBps", "socket_latency": "3us"}' 7e-6 1e10
+route pcie-cube-mesh '{"generate": "pcie-server", "nvlink": "cube-mesh", "nvlink_latency": "0.5us"}' 0.5e-6 2.5e10
+route pcie-nvswitch '{"generate": "pcie-server", "gpus": 4, "nvlink": "switch"}' 2e-6 1.5e11
+# 8 GPUs over PCIe, ring all-reduce of S bytes: 14 steps of S/8, each paced by the cross-socket
+# hops 3 -> 4 and 7 -> 0 (4 PCIe links + QPI: alpha 5 us) at PCIe's 15.75 GB/s (no link carries two
+# ring flows in one direction): 14 (5e-6 + S / (8 B))
+exp pcie-ring8 8 $((S / 4)) '{"generate": "pcie-server"}'
+run pcie-ring8
+want=$(awk -v s=$S 'BEGIN { printf "%.17g", 14 * (5e-6 + s / (8 * 1.575e10)) }')
+same "$(sim_time pcie-ring8)" "$want" && ok || bad "pcie-ring8: sim_time_s $(sim_time pcie-ring8), expected $want"
+# bad input: exit 2 and one line naming the field
+badexp() { # badexp NAME PLATFORM-JSON FIELD
+  exp "$1" 2 1000 "$2"
+  "$CCSIM" validate "$T/$1.json" >"$T/$1.out" 2>&1
+  local rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l <"$T/$1.out")" -eq 1 ] && grep -q "$3" "$T/$1.out" && ok ||
+    bad "$1: exit $rc, expected 2 and one line naming $3: $(head -2 "$T/$1.out")"
+}
+badexp pcie-bad-switch '{"generate": "pcie-server", "gpus": 6, "gpus_per_switch": 4}' 'platform.gpus_per_switch'
+badexp pcie-bad-sockets '{"generate": "pcie-server", "gpus": 6, "sockets": 2}' 'platform.sockets'
+badexp pcie-bad-mesh '{"generate": "pcie-server", "gpus": 4, "nvlink": "cube-mesh"}' 'platform.nvlink'
+badexp pcie-bad-nvlink '{"generate": "pcie-server", "nvlink": "nvswitch"}' 'platform.nvlink'
 # torus: neighbours are one link apart, no switch
 route torus-1link '{"generate": "torus", "dims": [4, 4], "bandwidth": "10Gbps", "latency": "3us"}' 3e-6 1.25e9
 # fat-tree: under one leaf 2 links, under two leaves 4 links
@@ -106,7 +139,7 @@ for f in "$SRC"/platforms/*.xml; do
     "$n" "$f" >"$T/shipped-$b.json"
   run "shipped-$b"
 done
-for k in crossbar fat-tree torus dragonfly cloud multigpu; do
+for k in crossbar fat-tree torus dragonfly cloud multigpu pcie-server; do
   grep -q "^$k  *generate: " "$T/list" && ok || bad "ccsim list platforms: no line for generator $k"
 done
 # a directory given by CCSIM_PLATFORMS

@@ -65,7 +65,7 @@ done <"$T/c"
 # and the line fed back as the platform validates (the example's host count
 # as workers; "(workers)" and "(optional...)" fields left out)
 "$CCSIM" list platforms >"$T/p" || bad "list platforms"
-for gen in crossbar fat-tree torus dragonfly cloud multigpu; do
+for gen in crossbar fat-tree torus dragonfly cloud multigpu pcie-server; do
   line=$(grep -A1 "^$gen " "$T/p" | sed -n 2p)
   case $line in *"defaults unavailable"*|"") bad "$gen: no defaults: $line"; continue;; esac
   obj="\"generate\": \"$gen\""

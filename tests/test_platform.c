@@ -9,6 +9,7 @@
 #include "check.h"
 #include "experiment.h"
 #include "platform.h"
+#include "platforms/pcie.h"
 
 static char dir[64];
 
@@ -52,6 +53,15 @@ int main(int argc, char **argv) {
       {"{\"generate\": \"multigpu\", \"nodes\": 3, \"gpus_per_node\": 4, \"intra_latency\": \"1us\"}", 12, 4,
        2e-6},
       {"{\"generate\": \"multigpu\", \"nodes\": 3, \"gpus_per_node\": 1, \"latency\": \"3us\"}", 3, 1, 6e-6},
+      /* pcie-server: one switch 2 links; two switches of a socket 4; two sockets 4 + the QPI link */
+      {"{\"generate\": \"pcie-server\"}", 8, 8, 2e-6},
+      {"{\"generate\": \"pcie-server\", \"gpus\": 4, \"gpus_per_switch\": 1, \"latency\": \"2us\"}", 4, 4,
+       8e-6},
+      {"{\"generate\": \"pcie-server\", \"gpus\": 2, \"gpus_per_switch\": 1, \"socket_latency\": \"3us\"}", 2,
+       2, 7e-6},
+      {"{\"generate\": \"pcie-server\", \"gpus\": 12, \"gpus_per_switch\": 3, \"sockets\": 1}", 12, 12, 2e-6},
+      {"{\"generate\": \"pcie-server\", \"nvlink\": \"cube-mesh\", \"nvlink_latency\": \"0.5us\"}", 8, 8, 0.5e-6},
+      {"{\"generate\": \"pcie-server\", \"gpus\": 16, \"nvlink\": \"switch\"}", 16, 16, 2e-6},
   };
   for (size_t i = 0; i < sizeof gens / sizeof gens[0]; i++) {
     experiment *e = load(gens[i].json, 2);
@@ -90,6 +100,32 @@ int main(int argc, char **argv) {
               e->platform.cloud.nics[1].count == 1 && e->platform.cloud.nics[1].bandwidth == 1e9,
           "nics");
     experiment_free(e);
+  }
+
+  /* pcie-server defaults: PCIe 3.0 x16, QPI 9.6 GT/s, NVLink 2, all written into the resolved experiment */
+  e = load("{\"generate\": \"pcie-server\"}", 8);
+  if (e) {
+    CHECK(e->platform.bandwidth == 15.75e9 && e->platform.pcie.socket_bandwidth == 19.2e9 &&
+              e->platform.pcie.nvlink_bandwidth == 25e9 && e->platform.pcie.nvlink == 0,
+          "pcie-server defaults");
+    char *s = json_dumps(json_object_get(e->resolved, "platform"), JSON_COMPACT | JSON_SORT_KEYS);
+    CHECK(strstr(s, "\"gpus\":8") && strstr(s, "\"gpus_per_switch\":2") && strstr(s, "\"sockets\":2") &&
+              strstr(s, "\"nvlink\":\"none\"") && strstr(s, "\"bandwidth\":\"15.75GBps\""),
+          "resolved platform %s", s);
+    free(s);
+    experiment_free(e);
+  }
+  /* the cube mesh: 6 NVLink links per GPU, symmetric, every pair within two hops */
+  for (int a = 0; a < 8; a++) {
+    int links = 0;
+    for (int b = 0; b < 8; b++) {
+      links += pcie_cube_mesh_links(a, b);
+      CHECK(pcie_cube_mesh_links(a, b) == pcie_cube_mesh_links(b, a), "cube mesh %d-%d not symmetric", a, b);
+      int near = a == b || pcie_cube_mesh_links(a, b);
+      for (int c = 0; c < 8 && !near; c++) near = pcie_cube_mesh_links(a, c) && pcie_cube_mesh_links(c, b);
+      CHECK(near, "cube mesh: %d and %d more than two hops apart", a, b);
+    }
+    CHECK(links == 6, "cube mesh: GPU %d has %d links, expected 6", a, links);
   }
 
   /* files: gpus_per_node from the experiment, else the file's property, else 1 */

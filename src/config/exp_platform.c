@@ -12,6 +12,7 @@
 
 #include "platform.h"
 #include "platforms/check.h"
+#include "platforms/pcie.h"
 
 /* fat-tree: down, then up (default: as many parents as children, a
  * non-blocking tree) and parallel (default 1), one per level. */
@@ -153,6 +154,51 @@ static int read_multigpu(cfg_reader *rd, experiment *e, json_t *p) {
   return cfg_unit(rd, p, "platform", "intra_latency", "1us", CFG_TIME, &e->platform.multigpu.intra_latency);
 }
 
+/* pcie-server: gpus under PCIe switches under sockets, optional NVLink.
+ * Defaults: 8 GPUs, 2 per switch, 2 sockets (a DGX-1-like server); PCIe 3.0
+ * x16 links, 15.75 GB/s per direction (8 GT/s x 16 lanes x 128/130 / 8, PCI-SIG
+ * PCIe Base Specification 3.0); one QPI link at 9.6 GT/s between sockets,
+ * 19.2 GB/s per direction (Intel Xeon E5 v4 datasheet); NVLink 2 links of
+ * 25 GB/s per direction (V100 datasheet: 6 links, 300 GB/s in all).  The
+ * latencies (1 us per PCIe, QPI and NVLink link) are assumptions of the order
+ * of GPU peer-to-peer latencies, not datasheet figures. */
+static int read_pcie_server(cfg_reader *rd, experiment *e, json_t *p) {
+  long long g, per, s;
+  int rc, nv;
+  const char *mode;
+  if ((rc = cfg_int(rd, p, "platform", "gpus", 0, 8, 1, PCIE_MAX_GPUS, &g))) return rc;
+  if ((rc = cfg_int(rd, p, "platform", "gpus_per_switch", 0, 2, 1, PCIE_MAX_GPUS, &per))) return rc;
+  if (g % per)
+    return cfg_fail(rd, "platform.gpus_per_switch", "expected a divisor of platform.gpus (%lld), got %lld", g, per);
+  if ((rc = cfg_int(rd, p, "platform", "sockets", 0, 2, 1, PCIE_MAX_GPUS, &s))) return rc;
+  if ((g / per) % s)
+    return cfg_fail(rd, "platform.sockets",
+                    "expected a divisor of the switch count (platform.gpus / platform.gpus_per_switch = %lld) so "
+                    "that sockets hold switches evenly, got %lld",
+                    g / per, s);
+  e->platform.pcie.gpus = (int)g;
+  e->platform.pcie.gpus_per_switch = (int)per;
+  e->platform.pcie.sockets = (int)s;
+  e->platform.gpus_per_node = (int)g; /* one server */
+  if ((rc = cfg_unit(rd, p, "platform", "bandwidth", "15.75GBps", CFG_BANDWIDTH, &e->platform.bandwidth)))
+    return rc;
+  if ((rc = cfg_unit(rd, p, "platform", "latency", "1us", CFG_TIME, &e->platform.latency))) return rc;
+  if ((rc = cfg_unit(rd, p, "platform", "socket_bandwidth", "19.2GBps", CFG_BANDWIDTH,
+                     &e->platform.pcie.socket_bandwidth)))
+    return rc;
+  if ((rc = cfg_unit(rd, p, "platform", "socket_latency", "1us", CFG_TIME, &e->platform.pcie.socket_latency)))
+    return rc;
+  if ((rc = cfg_string(rd, p, "platform", "nvlink", "none", &mode))) return rc;
+  if ((rc = cfg_one_of(rd, "platform.nvlink", mode, pcie_nvlink_names, &nv))) return rc;
+  e->platform.pcie.nvlink = nv;
+  if (nv == PCIE_NVLINK_CUBE_MESH && g != 8)
+    return cfg_fail(rd, "platform.nvlink", "\"cube-mesh\" is DGX-1's mesh of 8 GPUs, but platform.gpus is %lld", g);
+  if ((rc = cfg_unit(rd, p, "platform", "nvlink_bandwidth", "25GBps", CFG_BANDWIDTH,
+                     &e->platform.pcie.nvlink_bandwidth)))
+    return rc;
+  return cfg_unit(rd, p, "platform", "nvlink_latency", "1us", CFG_TIME, &e->platform.pcie.nvlink_latency);
+}
+
 int exp_platform(cfg_reader *rd, experiment *e, json_t *root) {
   int rc = 0;
   json_t *p = cfg_object(rd, root, "", "platform", &rc);
@@ -248,12 +294,14 @@ int exp_platform(cfg_reader *rd, experiment *e, json_t *root) {
       rc = read_dragonfly(rd, e, p);
     } else if (!strcmp(g, "cloud")) {
       rc = read_cloud(rd, e, p);
+    } else if (!strcmp(g, "pcie-server")) {
+      rc = read_pcie_server(rd, e, p);
     } else {
       rc = read_multigpu(rd, e, p);
     }
     if (rc) return rc;
-    /* cloud and multigpu read their links above, in their own order */
-    if (strcmp(g, "cloud") && strcmp(g, "multigpu")) {
+    /* cloud, multigpu and pcie-server read their links above, in their own order */
+    if (strcmp(g, "cloud") && strcmp(g, "multigpu") && strcmp(g, "pcie-server")) {
       if ((rc = cfg_unit(rd, p, "platform", "bandwidth", "25Gbps", CFG_BANDWIDTH, &e->platform.bandwidth)))
         return rc;
       if ((rc = cfg_unit(rd, p, "platform", "latency", "5us", CFG_TIME, &e->platform.latency))) return rc;
