@@ -102,10 +102,10 @@ int main(int argc, char **argv) {
     experiment_free(e);
   }
 
-  /* pcie-server defaults: PCIe 3.0 x16, QPI 9.6 GT/s, NVLink 2, all written into the resolved experiment */
+  /* pcie-server defaults: PCIe 3.0 x16, UPI 10.4 GT/s, NVLink 2, all written into the resolved experiment */
   e = load("{\"generate\": \"pcie-server\"}", 8);
   if (e) {
-    CHECK(e->platform.bandwidth == 15.75e9 && e->platform.pcie.socket_bandwidth == 19.2e9 &&
+    CHECK(e->platform.bandwidth == 15.75e9 && e->platform.pcie.socket_bandwidth == 20.8e9 &&
               e->platform.pcie.nvlink_bandwidth == 25e9 && e->platform.pcie.nvlink == 0,
           "pcie-server defaults");
     char *s = json_dumps(json_object_get(e->resolved, "platform"), JSON_COMPACT | JSON_SORT_KEYS);

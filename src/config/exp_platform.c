@@ -157,8 +157,8 @@ static int read_multigpu(cfg_reader *rd, experiment *e, json_t *p) {
 /* pcie-server: gpus under PCIe switches under sockets, optional NVLink.
  * Defaults: 8 GPUs, 2 per switch, 2 sockets (a DGX-1-like server); PCIe 3.0
  * x16 links, 15.75 GB/s per direction (8 GT/s x 16 lanes x 128/130 / 8, PCI-SIG
- * PCIe Base Specification 3.0); one QPI link at 9.6 GT/s between sockets,
- * 19.2 GB/s per direction (Intel Xeon E5 v4 datasheet); NVLink 2 links of
+ * PCIe Base Specification 3.0); one UPI link at 10.4 GT/s between sockets,
+ * 20.8 GB/s per direction (Intel Xeon Gold 6230, MergeComp's server); NVLink 2 links of
  * 25 GB/s per direction (V100 datasheet: 6 links, 300 GB/s in all).  The
  * latencies (1 us per PCIe, QPI and NVLink link) are assumptions of the order
  * of GPU peer-to-peer latencies, not datasheet figures. */
@@ -183,7 +183,7 @@ static int read_pcie_server(cfg_reader *rd, experiment *e, json_t *p) {
   if ((rc = cfg_unit(rd, p, "platform", "bandwidth", "15.75GBps", CFG_BANDWIDTH, &e->platform.bandwidth)))
     return rc;
   if ((rc = cfg_unit(rd, p, "platform", "latency", "1us", CFG_TIME, &e->platform.latency))) return rc;
-  if ((rc = cfg_unit(rd, p, "platform", "socket_bandwidth", "19.2GBps", CFG_BANDWIDTH,
+  if ((rc = cfg_unit(rd, p, "platform", "socket_bandwidth", "20.8GBps", CFG_BANDWIDTH,
                      &e->platform.pcie.socket_bandwidth)))
     return rc;
   if ((rc = cfg_unit(rd, p, "platform", "socket_latency", "1us", CFG_TIME, &e->platform.pcie.socket_latency)))
