@@ -1,0 +1,75 @@
+#!/bin/bash
+# S2 Reducer (arXiv 2110.02140) against the sparse baselines its paper compares with,
+# on 2 nodes x 4 GPUs with 1 Gbps between nodes: bytes on the wire and time of the
+# embedding's (sparse) all-reduce, the iteration time with the dense rest of lstm-wt2,
+# and accuracy on a live-trained task with a row-sparse gradient.  Draws the figures and
+# writes results.csv, claims.csv and table.md under OUT.
+#
+# usage: [QUICK=1] [CCSIM=path/to/ccsim] [OUT=dir] [JOBS=2] bash workloads/papers/s2-reducer/run.sh
+#   QUICK=1  1 iteration of the embedding and the dense part, 60 training iterations
+#            (a few minutes on 2 cores); the full study runs 3 and 200.
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
+CCSIM=${CCSIM:-}
+if [ -z "$CCSIM" ]; then
+  if [ -x "$ROOT/build/src/ccsim" ]; then CCSIM="$ROOT/build/src/ccsim"; else CCSIM=$(command -v ccsim); fi
+fi
+OUT=${OUT:-results/papers/s2-reducer}
+QUICK=${QUICK:-0}
+JOBS=${JOBS:-2}
+PY=/usr/bin/python3
+if [ "$QUICK" = 1 ]; then EMB_IT=1; TEXT_IT=60; else EMB_IT=3; TEXT_IT=200; fi
+mkdir -p "$OUT"
+
+# label | compressor | collective  (the embedding and the text task).  dense-ring: the
+# uncompressed fp32 ring every framework uses without sparse support; agsparse: every
+# worker's non-zeros (index + value; threshold at 1e-30 keeps all of them) all-gathered;
+# parallax-ps: the same non-zeros pushed to sharded servers that answer with the
+# non-zeros of the sum (Parallax sends sparse variables through a parameter server)
+METHODS=(
+  'dense-ring|"none"|"allreduce/ring"'
+  's2-reducer|{"name": "s2-sketch", "cols": 650, "ratio": 0.05}|"allreduce/ring"'
+  'sparcml|"none"|"allreduce/sparcml"'
+  'omnireduce|"none"|"allreduce/omnireduce"'
+  'topk-allgather|{"name": "topk", "ratio": 0.01, "memory": "residual"}|"allgather/ring"'
+  'agsparse|{"name": "threshold", "tau": 1e-30}|"allgather/ring"'
+  'parallax-ps|{"name": "threshold", "tau": 1e-30}|{"name": "ps", "downlink": true}'
+)
+
+# one ccsim run, quiet; a failure stops the study with the run's own message
+run() {
+  local out=$1; shift
+  if ! "$CCSIM" run --quiet "$@" --out "$out" >"$out.log" 2>&1; then
+    cat "$out.log" >&2
+    echo "run.sh: ccsim run $* failed" >&2
+    return 1
+  fi
+}
+
+pids=()
+wait_slot() {
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.2; done
+}
+
+# the text task's cols is its embedding width (64), not lstm-wt2's 650
+text_comp() { echo "${1//\"cols\": 650/\"cols\": 64}"; }
+
+echo "s2-reducer: embedding ($EMB_IT iterations), dense rest, text task ($TEXT_IT iterations) -> $OUT"
+for m in "${METHODS[@]}"; do
+  IFS='|' read -r label comp coll <<<"$m"
+  wait_slot
+  run "$OUT/embedding-$label" "$HERE/embedding.json" --set iterations=$EMB_IT \
+    --set "compressor=$comp" --set "collective=$coll" &
+  pids+=($!)
+  wait_slot
+  run "$OUT/text-$label" "$HERE/text.json" --set iterations=$TEXT_IT \
+    --set "compressor=$(text_comp "$comp")" --set "collective=$coll" &
+  pids+=($!)
+done
+wait_slot
+run "$OUT/dense-rest" "$HERE/dense-rest.json" --set iterations=$EMB_IT &
+pids+=($!)
+for p in "${pids[@]}"; do wait "$p"; done
+
+"$PY" "$HERE/analyze.py" "$OUT"
