@@ -8,6 +8,8 @@
 # usage: [QUICK=1] [CCSIM=path/to/ccsim] [OUT=dir] [JOBS=2] bash workloads/papers/s2-reducer/run.sh
 #   QUICK=1  1 iteration of the embedding and the dense part, 60 training iterations
 #            (a few minutes on 2 cores); the full study runs 3 and 200.
+#   SETS="PATH=VALUE ..."  --set overrides for every run, for held-out variations, e.g.
+#            SETS="platform.bandwidth=10Gbps" or SETS="workers=16 platform.nodes=4"
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
@@ -18,6 +20,8 @@ fi
 OUT=${OUT:-results/papers/s2-reducer}
 QUICK=${QUICK:-0}
 JOBS=${JOBS:-2}
+EXTRA=()
+for kv in ${SETS:-}; do EXTRA+=(--set "$kv"); done
 PY=/usr/bin/python3
 if [ "$QUICK" = 1 ]; then EMB_IT=1; TEXT_IT=60; else EMB_IT=3; TEXT_IT=200; fi
 mkdir -p "$OUT"
@@ -40,7 +44,7 @@ METHODS=(
 # one ccsim run, quiet; a failure stops the study with the run's own message
 run() {
   local out=$1; shift
-  if ! "$CCSIM" run --quiet "$@" --out "$out" >"$out.log" 2>&1; then
+  if ! "$CCSIM" run --quiet "$@" ${EXTRA[@]+"${EXTRA[@]}"} --out "$out" >"$out.log" 2>&1; then
     cat "$out.log" >&2
     echo "run.sh: ccsim run $* failed" >&2
     return 1
