@@ -12,6 +12,10 @@
 # wall-time grids, the 8- and 32-worker points of the scale-out and the 6-bit
 # points of the error sweep; the sweep files it runs are written to
 # OUT/sweeps/.  Sweeps resume: a point already done is reused.
+# SETS="PATH=VALUE ..." (held-out variations): each setting goes into every
+# sweep's "set" and into every axis value that sets an enclosing object, so
+# SETS="platform.bandwidth=\"25Gbps\"" changes the three networks of the
+# wall-time grids alike (VALUE is JSON; a bare word is taken as a string).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
@@ -27,9 +31,28 @@ QUICK=${QUICK:-0}
 mkdir -p "$OUT/sweeps"
 
 # The sweep files as run: bases made absolute; in QUICK mode, axes cut.
-$PY - "$HERE" "$OUT/sweeps" "$QUICK" <<'PY'
-import json, os, sys
+$PY - "$HERE" "$OUT/sweeps" "$QUICK" "${SETS:-}" <<'PY'
+import json, os, shlex, sys
 here, dest, quick = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+sets = []
+for kv in shlex.split(sys.argv[4]):
+    path, _, val = kv.partition("=")
+    if not path or not _:
+        sys.exit(f"run.sh: SETS: expected PATH=VALUE, got {kv!r}")
+    try:
+        val = json.loads(val)
+    except ValueError:
+        pass
+    sets.append((path, val))
+
+
+def put(obj, path, val):
+    """obj[path] = val, path dotted, through nested objects."""
+    keys = path.split(".")
+    for k in keys[:-1]:
+        obj = obj.setdefault(k, {})
+    obj[keys[-1]] = val
+
 cut = {  # sweep -> {axis name or path: values kept (labels or plain values)}
     "sweep-time": {"model": ["resnet101"]},
     "sweep-exp-time": {"model": ["resnet101"]},
@@ -47,6 +70,13 @@ for name in cut:
             if keep is not None:
                 ax["values"] = [v for v in ax["values"]
                                 if (v["label"] if isinstance(v, dict) else v) in keep]
+    for path, val in sets:
+        s.setdefault("set", {})[path] = val
+        for ax in s["axes"]:
+            for v in ax["values"]:
+                for k in list(v.get("set", {})) if isinstance(v, dict) else []:
+                    if path.startswith(k + ".") and isinstance(v["set"][k], dict):
+                        put(v["set"][k], path[len(k) + 1:], val)
     with open(os.path.join(dest, name + ".json"), "w") as f:
         json.dump(s, f, indent=1)
 PY
