@@ -23,6 +23,8 @@ const trainer *feed_trainer(const feed *f) { return f->tr; }
 
 int feed_private_outputs(const feed *f) { return f->tr != NULL; }
 
+int feed_threadsafe(const feed *f) { return f->e->gradients.source != GRAD_TRACE; }
+
 void feed_free(feed *f) {
   if (!f) return;
   trace_close(f->trace);

@@ -43,6 +43,9 @@ void feed_free(feed *f);
 double feed_begin(feed *f, uint32_t w, uint32_t it);
 /* out[0 .. hi-lo) = elements [lo, hi) of w's gradient at iteration it. */
 void feed_fill(feed *f, uint32_t w, uint32_t it, size_t lo, size_t hi, float *out);
+/* Whether feed_fill may run on several threads at once for different
+ * workers (not for a replayed trace, read through one reader). */
+int feed_threadsafe(const feed *f);
 /* Worker w received the aggregate agg[elements] of iteration it. */
 void feed_end(feed *f, uint32_t w, uint32_t it, const float *agg);
 /* After the simulation: finish training, close the recorded trace, report

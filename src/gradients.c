@@ -8,6 +8,7 @@
 #include "gradients.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,8 +17,13 @@
 static uint32_t zig_k[128];
 static double zig_w[128], zig_f[128];
 static int zig_ready;
+static pthread_once_t zig_once = PTHREAD_ONCE_INIT;
 
-static void zig_init(void) {
+static void zig_fill(void);
+/* The tables, made once however many threads draw at the same time. */
+static void zig_init(void) { pthread_once(&zig_once, zig_fill); }
+
+static void zig_fill(void) {
   const double m1 = 2147483648.0, vn = 9.91256303526217e-3;
   double dn = 3.442619855899, tn = dn;
   const double q = vn / exp(-0.5 * dn * dn);
@@ -34,7 +40,7 @@ static void zig_init(void) {
     zig_f[i] = exp(-0.5 * dn * dn);
     zig_w[i] = dn / m1;
   }
-  zig_ready = 1;
+  __atomic_store_n(&zig_ready, 1, __ATOMIC_RELEASE);
 }
 
 /* Uniform in the open interval (0, 1), for logarithms. */
@@ -76,7 +82,7 @@ static inline double normal_fast(uint64_t key, uint64_t index) {
 }
 
 double grad_normal(uint64_t key, uint64_t index) {
-  if (!zig_ready) zig_init();
+  if (!__atomic_load_n(&zig_ready, __ATOMIC_ACQUIRE)) zig_init();
   return normal_fast(key, index);
 }
 
@@ -96,7 +102,7 @@ static inline double draw(enum grad_distribution d, uint64_t key, uint64_t t) {
 }
 
 void grad_source_init(grad_source *g, const experiment *e) {
-  if (!zig_ready) zig_init();
+  if (!__atomic_load_n(&zig_ready, __ATOMIC_ACQUIRE)) zig_init();
   g->distribution = e->gradients.distribution;
   g->scale = e->gradients.scale;
   g->correlation = e->gradients.correlation;
@@ -235,7 +241,7 @@ static inline float element(const grad_source *g, const grad_stream *st, uint64_
 
 void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo, size_t hi,
                float *out) {
-  if (!zig_ready) zig_init();
+  if (!__atomic_load_n(&zig_ready, __ATOMIC_ACQUIRE)) zig_init();
   if (g->sparse) {
     sparse_fill(g, worker, iteration, lo, hi, out);
     return;
@@ -251,7 +257,7 @@ void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t
 
 void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo,
                        size_t hi, size_t base, size_t full, size_t sample, float *out) {
-  if (!zig_ready) zig_init();
+  if (!__atomic_load_n(&zig_ready, __ATOMIC_ACQUIRE)) zig_init();
   if (g->sparse) {
     sparse_draw d = sparse_of(g, worker, iteration);
     for (size_t j = lo; j < hi; j++)

@@ -127,15 +127,34 @@ static void check_floats(worker *w, const float *x, size_t lo, size_t hi, const 
   if (numcheck_floats(&w->sh->nc, x, hi - lo, w->iteration, w->rank, what, lo)) comm_abort();
 }
 
+/* worker_input's work (comm_work): the gradient on [lo, hi), error
+ * feedback into p, and where each first holds a non-finite number (the
+ * executor's thread reports it: the first failure is the simulation's). */
+typedef struct input_work {
+  worker *w;
+  size_t lo, hi;
+  float *p;
+  size_t bad_g, bad_p; /* index of the first non-finite element, or hi - lo */
+} input_work;
+
+static void input_work_run(void *arg, int thread) {
+  (void)thread;
+  input_work *k = arg;
+  worker *w = k->w;
+  const size_t n = k->hi - k->lo;
+  k->bad_p = n;
+  float *g = w->mem ? w->g : k->p;
+  fill(w, k->lo, k->hi, g);
+  k->bad_g = numcheck_first_bad(g, n);
+  if (!w->mem || k->bad_g < n) return; /* a bad gradient stops the run before error feedback */
+  w->mem->type->compensate(w->mem->state, w->g, n, k->lo, k->p);
+  k->bad_p = numcheck_first_bad(k->p, n);
+}
+
 static void worker_input(void *arg, size_t lo, size_t hi, float *p) {
   worker *w = arg;
   lo += w->base, hi += w->base;
-  if (!w->mem) {
-    fill(w, lo, hi, p);
-    check_floats(w, p, lo, hi, "the gradient");
-    return;
-  }
-  if (hi - lo > w->gcap) {
+  if (w->mem && hi - lo > w->gcap) {
     free(w->g);
     w->gcap = hi - lo;
     w->g = malloc(w->gcap * sizeof *w->g);
@@ -147,10 +166,11 @@ static void worker_input(void *arg, size_t lo, size_t hi, float *p) {
       comm_abort();
     }
   }
-  fill(w, lo, hi, w->g);
-  check_floats(w, w->g, lo, hi, "the gradient");
-  w->mem->type->compensate(w->mem->state, w->g, hi - lo, lo, p);
-  check_floats(w, p, lo, hi, "the gradient after error feedback");
+  input_work k = {.w = w, .lo = lo, .hi = hi, .p = p};
+  /* a replayed trace reads its files through one reader: on this thread */
+  comm_work(input_work_run, &k, feed_threadsafe(w->sh->feed) ? hi - lo : 0);
+  if (k.bad_g < hi - lo) check_floats(w, w->mem ? w->g : p, lo, hi, "the gradient");
+  if (k.bad_p < hi - lo) check_floats(w, p, lo, hi, "the gradient after error feedback");
 }
 
 /* coll_io.hop_payload: a payload decoded at hop h must be finite. */
@@ -868,7 +888,8 @@ static int simulate(const experiment *e, const run_opts *o, feed *fd, double hos
     rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements x %d workers", n, e->workers);
     goto out;
   }
-  if (!(sh.exec = sim_exec_new(2 * (size_t)e->workers, err))) {
+  int threads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+  if (!(sh.exec = sim_exec_new(2 * (size_t)e->workers, threads, err))) {
     rc = err->code;
     goto out;
   }

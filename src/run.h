@@ -21,6 +21,7 @@ typedef struct run_opts {
   int force;             /* replace another experiment's results in out_dir */
   double max_memory;     /* bytes the run may use (> 0), else the machine's MemAvailable */
   int no_memo;           /* time every iteration in SimGrid, even one whose trace was timed before */
+  int threads;           /* threads of the data executor (> 0), 0: the machine's online cores */
 } run_opts;
 
 /* What a run measured, for the caller's human summary. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "collectives/collective.h"
+#include "comm.h"
 #include "rng.h"
 #include "trace.h"
 #include "train/blas.h"
@@ -19,7 +20,7 @@ struct trainer {
   const experiment *e;
   const train_config *c;
   tmodel *model;
-  tmodel_ws *ws; /* one: a trainer call never yields, so callers never overlap */
+  tmodel_ws *ws; /* the evaluation's, and the gradients' on thread 0 */
   tdataset *train, *test;
   tshards *shards;
   size_t np;
@@ -36,6 +37,15 @@ struct trainer {
   int *y;             /* [batch] */
   size_t *idx;        /* [batch] */
   double *loss_sum;   /* [iterations] */
+  /* scratch of the gradients' work (comm_work), one per thread: [0] is ws,
+   * X, y, idx above; the others made when a run has more threads */
+  struct tscratch {
+    tmodel_ws *ws;
+    float *X;
+    int *y;
+    size_t *idx;
+  } *scr;
+  int nscr;
   trainer_row *rows;  /* [iterations] */
   int status;
   char msg[512];
@@ -60,6 +70,13 @@ int trainer_status(const trainer *t, ccsim_error *err) {
 
 void trainer_free(trainer *t) {
   if (!t) return;
+  for (int i = 1; i < t->nscr; i++) {
+    tmodel_ws_free(t->scr[i].ws);
+    free(t->scr[i].X);
+    free(t->scr[i].y);
+    free(t->scr[i].idx);
+  }
+  free(t->scr);
   tmodel_ws_free(t->ws);
   tmodel_free(t->model);
   tdata_free(t->train);
@@ -232,29 +249,77 @@ static void apply_update(trainer *t, uint32_t it) {
   }
 }
 
-double trainer_begin_iteration(trainer *t, uint32_t w, uint32_t it) {
-  if (it > 0 && t->applied < (long)it) apply_update(t, it - 1);
+/* Scratch for `threads` threads (slot 0: the trainer's own); 0, or -1
+ * out of memory. */
+static int ensure_scratch(trainer *t, int threads) {
+  if (t->nscr >= threads) return 0;
+  struct tscratch *s = realloc(t->scr, (size_t)threads * sizeof *s);
+  if (!s) return -1;
+  t->scr = s;
+  if (t->nscr == 0) s[t->nscr++] = (struct tscratch){t->ws, t->X, t->y, t->idx};
+  const size_t B = t->c->batch;
+  for (; t->nscr < threads; t->nscr++) {
+    ccsim_error why = {0};
+    struct tscratch *k = &s[t->nscr];
+    *k = (struct tscratch){tmodel_ws_new(t->model, B > 256 ? B : 256, &why), malloc(B * t->train->features * sizeof *k->X),
+                           malloc(B * sizeof *k->y), malloc(B * sizeof *k->idx)};
+    if (!k->ws || !k->X || !k->y || !k->idx) {
+      tmodel_ws_free(k->ws);
+      free(k->X), free(k->y), free(k->idx);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* One worker's gradient at the current parameters (comm_work: touches
+ * only the worker's gradient and local model, and its thread's scratch;
+ * theta is not changed while any worker computes, trainer.h). */
+typedef struct grad_work {
+  trainer *t;
+  uint32_t w, it;
+  double loss;
+  int bad; /* the loss or the gradient is not finite */
+} grad_work;
+
+static void grad_work_run(void *arg, int thread) {
+  grad_work *k = arg;
+  trainer *t = k->t;
+  struct tscratch *s = &t->scr[thread];
   const size_t B = t->c->batch, np = t->np;
-  float *g = t->grads + (size_t)w * np;
-  tshards_batch(t->shards, t->e->seed, w, it, B, t->idx);
-  tdata_gather(t->train, t->idx, B, t->X, t->y);
+  float *g = t->grads + (size_t)k->w * np;
+  tshards_batch(t->shards, t->e->seed, k->w, k->it, B, s->idx);
+  tdata_gather(t->train, s->idx, B, s->X, s->y);
   const float *at = t->theta;
   float *lw = NULL;
   if (t->delay > 1) { /* local SGD within a round of m steps, from the global model */
-    lw = t->local + (size_t)w * np;
-    if (it % t->delay == 0) memcpy(lw, t->theta, np * sizeof *lw);
+    lw = t->local + (size_t)k->w * np;
+    if (k->it % t->delay == 0) memcpy(lw, t->theta, np * sizeof *lw);
     at = lw;
   }
-  const double loss = tmodel_loss_grad(t->model, t->ws, at, t->X, t->y, B, g);
-  t->loss_sum[it] += loss;
-  if (!isfinite(loss) || trace_first_nonfinite(g, np) < np) {
-    diverged(t, isfinite(loss) ? "gradient" : "loss", w, it);
-    memset(g, 0, np * sizeof *g); /* finite data for the compressors; the run fails at the end */
-  }
-  if (lw && !sends(t, it)) {
+  k->loss = tmodel_loss_grad(t->model, s->ws, at, s->X, s->y, B, g);
+  k->bad = !isfinite(k->loss) || trace_first_nonfinite(g, np) < np;
+  if (k->bad) memset(g, 0, np * sizeof *g); /* finite data for the compressors; the run fails at the end */
+  if (lw && !sends(t, k->it)) {
     const float lr = (float)t->c->lr;
     for (size_t i = 0; i < np; i++) lw[i] -= lr * g[i];
   }
+}
+
+double trainer_begin_iteration(trainer *t, uint32_t w, uint32_t it) {
+  if (it > 0 && t->applied < (long)it) apply_update(t, it - 1);
+  if (ensure_scratch(t, comm_threads())) {
+    if (!t->status) {
+      t->status = CCSIM_ERR_RUNTIME;
+      snprintf(t->msg, sizeof t->msg, "out of memory for the training scratch of %d threads", comm_threads());
+    }
+    return 0.0;
+  }
+  grad_work k = {t, w, it, 0, 0};
+  comm_work(grad_work_run, &k, t->c->batch * t->np);
+  /* in the order the workers began, whatever thread computed them */
+  t->loss_sum[it] += k.loss;
+  if (k.bad) diverged(t, isfinite(k.loss) ? "gradient" : "loss", w, it);
   return 0.0; /* no device time model yet */
 }
 

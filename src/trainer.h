@@ -25,11 +25,14 @@
  * optimizer state shared by all workers (not N copies): iteration i's update
  * is applied lazily, exactly once, when the first worker begins iteration
  * i + 1, before it computes its gradient.  Nothing else is needed to make
- * that safe: SimGrid runs the actors one at a time (cooperative contexts, no
- * preemption), a trainer call never yields, and no worker can begin
- * iteration i + 2 before every worker has begun i + 1 (an all-reduce cannot
- * complete without every worker's input), so while any worker still computes
- * at theta_i nobody can have applied update i.
+ * that safe: the data executor runs the actors one at a time on its thread,
+ * iterations are separated by a barrier (every worker's gradient of
+ * iteration i, which may be computed on another thread (comm_work), is done
+ * before iteration i + 1 starts), and the update is applied on the
+ * executor's thread before the first gradient of i + 1 is asked for, so
+ * while any worker still computes at theta_i nobody can have applied update
+ * i.  Each thread has its own scratch; the losses are summed in the order
+ * the workers began, whatever thread computed them.
  *
  * The aggregate of iteration i is taken from the first worker to end it,
  * from its OWN output buffer (the caller gives each worker a private output:

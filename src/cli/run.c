@@ -11,8 +11,8 @@
 #include "sim/resources.h"
 #include "units.h"
 
-enum { OPT_CFG = CLI_KEY_CFG, OPT_LOG = CLI_KEY_LOG, OPT_RECORD_TRACE, OPT_FORCE, OPT_NO_MEMO };
-_Static_assert((int)OPT_NO_MEMO < (int)CLI_KEY_MAX_MEMORY, "option keys overlap");
+enum { OPT_CFG = CLI_KEY_CFG, OPT_LOG = CLI_KEY_LOG, OPT_RECORD_TRACE, OPT_FORCE, OPT_NO_MEMO, OPT_THREADS };
+_Static_assert((int)OPT_THREADS < (int)CLI_KEY_MAX_MEMORY, "option keys overlap");
 
 static void human_summary(const experiment *e, const run_report *r) {
   printf("ccsim %s: %s\n", CCSIM_VERSION, e->name);
@@ -85,7 +85,7 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
   int nsets = 0, ncfg = 0, nowned = 0, rc = CCSIM_ERR_INPUT, k;
   experiment *e = NULL;
   run_opts o = {0};
-  const char *v, *max_memory = NULL;
+  const char *v, *max_memory = NULL, *threads = NULL;
   while ((k = cli_getopt(self, argc, argv, &v)) >= 0) {
     switch (k) {
     case 's': sets[nsets++] = (char *)v; break;
@@ -95,6 +95,7 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
     case OPT_FORCE: o.force = 1; break;
     case CLI_KEY_MAX_MEMORY: max_memory = v; break;
     case OPT_NO_MEMO: o.no_memo = 1; break;
+    case OPT_THREADS: threads = v; break;
     case OPT_CFG:
       if ((owned[nowned] = cfg_as_set(v))) sets[nsets++] = owned[nowned++];
       else cfg[ncfg++] = simgrid_flag("--cfg=", v);
@@ -112,6 +113,14 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
   if (max_memory && !(o.max_memory > 0)) {
     rc = cli_bad(self, "--max-memory: expected a size such as \"8GiB\" or \"512MB\", got \"%s\"", max_memory);
     goto done;
+  }
+  if (threads) { /* a count from 1 to 1024 */
+    long t = strtol(threads, &end, 10);
+    if (*end || end == threads || t < 1 || t > 1024) {
+      rc = cli_bad(self, "--threads: expected a thread count from 1 to 1024, got \"%s\"", threads);
+      goto done;
+    }
+    o.threads = (int)t;
   }
   int first = cli_optind();
   if (first >= argc) {
@@ -175,6 +184,9 @@ static const cli_option options[] = {
   {"log", OPT_LOG, "SETTING", "a SimGrid logging setting, e.g. --log root.thres:warning"},
   {"no-memo", OPT_NO_MEMO, NULL, "time every iteration in SimGrid, even one that sends the same\n"
                                 "messages as an earlier one (the results are the same; docs/engine.md)"},
+  {"threads", OPT_THREADS, "N", "threads of the data executor (gradients, encode, combine,\n"
+                               "decode; default: the machine's online cores); the results\n"
+                               "are the same for every N (docs/engine.md)"},
   {"record-trace", OPT_RECORD_TRACE, "DIR",
    "write every worker's gradient of every iteration (before error\n"
    "feedback) as a gradient trace in DIR; replay it with\n"

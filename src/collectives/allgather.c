@@ -52,45 +52,84 @@ static void gather_init(gather *g, coll_ctx *ctx) {
   if (g->measure && ctx->measure_cascade) g->ideal = calloc(ctx->n + 1, sizeof *g->ideal);
 }
 
+/* The arithmetic of gather_add (comm_work: this worker's sums and the
+ * payload it holds; the figures go to parts added on the executor's
+ * thread). */
+typedef struct gather_work {
+  gather *g;
+  const coll_msg *m;
+  int measure_hop;
+  err_acc e, c;
+} gather_work;
+
+static void gather_work_run(void *arg, int thread) {
+  (void)thread;
+  gather_work *k = arg;
+  gather *g = k->g;
+  const coll_msg *m = k->m;
+  coll_ctx *ctx = g->ctx;
+  ccomp_call call = coll_call(ctx, 0, 0xF1);
+  ccomp_decode(ctx->comp, m->bytes, m->nbytes, m->n, m->enc_workers, &call, g->y);
+  for (size_t i = 0; i < m->n; i++) g->acc[i] += g->y[i];
+  if (!g->measure) return;
+  for (size_t i = 0; i < m->n; i++) g->exact[i] += m->exact[i];
+  if (g->ideal && m->ideal)
+    for (size_t i = 0; i < m->n; i++) g->ideal[i] += m->ideal[i];
+  if (k->measure_hop) {
+    err_acc_add(&k->e, g->acc, g->exact, ctx->n, 1.0);
+    if (g->ideal) err_acc_add(&k->c, g->acc, g->ideal, ctx->n, 1.0);
+  }
+}
+
 /* Add payload m to the local sum; hop h (0-based) is measured after it when
  * h is not (size_t)-1. */
 static void gather_add(gather *g, coll_msg *m, size_t h) {
   coll_ctx *ctx = g->ctx;
   if (ctx->io.device) ctx->io.device(ctx->io.arg, CCOMP_DECODE, m->n); /* every worker decodes all */
   if (!g->decode) return;
-  ccomp_call call = coll_call(ctx, 0, 0xF1);
-  ccomp_decode(ctx->comp, m->bytes, m->nbytes, m->n, m->enc_workers, &call, g->y);
-  for (size_t i = 0; i < m->n; i++) g->acc[i] += g->y[i];
+  gather_work k = {.g = g, .m = m, .measure_hop = g->measure && h != (size_t)-1 && h < ctx->metrics->nhops};
+  comm_work(gather_work_run, &k, ctx->n);
   g->workers += m->workers;
   if (!g->measure) return;
-  for (size_t i = 0; i < m->n; i++) g->exact[i] += m->exact[i];
-  if (g->ideal && m->ideal)
-    for (size_t i = 0; i < m->n; i++) g->ideal[i] += m->ideal[i];
   coll_drop_shadows(m); /* nobody else needs them */
-  if (h != (size_t)-1 && h < ctx->metrics->nhops) {
+  if (k.measure_hop) {
     err_acc *a = &ctx->metrics->hops[h];
-    err_acc_add(a, g->acc, g->exact, ctx->n, 1.0);
+    err_acc_merge(a, &k.e);
     if (g->workers > a->workers) a->workers = g->workers;
     if (g->ideal) {
       a = &ctx->metrics->cascade[h];
-      err_acc_add(a, g->acc, g->ideal, ctx->n, 1.0);
+      err_acc_merge(a, &k.c);
       if (g->workers > a->workers) a->workers = g->workers;
     }
   }
 }
 
+/* The arithmetic of gather_finish (comm_work, as gather_work). */
+static void finish_work_run(void *arg, int thread) {
+  (void)thread;
+  gather_work *k = arg;
+  gather *g = k->g;
+  coll_ctx *ctx = g->ctx;
+  ccomp_finish(ctx->comp, g->acc, ctx->n, g->workers);
+  if (g->measure) err_acc_add(&k->e, g->acc, g->exact, ctx->n, 1.0 / ctx->nworkers);
+  if (g->ideal) err_acc_add(&k->c, g->acc, g->ideal, ctx->n, 1.0 / ctx->nworkers);
+}
+
 static void gather_finish(gather *g) {
   coll_ctx *ctx = g->ctx;
   if (g->decode) {
-    ccomp_finish(ctx->comp, g->acc, ctx->n, g->workers);
+    gather_work k = {.g = g};
+    comm_work(finish_work_run, &k, ctx->n);
     if (g->measure) {
-      err_acc_add(&ctx->metrics->final, g->acc, g->exact, ctx->n, 1.0 / ctx->nworkers);
+      err_acc_merge(&ctx->metrics->final, &k.e);
       ctx->metrics->final.workers = g->workers;
     }
     if (g->ideal) {
-      err_acc_add(&ctx->metrics->final_cascade, g->acc, g->ideal, ctx->n, 1.0 / ctx->nworkers);
+      err_acc_merge(&ctx->metrics->final_cascade, &k.c);
       ctx->metrics->final_cascade.workers = g->workers;
     }
+    /* on the executor's thread: another worker may read a shared output
+     * before this one is done with it, at a point the schedule fixes */
     if (g->measure || !ctx->out_shared) memcpy(ctx->out, g->acc, ctx->n * sizeof *g->acc);
   }
   free(g->acc);

@@ -31,6 +31,9 @@ typedef struct err_acc {
 } err_acc;
 
 void err_acc_add(err_acc *a, const float *y, const double *ref, size_t n, double ref_scale);
+/* a += part, field by field (the count too): part is an accumulator that
+ * started at zero, so a ends as if err_acc_add had added to it directly. */
+void err_acc_merge(err_acc *a, const err_acc *part);
 double err_acc_rel(const err_acc *a);
 double err_acc_cos(const err_acc *a);
 /* <y, r> / <r, r>: 1 when y is r plus noise uncorrelated with it. */
@@ -132,7 +135,8 @@ static inline void coll_chunk(size_t n, int k, int c, size_t *lo, size_t *hi) {
 /* A payload in flight with its exact shadow.  Payloads are immutable once
  * made; a payload held in two places (recursive doubling, a parameter server
  * answering every worker) counts its references.  Actors run one at a time
- * in one system thread (SimGrid's default contexts), so plain counts do. */
+ * on the data executor's thread, so plain counts do; work handed to other
+ * threads (comm_work) reads payloads and never touches a count. */
 typedef struct coll_msg {
   int refs;
   int chunk;

@@ -9,6 +9,7 @@
 
 #include "collective.h"
 #include "comm.h"
+#include "numcheck.h"
 #include "rng.h"
 
 /* Four interleaved partial sums per quantity (lanes i mod 4), added up at
@@ -126,12 +127,31 @@ ccomp_call coll_call(const coll_ctx *ctx, size_t offset, uint64_t salt) {
   return c;
 }
 
-coll_msg *coll_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi) {
-  size_t n = hi - lo;
-  float *p = malloc((n ? n : 1) * sizeof *p);
-  ctx->io.input(ctx->io.arg, lo, hi, p);
-  coll_msg *m = coll_msg_new(ctx, chunk, 1, n, 0);
-  ccomp_call call = coll_call(ctx, lo, 0);
+void err_acc_merge(err_acc *a, const err_acc *part) {
+  a->err2 += part->err2;
+  a->ref2 += part->ref2;
+  a->out2 += part->out2;
+  a->dot += part->dot;
+  a->count += part->count;
+}
+
+/* The payload side of coll_encode_own (comm_work: this worker's input,
+ * compressor and memory, and a new payload nobody else holds yet). */
+typedef struct encode_work {
+  coll_ctx *ctx;
+  coll_msg *m;
+  const float *p;
+  size_t lo, hi;
+} encode_work;
+
+static void encode_work_run(void *arg, int thread) {
+  (void)thread;
+  encode_work *k = arg;
+  coll_ctx *ctx = k->ctx;
+  coll_msg *m = k->m;
+  const float *p = k->p;
+  const size_t n = k->hi - k->lo;
+  ccomp_call call = coll_call(ctx, k->lo, 0);
   m->nbytes = ccomp_encode(ctx->comp, p, n, &call, m->bytes);
   m->exact = malloc((n ? n : 1) * sizeof *m->exact);
   for (size_t i = 0; i < n; i++) m->exact[i] = p[i];
@@ -144,69 +164,128 @@ coll_msg *coll_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi) {
     m->ideal = malloc((n ? n : 1) * sizeof *m->ideal);
     for (size_t i = 0; i < n; i++) m->ideal[i] = own[i];
   }
-  if (ctx->io.encoded) ctx->io.encoded(ctx->io.arg, lo, hi, p, ctx->io.wants_own ? own : NULL);
+  if (ctx->io.encoded) ctx->io.encoded(ctx->io.arg, k->lo, k->hi, p, ctx->io.wants_own ? own : NULL);
   free(own);
+}
+
+coll_msg *coll_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi) {
+  size_t n = hi - lo;
+  float *p = malloc((n ? n : 1) * sizeof *p);
+  ctx->io.input(ctx->io.arg, lo, hi, p);
+  coll_msg *m = coll_msg_new(ctx, chunk, 1, n, 0);
+  encode_work k = {ctx, m, p, lo, hi};
+  comm_work(encode_work_run, &k, n);
   free(p);
   return m;
 }
 
+/* The arithmetic of coll_combine (comm_work: reads a and b, which nobody
+ * changes while they are held, writes s, new). */
+typedef struct combine_work {
+  coll_ctx *ctx;
+  const coll_msg *a, *b;
+  coll_msg *s;
+  ccomp_call call;
+  int copy_exact, copy_ideal; /* s's shadows start as copies of a's (else taken over) */
+} combine_work;
+
+static void combine_work_run(void *arg, int thread) {
+  (void)thread;
+  combine_work *k = arg;
+  const coll_msg *a = k->a, *b = k->b;
+  coll_msg *s = k->s;
+  s->nbytes = ccomp_combine(k->ctx->comp, a->bytes, a->nbytes, a->workers, b->bytes, b->nbytes, b->workers,
+                            a->n, &k->call, s->bytes);
+  if (k->copy_exact && a->exact) memcpy(s->exact, a->exact, a->n * sizeof *s->exact);
+  if (b->exact)
+    for (size_t i = 0; i < s->n; i++) s->exact[i] += b->exact[i];
+  if (s->ideal) {
+    if (k->copy_ideal) memcpy(s->ideal, a->ideal, a->n * sizeof *s->ideal);
+    for (size_t i = 0; i < s->n; i++) s->ideal[i] += b->ideal[i];
+  }
+}
+
 coll_msg *coll_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint64_t salt) {
   assert(a->n == b->n);
-  ccomp_call call = coll_call(ctx, lo, salt);
+  combine_work k = {.ctx = ctx, .a = a, .b = b, .call = coll_call(ctx, lo, salt)};
   if (ctx->io.device) ctx->io.device(ctx->io.arg, CCOMP_COMBINE, a->n);
   coll_msg *s = coll_msg_new(ctx, a->chunk, a->workers + b->workers, a->n, 0);
-  s->nbytes = ccomp_combine(ctx->comp, a->bytes, a->nbytes, a->workers, b->bytes, b->nbytes,
-                            b->workers, a->n, &call, s->bytes);
+  k.s = s;
   if (a->exact && a->refs == 1) {
     s->exact = a->exact; /* a is about to go: take its shadow */
     a->exact = NULL;
   } else {
     s->exact = calloc(a->n ? a->n : 1, sizeof *s->exact);
-    if (a->exact) memcpy(s->exact, a->exact, a->n * sizeof *s->exact);
+    k.copy_exact = 1;
   }
-  if (b->exact)
-    for (size_t i = 0; i < s->n; i++) s->exact[i] += b->exact[i];
   if (a->ideal && b->ideal) {
     if (a->refs == 1) {
       s->ideal = a->ideal;
       a->ideal = NULL;
     } else {
       s->ideal = malloc((a->n ? a->n : 1) * sizeof *s->ideal);
-      memcpy(s->ideal, a->ideal, a->n * sizeof *s->ideal);
+      k.copy_ideal = 1;
     }
-    for (size_t i = 0; i < s->n; i++) s->ideal[i] += b->ideal[i];
   }
+  comm_work(combine_work_run, &k, a->n);
   coll_msg_free(a);
   coll_msg_free(b);
   return s;
 }
 
+/* Decode a payload and measure it against its shadows (comm_work: the
+ * figures go to err_acc parts that the caller adds to the shared ones). */
+typedef struct measure_work {
+  const coll_ctx *ctx;
+  const coll_msg *m;
+  ccomp_call call;
+  float *y;
+  double scale;
+  const double *exact, *ideal; /* NULL: not measured */
+  err_acc e, c;
+  int finish; /* coll_deliver: finish the decoded sum (workers m->workers) */
+  size_t bad; /* first non-finite element of y (before finish), or n */
+} measure_work;
+
+static void measure_work_run(void *arg, int thread) {
+  (void)thread;
+  measure_work *k = arg;
+  const coll_msg *m = k->m;
+  ccomp_decode(k->ctx->comp, m->bytes, m->nbytes, m->n, m->enc_workers, &k->call, k->y);
+  k->bad = numcheck_first_bad(k->y, m->n);
+  if (k->finish) ccomp_finish(k->ctx->comp, k->y, m->n, m->workers);
+  if (k->exact) err_acc_add(&k->e, k->y, k->exact, m->n, k->scale);
+  if (k->ideal) err_acc_add(&k->c, k->y, k->ideal, m->n, k->scale);
+}
+
 void coll_measure(coll_ctx *ctx, size_t h, const coll_msg *m, size_t lo, uint64_t salt, float *y) {
   if (h >= ctx->metrics->nhops) return;
-  ccomp_call call = coll_call(ctx, lo, salt);
-  ccomp_decode(ctx->comp, m->bytes, m->nbytes, m->n, m->enc_workers, &call, y);
-  if (ctx->io.hop_payload) ctx->io.hop_payload(ctx->io.arg, h + 1, y, lo, m->n);
+  measure_work k = {.ctx = ctx, .m = m, .call = coll_call(ctx, lo, salt), .y = y, .scale = 1.0,
+                    .exact = m->exact, .ideal = m->ideal};
+  comm_work(measure_work_run, &k, m->n);
+  /* only a payload with a non-finite number can stop the run */
+  if (ctx->io.hop_payload && k.bad < m->n) ctx->io.hop_payload(ctx->io.arg, h + 1, y, lo, m->n);
   err_acc *acc = &ctx->metrics->hops[h];
-  err_acc_add(acc, y, m->exact, m->n, 1.0);
+  err_acc_merge(acc, &k.e);
   if (m->workers > acc->workers) acc->workers = m->workers;
   if (m->ideal) {
     err_acc *c = &ctx->metrics->cascade[h];
-    err_acc_add(c, y, m->ideal, m->n, 1.0);
+    err_acc_merge(c, &k.c);
     if (m->workers > c->workers) c->workers = m->workers;
   }
 }
 
 void coll_deliver(coll_ctx *ctx, const coll_msg *m, size_t lo, int final) {
-  float *y = ctx->out + lo;
-  ccomp_call call = coll_call(ctx, lo, 0xF1);
-  ccomp_decode(ctx->comp, m->bytes, m->nbytes, m->n, m->enc_workers, &call, y);
-  ccomp_finish(ctx->comp, y, m->n, m->workers);
+  measure_work k = {.ctx = ctx, .m = m, .call = coll_call(ctx, lo, 0xF1), .y = ctx->out + lo,
+                    .scale = 1.0 / ctx->nworkers, .finish = 1,
+                    .exact = final ? m->exact : NULL, .ideal = final ? m->ideal : NULL};
+  comm_work(measure_work_run, &k, m->n);
   if (final && m->exact) {
-    err_acc_add(&ctx->metrics->final, y, m->exact, m->n, 1.0 / ctx->nworkers);
+    err_acc_merge(&ctx->metrics->final, &k.e);
     ctx->metrics->final.workers = m->workers;
   }
   if (final && m->ideal) {
-    err_acc_add(&ctx->metrics->final_cascade, y, m->ideal, m->n, 1.0 / ctx->nworkers);
+    err_acc_merge(&ctx->metrics->final_cascade, &k.c);
     ctx->metrics->final_cascade.workers = m->workers;
   }
 }

@@ -52,6 +52,52 @@ static void answer_decode(coll_ctx *ctx, const coll_msg *m, size_t lo, float *y)
   }
 }
 
+/* A server's arithmetic (comm_work: its shard's sums, scratch and answer,
+ * the payloads it holds; the figures go to parts, e[0] hop 1, e[1] hop 2,
+ * e[2] the aggregate, added on the executor's thread). */
+typedef struct serve_work {
+  coll_ctx *ctx;
+  ccomp_call call;
+  size_t lo, n;
+  float *acc, *y;
+  coll_msg *m;         /* serve_add: the payload to add */
+  const double *exact; /* serve_answer: the shard's exact sum */
+  coll_msg *ans;
+  int downlink, N;
+  err_acc e[3];
+} serve_work;
+
+/* acc += decode(m) */
+static void serve_add_run(void *arg, int thread) {
+  (void)thread;
+  serve_work *k = arg;
+  ccomp_decode(k->ctx->comp, k->m->bytes, k->m->nbytes, k->n, 1, &k->call, k->y);
+  for (size_t i = 0; i < k->n; i++) k->acc[i] += k->y[i];
+}
+
+/* The finished sum, its answer, and y = what the workers decode from it. */
+static void serve_answer_run(void *arg, int thread) {
+  (void)thread;
+  serve_work *k = arg;
+  coll_ctx *ctx = k->ctx;
+  const size_t n = k->n;
+  const int N = k->N;
+  float *acc = k->acc, *y = k->y;
+  err_acc_add(&k->e[0], acc, k->exact, n, 1.0);
+  ccomp_finish(ctx->comp, acc, n, (uint32_t)N);
+  coll_msg *ans = k->ans;
+  if (k->downlink) {
+    ccomp_call ecall = coll_call(ctx, k->lo, 0xD0);
+    ans->nbytes = ccomp_encode(ctx->comp, acc, n, &ecall, ans->bytes);
+  } else {
+    memcpy(ans->bytes, acc, n * sizeof *acc);
+    ans->nbytes = n * sizeof *acc;
+  }
+  answer_decode(ctx, ans, k->lo, y);
+  if (k->downlink && ctx->metrics->nhops > 1) err_acc_add(&k->e[1], y, k->exact, n, 1.0 / N);
+  err_acc_add(&k->e[2], y, k->exact, n, 1.0 / N);
+}
+
 static void ps_run(coll_ctx *ctx) {
   const int N = ctx->nworkers, r = ctx->rank, K = ps_servers(N, ctx->params);
   const int downlink = ctx->params[1] != 0;
@@ -79,36 +125,31 @@ static void ps_run(coll_ctx *ctx) {
     comm_rreq **rq = malloc((size_t)N * sizeof *rq);
     for (int w = 0; w < N; w++) rq[w] = w == r ? NULL : comm_irecv(w, r);
     float *acc = calloc(n + 1, sizeof *acc), *y = malloc((n + 1) * sizeof *y);
-    ccomp_call call = coll_call(ctx, lo, 0xF1);
+    serve_work k = {.ctx = ctx, .call = coll_call(ctx, lo, 0xF1), .lo = lo, .n = n, .acc = acc, .y = y};
     for (int w = 0; w < N; w++) {
-      coll_msg *m = w == r ? self : comm_wait_recv(rq[w]);
+      k.m = w == r ? self : comm_wait_recv(rq[w]);
       if (ctx->io.device) ctx->io.device(ctx->io.arg, CCOMP_DECODE, n);
-      ccomp_decode(ctx->comp, m->bytes, m->nbytes, n, 1, &call, y);
-      for (size_t i = 0; i < n; i++) acc[i] += y[i];
-      coll_msg_free(m);
+      comm_work(serve_add_run, &k, n);
+      coll_msg_free(k.m);
     }
     free(rq);
-    const double *exact = ctx->exact_sum + lo;
-    err_acc_add(&ctx->metrics->hops[0], acc, exact, n, 1.0);
-    ctx->metrics->hops[0].workers = (uint32_t)N;
-    ccomp_finish(ctx->comp, acc, n, (uint32_t)N);
-
     coll_msg *ans = coll_msg_new(ctx, r, (uint32_t)N, n, 0);
-    if (downlink) {
-      ccomp_call ecall = coll_call(ctx, lo, 0xD0);
-      ans->nbytes = ccomp_encode(ctx->comp, acc, n, &ecall, ans->bytes);
-    } else {
+    if (!downlink) {
       free(ans->bytes);
       ans->bytes = malloc(n * sizeof *acc + 1);
-      memcpy(ans->bytes, acc, n * sizeof *acc);
-      ans->nbytes = n * sizeof *acc;
     }
-    answer_decode(ctx, ans, lo, y);
+    k.exact = ctx->exact_sum + lo; /* every push to this shard was added before it was sent */
+    k.ans = ans;
+    k.downlink = downlink;
+    k.N = N;
+    comm_work(serve_answer_run, &k, n);
+    err_acc_merge(&ctx->metrics->hops[0], &k.e[0]);
+    ctx->metrics->hops[0].workers = (uint32_t)N;
     if (downlink && ctx->metrics->nhops > 1) {
-      err_acc_add(&ctx->metrics->hops[1], y, exact, n, 1.0 / N);
+      err_acc_merge(&ctx->metrics->hops[1], &k.e[1]);
       ctx->metrics->hops[1].workers = (uint32_t)N;
     }
-    err_acc_add(&ctx->metrics->final, y, exact, n, 1.0 / N);
+    err_acc_merge(&ctx->metrics->final, &k.e[2]);
     ctx->metrics->final.workers = (uint32_t)N;
     memcpy(ctx->out + lo, y, n * sizeof *y);
     memset(ctx->exact_sum + lo, 0, n * sizeof *ctx->exact_sum);

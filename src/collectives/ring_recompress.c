@@ -29,31 +29,33 @@
 #include "collective.h"
 #include "comm.h"
 
-/* in + own input on [lo, hi), re-encoded; consumes in. */
-static coll_msg *recompress(coll_ctx *ctx, coll_msg *in, size_t lo, size_t hi, uint64_t salt,
-                            float *y, float *p) {
-  const size_t n = hi - lo;
-  if (ctx->io.device) {
-    ctx->io.device(ctx->io.arg, CCOMP_DECODE, n);
-    ctx->io.device(ctx->io.arg, CCOMP_ENCODE, n);
-  }
-  ccomp_call dcall = coll_call(ctx, lo, salt);
+/* The arithmetic of recompress (comm_work: this worker's compressor,
+ * memory and scratch, the payload it received and the new one). */
+typedef struct recompress_work {
+  coll_ctx *ctx;
+  coll_msg *in, *out;
+  size_t lo, hi;
+  uint64_t salt;
+  float *y, *p;
+} recompress_work;
+
+static void recompress_work_run(void *arg, int thread) {
+  (void)thread;
+  recompress_work *k = arg;
+  coll_ctx *ctx = k->ctx;
+  coll_msg *in = k->in, *out = k->out;
+  const size_t lo = k->lo, hi = k->hi, n = hi - lo;
+  float *y = k->y, *p = k->p;
+  ccomp_call dcall = coll_call(ctx, lo, k->salt);
   ccomp_decode(ctx->comp, in->bytes, in->nbytes, n, in->enc_workers, &dcall, y);
-  ctx->io.input(ctx->io.arg, lo, hi, p);
-  coll_msg *out = coll_msg_new(ctx, in->chunk, in->workers + 1, n, 0);
-  out->enc_workers = 1;
-  out->exact = in->exact; /* the receiver owns in: take its shadows */
-  in->exact = NULL;
-  if (in->ideal) {
+  if (out->ideal) {
     /* this worker's payload had it encoded p alone: the one-hop reference
      * (an extra encode, measurement only; stateless compressors only) */
     uint8_t *alone = malloc(ccomp_max_wire_bytes(ctx->comp, n) + 1);
     float *own = malloc((n + 1) * sizeof *own);
-    ccomp_call acall = coll_call(ctx, lo, salt ^ 0xA1043);
+    ccomp_call acall = coll_call(ctx, lo, k->salt ^ 0xA1043);
     size_t nb = ccomp_encode(ctx->comp, p, n, &acall, alone);
     ccomp_decode(ctx->comp, alone, nb, n, 1, &acall, own);
-    out->ideal = in->ideal;
-    in->ideal = NULL;
     for (size_t i = 0; i < n; i++) out->ideal[i] += own[i];
     free(alone);
     free(own);
@@ -62,8 +64,7 @@ static coll_msg *recompress(coll_ctx *ctx, coll_msg *in, size_t lo, size_t hi, u
     out->exact[i] += p[i];
     y[i] += p[i];
   }
-  coll_msg_free(in);
-  ccomp_call ecall = coll_call(ctx, lo, salt ^ 0xE0C0DE);
+  ccomp_call ecall = coll_call(ctx, lo, k->salt ^ 0xE0C0DE);
   out->nbytes = ccomp_encode(ctx->comp, y, n, &ecall, out->bytes);
   if (ctx->io.encoded) {
     /* p := what the memory is told was encoded; y := what it decodes to */
@@ -71,6 +72,26 @@ static coll_msg *recompress(coll_ctx *ctx, coll_msg *in, size_t lo, size_t hi, u
     ccomp_decode(ctx->comp, out->bytes, out->nbytes, n, 1, &ecall, y);
     ctx->io.encoded(ctx->io.arg, lo, hi, p, ctx->io.wants_own ? y : NULL);
   }
+}
+
+/* in + own input on [lo, hi), re-encoded; consumes in. */
+static coll_msg *recompress(coll_ctx *ctx, coll_msg *in, size_t lo, size_t hi, uint64_t salt,
+                            float *y, float *p) {
+  const size_t n = hi - lo;
+  if (ctx->io.device) {
+    ctx->io.device(ctx->io.arg, CCOMP_DECODE, n);
+    ctx->io.device(ctx->io.arg, CCOMP_ENCODE, n);
+  }
+  ctx->io.input(ctx->io.arg, lo, hi, p);
+  coll_msg *out = coll_msg_new(ctx, in->chunk, in->workers + 1, n, 0);
+  out->enc_workers = 1;
+  out->exact = in->exact; /* the receiver owns in: take its shadows */
+  in->exact = NULL;
+  out->ideal = in->ideal;
+  in->ideal = NULL;
+  recompress_work k = {ctx, in, out, lo, hi, salt, y, p};
+  comm_work(recompress_work_run, &k, n);
+  coll_msg_free(in);
   return out;
 }
 

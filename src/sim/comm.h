@@ -42,6 +42,22 @@ void comm_execute(double d);
  * once the iteration's timing is (sim_exec_mark_time). */
 uint32_t comm_mark(void);
 
+/* Work of the calling actor on `elements` elements (gradient synthesis,
+ * encode, combine, decode): fn(arg, thread) runs, possibly on another
+ * system thread while other actors go on, and comm_work returns once it has.
+ * fn may touch only what the calling actor owns until it returns (its
+ * buffers, its compressor and memory, payloads it holds, which nobody
+ * changes) — no comm.h call, no figure shared with other workers, no
+ * reference count; `thread` (0 .. comm_threads() - 1) names a scratch slot
+ * no other running fn uses.  Under COMM_WORK_MIN elements it runs at once
+ * in place; from there the actor yields, with one thread as with many, so
+ * the order of every actor's steps, and every shared sum, does not depend
+ * on the thread count.  Records nothing in the trace. */
+#define COMM_WORK_MIN 4096
+void comm_work(void (*fn)(void *arg, int thread), void *arg, size_t elements);
+/* Threads comm_work runs on (scratch slots for its `thread`). */
+int comm_threads(void);
+
 /* End the iteration now, from an actor (numbers went bad): no actor runs
  * again and the data executor's run returns an error; does not return. */
 void comm_abort(void) __attribute__((noreturn));

@@ -2,6 +2,7 @@
  * the iteration's trace (see exec.h and comm.h). */
 #include "exec.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,7 +104,29 @@ typedef struct actor {
   void *got;
   struct comm_sem *wait_sem;
   int wait_next; /* next actor waiting on the same semaphore, -1 */
+  /* comm_work: the actor's one piece of work in flight (task_state under
+   * the pool's lock) */
+  void (*task_fn)(void *, int);
+  void *task_arg;
+  int task_state;
+  int task_pending; /* the executor's own note: work was handed over (no lock) */
 } actor;
+
+enum { TASK_NONE, TASK_QUEUED, TASK_RUNNING, TASK_DONE };
+
+/* The work threads of comm_work: threads - 1 of them beside the executor's
+ * own; a FIFO of actors whose work is queued (each actor has at most one
+ * piece in flight, so max_actors slots suffice). */
+typedef struct pool {
+  int threads; /* 1: no pool, work runs where it is asked for */
+  pthread_t *tid;
+  int started;
+  pthread_mutex_t lock;
+  pthread_cond_t work, done;
+  int *q;
+  size_t qhead, qcount, outstanding;
+  int quit;
+} pool;
 
 struct comm_sem {
   uint32_t id;
@@ -131,11 +154,24 @@ struct sim_exec {
   int stopped; /* comm_abort was called */
   sim_trace trace;
   coro main;
+  pool pool;
 };
 
 static sim_exec *X; /* the executor the comm.h calls act on */
 
-sim_exec *sim_exec_new(size_t max_actors, ccsim_error *err) {
+/* A work thread: runs queued work until the executor goes away.  Each
+ * piece touches only what its actor owns (comm.h), so the order in which
+ * threads take them changes nothing. */
+static void *pool_main(void *arg);
+
+typedef struct pool_arg {
+  sim_exec *x;
+  int index;
+} pool_arg;
+
+static pool_arg *pool_args;
+
+sim_exec *sim_exec_new(size_t max_actors, int threads, ccsim_error *err) {
   sim_exec *x = calloc(1, sizeof *x);
   if (x) {
     x->max = max_actors;
@@ -144,6 +180,7 @@ sim_exec *sim_exec_new(size_t max_actors, ccsim_error *err) {
     x->ready = calloc(max_actors ? max_actors : 1, sizeof *x->ready);
     x->pcap = 1024;
     x->pairs = calloc(x->pcap, sizeof *x->pairs);
+    x->pool.threads = threads > 1 ? threads : 1;
   }
   if (!x || !x->actors || !x->tr || !x->ready || !x->pairs) {
     sim_exec_free(x);
@@ -152,6 +189,29 @@ sim_exec *sim_exec_new(size_t max_actors, ccsim_error *err) {
   }
   x->cur = -1;
   X = x;
+  pool *p = &x->pool;
+  if (p->threads > 1) {
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->work, NULL);
+    pthread_cond_init(&p->done, NULL);
+    p->q = calloc(max_actors ? max_actors : 1, sizeof *p->q);
+    p->tid = calloc((size_t)p->threads, sizeof *p->tid);
+    pool_args = calloc((size_t)p->threads, sizeof *pool_args);
+    if (!p->q || !p->tid || !pool_args) {
+      sim_exec_free(x);
+      ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %d threads", threads);
+      return NULL;
+    }
+    for (int i = 1; i < p->threads; i++) {
+      pool_args[i] = (pool_arg){x, i};
+      if (pthread_create(&p->tid[i], NULL, pool_main, &pool_args[i])) {
+        sim_exec_free(x);
+        ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot start thread %d of %d", i + 1, threads);
+        return NULL;
+      }
+      p->started = i;
+    }
+  }
   return x;
 }
 
@@ -165,6 +225,21 @@ static void free_pairs(sim_exec *x) {
 
 void sim_exec_free(sim_exec *x) {
   if (!x) return;
+  pool *p = &x->pool;
+  if (p->threads > 1) {
+    pthread_mutex_lock(&p->lock);
+    p->quit = 1;
+    pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 1; i <= p->started; i++) pthread_join(p->tid[i], NULL);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->work);
+    pthread_cond_destroy(&p->done);
+    free(p->q);
+    free(p->tid);
+    free(pool_args);
+    pool_args = NULL;
+  }
   for (size_t i = 0; i < x->max && x->actors; i++) {
     if (x->actors[i].stack) munmap(x->actors[i].stack, GUARD_BYTES + STACK_BYTES);
     free(x->tr[i].ops);
@@ -432,15 +507,102 @@ void comm_sem_free(comm_sem *s) {
   free(s);
 }
 
+/* The oldest queued piece of work's actor (the pool's lock held). */
+static int pool_pop(sim_exec *x) {
+  pool *p = &x->pool;
+  const int a = p->q[p->qhead];
+  p->qhead = (p->qhead + 1) % x->max;
+  p->qcount--;
+  return a;
+}
+
+/* Run actor a's work on thread `index`; the pool's lock is held on entry
+ * and on return, not while the work runs. */
+static void pool_run(sim_exec *x, int a, int index) {
+  actor *w = &x->actors[a];
+  w->task_state = TASK_RUNNING;
+  pthread_mutex_unlock(&x->pool.lock);
+  w->task_fn(w->task_arg, index);
+  pthread_mutex_lock(&x->pool.lock);
+  w->task_state = TASK_DONE;
+  x->pool.outstanding--;
+  pthread_cond_broadcast(&x->pool.done);
+}
+
+static void *pool_main(void *arg) {
+  const pool_arg *pa = arg;
+  sim_exec *x = pa->x;
+  pool *p = &x->pool;
+  pthread_mutex_lock(&p->lock);
+  for (;;) {
+    while (!p->qcount && !p->quit) pthread_cond_wait(&p->work, &p->lock);
+    if (p->quit) break;
+    pool_run(x, pool_pop(x), pa->index);
+  }
+  pthread_mutex_unlock(&p->lock);
+  return NULL;
+}
+
+/* Wait until actor a's work is done (a < 0: all work), running queued
+ * work on this thread meanwhile rather than idling. */
+static void pool_wait(sim_exec *x, int a) {
+  pool *p = &x->pool;
+  pthread_mutex_lock(&p->lock);
+  while (a >= 0 ? x->actors[a].task_state != TASK_DONE : p->outstanding > 0) {
+    if (p->qcount) pool_run(x, pool_pop(x), 0);
+    else pthread_cond_wait(&p->done, &p->lock);
+  }
+  if (a >= 0) x->actors[a].task_state = TASK_NONE;
+  pthread_mutex_unlock(&p->lock);
+}
+
+int comm_threads(void) { return X ? X->pool.threads : 1; }
+
+void comm_work(void (*fn)(void *arg, int thread), void *arg, size_t elements) {
+  sim_exec *x = X;
+  if (elements < COMM_WORK_MIN) { /* not worth a switch: here, now */
+    fn(arg, 0);
+    return;
+  }
+  const int me = x->cur;
+  actor *a = &x->actors[me];
+  pool *p = &x->pool;
+  if (p->threads > 1) {
+    pthread_mutex_lock(&p->lock);
+    a->task_fn = fn;
+    a->task_arg = arg;
+    a->task_state = TASK_QUEUED;
+    a->task_pending = 1;
+    p->q[(p->qhead + p->qcount++) % x->max] = me;
+    p->outstanding++;
+    pthread_cond_signal(&p->work);
+    pthread_mutex_unlock(&p->lock);
+  } else {
+    fn(arg, 0); /* one thread: the same switch below, so the same order of steps */
+  }
+  /* back of the ready queue, as if it had blocked and been woken at once:
+   * the sequence of steps does not depend on the thread count */
+  ready_push(x, me);
+  coro_swap(&a->ctx, &x->main);
+}
+
 int sim_exec_run(sim_exec *x, ccsim_error *err) {
   X = x;
   while (x->rcount && !x->stopped) {
     const int a = x->ready[x->rhead];
     x->rhead = (x->rhead + 1) % x->max;
     x->rcount--;
+    if (x->actors[a].task_pending) { /* its comm_work: done before it goes on */
+      pool_wait(x, a);
+      x->actors[a].task_pending = 0;
+    }
     x->cur = a;
     coro_swap(&x->main, &x->actors[a].ctx);
     x->cur = -1;
+  }
+  if (x->pool.threads > 1) { /* a stopped run may leave work in flight */
+    pool_wait(x, -1);
+    for (size_t a = 0; a < x->n; a++) x->actors[a].task_pending = 0, x->actors[a].task_state = TASK_NONE;
   }
   if (x->stopped) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "an actor stopped the iteration");
   for (size_t a = 0; a < x->n; a++) {

@@ -5,7 +5,11 @@
  * would block (a receive with nothing sent yet, a semaphore at 0); the
  * ready queue is first in, first out from the spawn order, so a run is the
  * same sequence of steps every time: results do not depend on simulated
- * time or on the platform.  Sends complete at once here (the payload is
+ * time or on the platform.  The heavy work of an actor (gradient synthesis,
+ * encode, combine, decode; comm_work) may run on other threads while the
+ * executor's thread goes on with the next actors; the actor that asked for
+ * it waits at the back of the ready queue, with one thread as with many,
+ * so the sequence of steps is the same whatever the thread count.  Sends complete at once here (the payload is
  * already in memory); when they complete in simulated time is the timing
  * executor's business.  One executor per process (the comm.h calls find it
  * as SimGrid's do). */
@@ -19,8 +23,9 @@
 
 typedef struct sim_exec sim_exec;
 
-/* An executor for up to max_actors actors at a time. */
-sim_exec *sim_exec_new(size_t max_actors, ccsim_error *err);
+/* An executor for up to max_actors actors at a time, whose comm_work runs
+ * on `threads` threads (its own and threads - 1 more; <= 1: its own). */
+sim_exec *sim_exec_new(size_t max_actors, int threads, ccsim_error *err);
 void sim_exec_free(sim_exec *x);
 
 /* Start an iteration afresh: no actors, an empty trace. */
