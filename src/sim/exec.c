@@ -21,6 +21,14 @@
 #if defined(__SANITIZE_ADDRESS__)
 #define CCSIM_ASAN 1
 #endif
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CCSIM_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define CCSIM_TSAN 1
+#endif
 
 /* Switching coroutines.  On x86-64, a switch saves the callee-saved
  * registers on the current stack and swaps stack pointers: a dozen
@@ -28,7 +36,7 @@
  * a system call (twice per switch, millions of switches per iteration).
  * Elsewhere, and under AddressSanitizer (which follows ucontext switches
  * but not hand-made ones), ucontext. */
-#if defined(__x86_64__) && !defined(CCSIM_ASAN)
+#if defined(__x86_64__) && !defined(CCSIM_ASAN) && !defined(CCSIM_TSAN)
 typedef struct coro {
   void *sp;
 } coro;
@@ -56,6 +64,28 @@ static void coro_make(coro *c, void *stack, size_t size, void (*fn)(void), coro 
   c->sp = sp;
 }
 static void coro_swap(coro *from, coro *to) { ccsim_coro_switch(&from->sp, to->sp); }
+#elif defined(CCSIM_TSAN)
+/* ThreadSanitizer is told of every switch (a fiber per coroutine), so it
+ * sees one actor after another on the executor's thread, not one thread's
+ * stack changing under it. */
+#include <sanitizer/tsan_interface.h>
+typedef struct coro {
+  ucontext_t uc;
+  void *fiber; /* NULL for the executor's own: the thread's fiber */
+} coro;
+static void coro_make(coro *c, void *stack, size_t size, void (*fn)(void), coro *link) {
+  getcontext(&c->uc);
+  c->uc.uc_stack.ss_sp = stack;
+  c->uc.uc_stack.ss_size = size;
+  c->uc.uc_link = &link->uc;
+  makecontext(&c->uc, fn, 0);
+  if (!c->fiber) c->fiber = __tsan_create_fiber(0);
+}
+static void coro_swap(coro *from, coro *to) {
+  if (!from->fiber) from->fiber = __tsan_get_current_fiber();
+  __tsan_switch_to_fiber(to->fiber, 0);
+  swapcontext(&from->uc, &to->uc);
+}
 #else
 typedef ucontext_t coro;
 static void coro_make(coro *c, void *stack, size_t size, void (*fn)(void), coro *link) {
@@ -242,6 +272,9 @@ void sim_exec_free(sim_exec *x) {
   }
   for (size_t i = 0; i < x->max && x->actors; i++) {
     if (x->actors[i].stack) munmap(x->actors[i].stack, GUARD_BYTES + STACK_BYTES);
+#ifdef CCSIM_TSAN
+    if (x->actors[i].ctx.fiber) __tsan_destroy_fiber(x->actors[i].ctx.fiber);
+#endif
     free(x->tr[i].ops);
   }
   if (x->pairs) free_pairs(x);
