@@ -8,6 +8,7 @@
 
 static struct {
   int on, tty, iterations, it;
+  int timing;                           /* counting the timing executor's replay (its child only) */
   double every;                         /* host seconds between lines inside an iteration */
   uint64_t sent, expected, last_count; /* this iteration; the previous one's count */
   double t_it, t_print;                 /* host seconds: iteration start, last line */
@@ -33,8 +34,16 @@ void progress_begin(int iterations, int quiet) {
   P.every = v && *v && !*end && x >= 0 ? x : P.tty ? 0.5 : 10.0;
 }
 
+void progress_timing(uint64_t messages) {
+  P.timing = 1;
+  P.sent = 0;
+  P.expected = messages;
+  P.t_it = host_now();
+}
+
 void progress_expect(int it, uint64_t messages) {
   P.it = it;
+  P.timing = 0;
   P.sent = 0;
   P.expected = messages ? messages : P.last_count;
   P.t_it = host_now();
@@ -54,18 +63,20 @@ static void report(double now) {
   double frac = P.expected ? (double)P.sent / (double)P.expected : 0;
   if (frac > 1) frac = 1;
   if (P.expected && P.sent > 0 && frac < 1) {
-    double left = el / frac - el + (P.iterations - P.it - 1) * (el / frac);
-    snprintf(eta, sizeof eta, ", about %.0f s left", left);
+    /* a replay: its own end (the next iterations may come from the memo) */
+    double left = el / frac - el + (P.timing ? 0 : (P.iterations - P.it - 1) * (el / frac));
+    snprintf(eta, sizeof eta, ", about %.0f s left%s", left, P.timing ? " in this replay" : "");
   }
   if (P.tty) {
     int width = 24, done = (int)(frac * width);
-    fprintf(stderr, "\r[%.*s%*s] iteration %d/%d: %s%s%s messages%s   ", done,
-            "########################", width - done, "", P.it + 1, P.iterations, count(P.sent, a, sizeof a),
-            P.expected ? " of " : "", P.expected ? count(P.expected, b, sizeof b) : "", eta);
+    fprintf(stderr, "\r[%.*s%*s] iteration %d/%d: %s%s%s%s messages%s   ", done,
+            "########################", width - done, "", P.it + 1, P.iterations, P.timing ? "timing " : "",
+            count(P.sent, a, sizeof a), P.expected ? " of " : "", P.expected ? count(P.expected, b, sizeof b) : "",
+            eta);
   } else {
-    fprintf(stderr, "ccsim: iteration %d/%d: %s%s%s messages simulated%s\n", P.it + 1, P.iterations,
+    fprintf(stderr, "ccsim: iteration %d/%d: %s%s%s messages %s%s\n", P.it + 1, P.iterations,
             count(P.sent, a, sizeof a), P.expected ? " of " : "",
-            P.expected ? count(P.expected, b, sizeof b) : "", eta);
+            P.expected ? count(P.expected, b, sizeof b) : "", P.timing ? "timed in SimGrid" : "simulated", eta);
   }
   P.t_print = now;
 }

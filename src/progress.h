@@ -3,10 +3,15 @@
  * On a terminal: one line redrawn in place, with the iteration, the messages
  * simulated of those expected and an ETA.  Otherwise: a plain line at most
  * every 10 host seconds inside an iteration, and one per iteration.  Nothing
- * at all when quiet.  The engine ticks once per message; ticks cost an
- * increment, the clock is read every 4096 of them.
+ * at all when quiet.  An iteration shows two phases: the data executor's
+ * messages ("simulated"), then, when its timing is not in the memo, the
+ * timing executor's replay of them in SimGrid ("timed"), which runs in a
+ * forked child that reports on the same stderr from its copy of this
+ * state.  Both tick once per message; ticks cost an increment, the clock is
+ * read every 4096 of them.  Only stderr: no result file depends on it.
  *
- * Single-threaded, like the SimGrid actors that call it. */
+ * Single-threaded: the data executor's thread and the timing executor's
+ * actors call it, never its work threads. */
 #ifndef CCSIM_PROGRESS_H
 #define CCSIM_PROGRESS_H
 
@@ -18,6 +23,10 @@ void progress_begin(int iterations, int quiet);
 /* The messages iteration `it` is expected to send (0: not known; then the
  * previous iteration's count is used, and without one no ETA is given). */
 void progress_expect(int it, uint64_t messages);
+
+/* In the timing executor's child: the replay of `messages` messages of the
+ * current iteration starts; the ticks that follow count them. */
+void progress_timing(uint64_t messages);
 
 /* One message sent. */
 void progress_tick(void);

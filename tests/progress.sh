@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/progress.sh CCSIM SRCDIR — progress inside an iteration: messages
-# simulated of those expected, with an ETA; plain lines when stderr is not a
+# simulated of those expected, then timed in SimGrid's replay, with an ETA; plain lines when stderr is not a
 # terminal, one line redrawn on a terminal (script(1) gives a pty); nothing
 # with --quiet.  CCSIM_PROGRESS_SECONDS=0 reports every 4096 messages.
 set -u
@@ -20,6 +20,13 @@ grep -qE '^ccsim: iteration 1/2: 4096 of 8064 messages simulated, about [0-9]+ s
   bad "no progress line inside iteration 1: $(cat "$T/err")"
 grep -qE '^ccsim: iteration 2/2: 4096 of 8064 messages simulated' "$T/err" && ok || bad "no progress inside iteration 2"
 grep -qE '^ccsim: iteration 2/2 done at simulated [0-9.e-]+ s$' "$T/err" && ok || bad "no end-of-iteration line"
+# the timing executor's replay in SimGrid (a forked child) reports too; the
+# second iteration's timing comes from the memo: no replay to report
+grep -qE '^ccsim: iteration 1/2: 4096 of 8064 messages timed in SimGrid, about [0-9]+ s left in this replay$' "$T/err" && ok ||
+  bad "no progress line inside iteration 1's replay: $(cat "$T/err")"
+[ "$(grep -c '2/2: .* timed in SimGrid' "$T/err")" = 0 ] && ok || bad "a replay reported for a memo hit"
+CCSIM_PROGRESS_SECONDS=0 "${run[@]}" --out "$T/n" --no-memo >/dev/null 2>"$T/err" || bad "run --no-memo: $(cat "$T/err")"
+grep -qE '^ccsim: iteration 2/2: 4096 of 8064 messages timed in SimGrid' "$T/err" && ok || bad "no replay progress with --no-memo"
 # the default interval is 10 s without a terminal: this short run prints only per iteration
 "${run[@]}" --out "$T/b" >/dev/null 2>"$T/err"
 [ "$(grep -c 'messages simulated' "$T/err")" = 0 ] && [ "$(grep -c 'done at simulated' "$T/err")" = 2 ] && ok ||
@@ -28,11 +35,21 @@ CCSIM_PROGRESS_SECONDS=0 "${run[@]}" --out "$T/c" --quiet >/dev/null 2>"$T/err"
 # (a sanitizer build warns about SimGrid's context switches: not progress)
 grep -v -e '^==[0-9]*==WARNING: ASan' -e '^False positive error reports may follow' -e '^For details see https://github.com/google/sanitizers' "$T/err" >"$T/err2"
 [ ! -s "$T/err2" ] && ok || bad "--quiet printed: $(cat "$T/err2")"
+# progress is stderr only: the result files of a reporting and a quiet run are the same
+strip() { grep -v -E '"(host_time_s|peak_rss_mb)"' "$1"; }
+for f in "$T/a"/*; do
+  b=$(basename "$f")
+  if [ "$b" = summary.json ]; then cmp -s <(strip "$f") <(strip "$T/c/$b"); else cmp -s "$f" "$T/c/$b"; fi ||
+    bad "$b differs between a reporting and a quiet run"
+done
+ok
 # on a terminal: one line redrawn with \r, a bar, the counts and an ETA
 if command -v script >/dev/null; then
   CCSIM_PROGRESS_SECONDS=0 script -qec "$(printf '%q ' "${run[@]}") --out $T/d >/dev/null" /dev/null >"$T/tty" 2>&1
   tr '\r' '\n' <"$T/tty" | grep -qE '^\[#* *\] iteration 1/2: 4096 of 8064 messages, about [0-9]+ s left' && ok ||
     bad "terminal: $(tr '\r' '\n' <"$T/tty" | head -5)"
+  tr '\r' '\n' <"$T/tty" | grep -qE '^\[#* *\] iteration 1/2: timing 4096 of 8064 messages, about [0-9]+ s left in this replay' && ok ||
+    bad "terminal, replay: $(tr '\r' '\n' <"$T/tty" | head -5)"
 fi
 echo "progress: $pass passed, $fail failed"
 [ $fail -eq 0 ]

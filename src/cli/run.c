@@ -177,7 +177,8 @@ static const cli_option options[] = {
                              "--set workers=64 --set platform.bandwidth=10Gbps\n"
                              "(VALUE is read as JSON when it parses, else as a string)"},
   {"quiet", 'q', NULL, "no progress on stderr (otherwise: messages simulated of those\n"
-                       "expected and an ETA, inside each iteration)"},
+                       "expected and an ETA, inside each iteration, then those timed\n"
+                       "in SimGrid's replay of it)"},
   {"cfg", OPT_CFG, "KEY:VALUE", "a SimGrid configuration item, e.g. --cfg network/model:LV08;\n"
                                 "repeatable; network/model and network/crosstraffic set\n"
                                 "platform.network_model and platform.crosstraffic"},

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "itrace.h"
+#include "progress.h"
 
 /* Mailbox "src>dst" of every pair that sends, found by an open-addressing
  * table built before the actors start: no N x N table. */
@@ -100,7 +101,10 @@ static void actor_main(int argc, char **argv) {
   for (size_t k = 0; k < a->n; k++) {
     const sim_op *o = &a->ops[k];
     switch (o->kind) {
-    case SIM_SEND: sends[o->aux] = sg_mailbox_put_async(box(a->host, (int)o->peer), &token, (long)(o->v + 0.5)); break;
+    case SIM_SEND:
+      sends[o->aux] = sg_mailbox_put_async(box(a->host, (int)o->peer), &token, (long)(o->v + 0.5));
+      progress_tick();
+      break;
     case SIM_WAIT: sg_comm_wait(sends[o->aux]); break;
     case SIM_RECV: sg_mailbox_get(box((int)o->peer, a->host)); break;
     case SIM_IRECV: recvs[o->aux] = sg_mailbox_get_async(box((int)o->peer, a->host), &slot); break;
@@ -130,9 +134,11 @@ static int child(const sim_trace *t, double *marks) {
   for (size_t s = 0; s < t->nsems; s++) R.sems[s] = sg_sem_init(0);
   /* every pair's mailbox before the actors start: the table does not move
    * under them */
+  uint64_t nsends = 0;
   for (size_t i = 0; i < t->nactors; i++)
     for (size_t k = 0; k < t->actors[i].n; k++)
-      if (t->actors[i].ops[k].kind == SIM_SEND) box(t->actors[i].host, (int)t->actors[i].ops[k].peer);
+      if (t->actors[i].ops[k].kind == SIM_SEND) box(t->actors[i].host, (int)t->actors[i].ops[k].peer), nsends++;
+  progress_timing(nsends); /* this child's stderr line: the parent's count is untouched */
   size_t nhosts;
   const char *const *hosts = engine_hosts(&nhosts);
   for (size_t i = 0; i < t->nactors; i++) {
