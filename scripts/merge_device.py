@@ -3,8 +3,8 @@
 scripts/measure_device.py (docs/devices.md).
 
     scripts/merge_device.py --name h100-measured --summary "..." \
-        --compressors parts/compressors.json --out devices/h100-measured.json \
-        parts/models-*.json
+        --compressors parts/compressors-r1.json parts/compressors-r2.json ... \
+        --out devices/h100-measured.json parts/models-*.json
 
 A GPU's iteration time moves from one process to the next (seen on an H100:
 up to 30% for launch-bound models at batch 32), so the device file is made
@@ -21,8 +21,11 @@ from several independent runs (separate processes), at several batches:
   every batch      "runs" (how many) and the spread of the iteration over the
                    runs ("iteration_s_min", "iteration_s_max").
 
-Compressors, DDP buckets and the launch figure come from --compressors (one
-run).  The provenance keeps every part's date and command.
+Compressors, DDP buckets and the launch figure: every figure (operation,
+timing, size) the median over the --compressors runs, which must cover the
+same compressors and sizes (seen on an H100: a per-call figure below ~4M
+elements moves by up to 2x from one process to the next; at 2^25 elements
+by a few percent).  The provenance keeps every part's date and command.
 """
 import argparse
 import json
@@ -50,12 +53,43 @@ def total(entry):
     return entry["forward_s"] + entry["backward_s"]
 
 
+def median_figures(what, docs):
+    """The median, figure by figure, of the same structure in every doc:
+    numbers and lists of numbers are merged, anything else must agree."""
+    first = docs[0]
+    if isinstance(first, dict):
+        if any(not isinstance(d, dict) or set(d) != set(first) for d in docs):
+            sys.exit("%s: the compressor runs differ in their keys" % what)
+        return {k: median_figures(what + "." + k, [d[k] for d in docs]) for k in first}
+    if isinstance(first, list) and first and isinstance(first[0], float):
+        if any(len(d) != len(first) for d in docs):
+            sys.exit("%s: the compressor runs differ in length" % what)
+        return [statistics.median(v) for v in zip(*docs)]
+    if isinstance(first, float):
+        return statistics.median(docs)
+    if any(d != first for d in docs):
+        sys.exit("%s: the compressor runs differ: %r vs %r" % (what, first, [d for d in docs if d != first][0]))
+    return first
+
+
+def merge_compressors(paths, comps):
+    out = dict(comps[0])
+    for k in ("launch", "compressors", "ddp_buckets"):
+        out[k] = median_figures(k, [c[k] for c in comps])
+    for p, c in zip(paths, comps):
+        for k in ("device", "driver", "torch", "cuda"):
+            if c["provenance"].get(k) != comps[0]["provenance"].get(k):
+                sys.exit("%s was measured differently: provenance.%s" % (p, k))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description="Merge runs of measure_device.py into one device file.")
     ap.add_argument("--name", required=True)
     ap.add_argument("--summary", required=True)
     ap.add_argument("--roofline", default=None, help="default: the parts' own")
-    ap.add_argument("--compressors", required=True, help="the run whose compressors, buckets and launch are kept")
+    ap.add_argument("--compressors", required=True, nargs="+",
+                    help="runs whose compressors, buckets and launch are merged (median per figure)")
     ap.add_argument("--out", required=True)
     ap.add_argument("parts", nargs="+", help="runs with model measurements")
     o = ap.parse_args()
@@ -64,8 +98,11 @@ def main():
     for p in o.parts:
         with open(p) as f:
             docs.append((p, json.load(f)))
-    with open(o.compressors) as f:
-        comp = json.load(f)
+    comps = []
+    for p in o.compressors:
+        with open(p) as f:
+            comps.append(json.load(f))
+    comp = merge_compressors(o.compressors, comps)
     same = ("device", "driver", "torch", "cuda")
     for p, d in docs:
         for k in same:
@@ -105,12 +142,12 @@ def main():
             entry["batches"] = others
         models.setdefault(model, {})[prec] = entry
     prov = dict(comp["provenance"])
-    prov["date"] = " ; ".join(sorted({d["provenance"]["date"] for _, d in docs} | {comp["provenance"]["date"]}))
-    prov["command"] = " ; ".join([d["provenance"]["command"] for _, d in docs] + [comp["provenance"]["command"]])
+    prov["date"] = " ; ".join(sorted({d["provenance"]["date"] for _, d in docs} | {c["provenance"]["date"] for c in comps}))
+    prov["command"] = " ; ".join([d["provenance"]["command"] for _, d in docs] + [c["provenance"]["command"] for c in comps])
     prov["notes"] = list(comp["provenance"].get("notes", [])) + [
         "merged by scripts/merge_device.py from %d model runs (%s) and compressors from %s; reference "
         "tensors from: %s" % (len(docs), ", ".join(os.path.basename(p) for p, _ in docs),
-                              os.path.basename(o.compressors), "; ".join(picked))]
+                              ", ".join(os.path.basename(p) for p in o.compressors), "; ".join(picked))]
     doc = {
         "format": comp["format"],
         "name": o.name,
