@@ -77,16 +77,16 @@ static int start_recording(feed *f, const char *dir, ccsim_error *err) {
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "--record-trace %s: out of memory", dir);
   }
   static const char *const sources[] = {"synthetic", "trace", "train", "sparse"};
-  char source[1024], terr[1024];
+  char source[1024];
   snprintf(source, sizeof source,
            "ccsim %s run of %s (%s): gradients.source %s, seed %llu, the workers' gradients "
            "before error feedback",
            CCSIM_VERSION, e->file, e->name, sources[e->gradients.source],
            (unsigned long long)e->seed);
   f->rec = trace_writer_new(dir, (unsigned)e->workers, (unsigned)e->iterations, layers, nl, source,
-                            terr, sizeof terr);
+                            err);
   free(layers);
-  if (!f->rec) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "--record-trace: %s", terr);
+  if (!f->rec) return ccsim_error_prefix(err, "--record-trace: ");
   return 0;
 }
 
@@ -97,16 +97,17 @@ feed *feed_new(const experiment *e, const char *record_dir, ccsim_error *err) {
     return NULL;
   }
   f->e = e;
-  char terr[1024];
   switch (e->gradients.source) {
   case GRAD_SYNTHETIC:
   case GRAD_SPARSE:
     grad_source_init(&f->synth, e);
     break;
   case GRAD_TRACE:
-    f->trace = trace_open(e->gradients.trace, terr, sizeof terr);
-    if (!f->trace || trace_check(f->trace, terr, sizeof terr)) {
-      ccsim_fail(err, CCSIM_ERR_INPUT, "%s: gradients.trace: %s", e->file, terr);
+    f->trace = trace_open(e->gradients.trace, err);
+    if (!f->trace || trace_check(f->trace, err)) {
+      /* the experiment's field first; the trace file's own location kept in the text */
+      if (err && err->code == CCSIM_ERR_INPUT)
+        ccsim_fail_at(err, CCSIM_ERR_INPUT, e->file, "gradients.trace", 0, 0, "%s", err->msg);
       feed_free(f);
       return NULL;
     }
@@ -139,9 +140,9 @@ void feed_fill(feed *f, uint32_t w, uint32_t it, size_t lo, size_t hi, float *ou
     grad_fill(&f->synth, w, it, lo, hi, out);
     return;
   case GRAD_TRACE: {
-    char terr[1024];
-    if (trace_read(f->trace, w, it, lo, hi, out, terr, sizeof terr)) {
-      failed(f, CCSIM_ERR_RUNTIME, terr); /* checked up front: the files changed underneath */
+    ccsim_error terr;
+    if (trace_read(f->trace, w, it, lo, hi, out, &terr)) {
+      failed(f, CCSIM_ERR_RUNTIME, terr.msg); /* checked up front: the files changed underneath */
       memset(out, 0, (hi - lo) * sizeof *out);
     }
     return;
@@ -156,10 +157,10 @@ double feed_begin(feed *f, uint32_t w, uint32_t it) {
   const double compute_s = f->tr ? trainer_begin_iteration(f->tr, w, it) : 0.0;
   if (f->rec) {
     const size_t n = f->e->model.elements;
-    char terr[1024];
+    ccsim_error terr;
     feed_fill(f, w, it, 0, n, f->scratch);
-    if (!f->status && trace_write(f->rec, w, it, f->scratch, n, terr, sizeof terr)) {
-      failed(f, CCSIM_ERR_RUNTIME, terr);
+    if (!f->status && trace_write(f->rec, w, it, f->scratch, n, &terr)) {
+      failed(f, CCSIM_ERR_RUNTIME, terr.msg);
       trace_writer_free(f->rec);
       f->rec = NULL;
     }
@@ -178,11 +179,9 @@ int feed_finish(feed *f, ccsim_error *err) {
   }
   if (f->status) return ccsim_fail(err, f->status, "%s", f->msg);
   if (f->rec) {
-    char terr[1024];
     trace_writer *rec = f->rec;
     f->rec = NULL;
-    if (trace_writer_close(rec, terr, sizeof terr))
-      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "--record-trace: %s", terr);
+    if (trace_writer_close(rec, err)) return ccsim_error_prefix(err, "--record-trace: ");
   }
   return 0;
 }

@@ -29,7 +29,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,17 +64,6 @@ typedef struct sweep {
   size_t npoints;
 } sweep;
 
-static int fail(ccsim_error *err, const char *file, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(ccsim_error *err, const char *file, const char *path, const char *fmt, ...) {
-  char msg[768];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: %s: %s", file, path, msg);
-}
-
 static char *dump(json_t *v) { return json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT); }
 
 /* "key=<v as compact JSON>", a --set assignment; a new string. */
@@ -110,27 +98,6 @@ static void sweep_free(sweep *s) {
   free(s->file), free(s->dir), free(s->base), free(s->out), free(s->name);
 }
 
-static int known_keys(json_t *o, const char *file, const char *path, const char *const *known,
-                      ccsim_error *err) {
-  const char *key;
-  json_t *v;
-  json_object_foreach(o, key, v) {
-    int ok = 0;
-    for (const char *const *k = known; *k; k++) ok |= !strcmp(*k, key);
-    if (!ok) {
-      char list[256] = "";
-      for (const char *const *k = known; *k; k++) {
-        if (list[0]) strcat(list, ", ");
-        strncat(list, *k, sizeof list - strlen(list) - 8);
-      }
-      char p[256];
-      snprintf(p, sizeof p, "%s%s%s", path, path[0] ? "." : "", key);
-      return fail(err, file, p, "unknown key \"%s\" (known here: %s)", key, list);
-    }
-  }
-  return 0;
-}
-
 /* One axis value: its label and its assignments. */
 typedef struct choice {
   char label[128];
@@ -140,19 +107,20 @@ typedef struct choice {
 
 static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *count, char **name,
                      ccsim_error *err) {
+  cfg_reader rd = {file, err};
   char path[64];
   snprintf(path, sizeof path, "axes[%d]", i);
-  if (!json_is_object(ax)) return fail(err, file, path, "expected an object with \"values\"");
+  if (!json_is_object(ax)) return cfg_fail(&rd, path, "expected an object with \"values\"");
   static const char *const known[] = {"name", "path", "values", NULL};
   int rc;
-  if ((rc = known_keys(ax, file, path, known, err))) return rc;
+  if ((rc = cfg_keys(&rd, ax, path, known, NULL, NULL, NULL))) return rc;
   json_t *jp = json_object_get(ax, "path"), *jn = json_object_get(ax, "name");
   json_t *vals = json_object_get(ax, "values");
-  if (jp && !json_is_string(jp)) return fail(err, file, path, "\"path\" must be a string such as \"workers\"");
-  if (jn && !json_is_string(jn)) return fail(err, file, path, "\"name\" must be a string");
-  if (!jp && !jn) return fail(err, file, path, "give \"path\" (a field to vary) or \"name\" (labelled values)");
+  if (jp && !json_is_string(jp)) return cfg_fail(&rd, path, "\"path\" must be a string such as \"workers\"");
+  if (jn && !json_is_string(jn)) return cfg_fail(&rd, path, "\"name\" must be a string");
+  if (!jp && !jn) return cfg_fail(&rd, path, "give \"path\" (a field to vary) or \"name\" (labelled values)");
   if (!json_is_array(vals) || json_array_size(vals) == 0)
-    return fail(err, file, path, "\"values\" must be a non-empty array");
+    return cfg_fail(&rd, path, "\"values\" must be a non-empty array");
   *name = strdup(json_string_value(jn ? jn : jp));
   *count = json_array_size(vals);
   *out = calloc(*count, sizeof **out);
@@ -170,14 +138,14 @@ static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *
     }
     json_t *lab = json_object_get(v, "label"), *set = json_object_get(v, "set");
     if (!json_is_object(v) || !json_is_string(lab) || !json_is_object(set))
-      return fail(err, file, vp, "expected {\"label\": \"...\", \"set\": {FIELD: VALUE, ...}}");
+      return cfg_fail(&rd, vp, "expected {\"label\": \"...\", \"set\": {FIELD: VALUE, ...}}");
     static const char *const vknown[] = {"label", "set", NULL};
-    if ((rc = known_keys(v, file, vp, vknown, err))) return rc;
+    if ((rc = cfg_keys(&rd, v, vp, vknown, NULL, NULL, NULL))) return rc;
     label_of(lab, c->label, sizeof c->label);
     const char *key;
     json_t *x;
     json_object_foreach(set, key, x) {
-      if (c->nsets == 32) return fail(err, file, vp, "at most 32 fields per value");
+      if (c->nsets == 32) return cfg_fail(&rd, vp, "at most 32 fields per value");
       c->sets[c->nsets++] = assignment(key, x);
     }
   }
@@ -187,12 +155,17 @@ static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *
 static int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error *err) {
   memset(s, 0, sizeof *s);
   json_t *root = cfg_load_json(file, "sweep file", CFG_MAX_JSON, err);
-  if (!root) return CCSIM_ERR_INPUT;
+  if (!root) return err->code;
+  cfg_reader rd = {file, err};
   int rc = 0;
   choice **choices = NULL;
   size_t *counts = NULL;
   static const char *const known[] = {"name", "description", "base", "set", "axes", "output", NULL};
-  if ((rc = known_keys(root, file, "", known, err))) goto out;
+  if (!json_is_object(root)) {
+    rc = cfg_fail(&rd, "", "expected a JSON object {\"name\", \"base\", \"axes\", ...}");
+    goto out;
+  }
+  if ((rc = cfg_keys(&rd, root, "", known, NULL, NULL, NULL))) goto out;
   s->file = strdup(file);
   char *tmp = strdup(file), *slash = strrchr(tmp, '/');
   if (slash) *slash = 0;
@@ -200,9 +173,9 @@ static int sweep_load(const char *file, const char *out_override, sweep *s, ccsi
   free(tmp);
   json_t *jname = json_object_get(root, "name"), *jbase = json_object_get(root, "base");
   json_t *axes = json_object_get(root, "axes"), *jout = json_object_get(root, "output");
-  if (!json_is_string(jname)) { rc = fail(err, file, "name", "expected a string"); goto out; }
+  if (!json_is_string(jname)) { rc = cfg_fail(&rd, "name", "expected a string"); goto out; }
   if (!json_is_string(jbase)) {
-    rc = fail(err, file, "base", "expected the path of the base experiment (relative to this file)");
+    rc = cfg_fail(&rd, "base", "expected the path of the base experiment (relative to this file)");
     goto out;
   }
   s->name = strdup(json_string_value(jname));
@@ -215,7 +188,7 @@ static int sweep_load(const char *file, const char *out_override, sweep *s, ccsi
     s->out = strdup(out_override);
   } else if (jout) {
     json_t *d = json_is_object(jout) ? json_object_get(jout, "dir") : NULL;
-    if (!json_is_string(d)) { rc = fail(err, file, "output.dir", "expected a string"); goto out; }
+    if (!json_is_string(d)) { rc = cfg_fail(&rd, "output.dir", "expected a string"); goto out; }
     s->out = strdup(json_string_value(d));
   } else {
     char def[512];
@@ -223,7 +196,7 @@ static int sweep_load(const char *file, const char *out_override, sweep *s, ccsi
     s->out = strdup(def);
   }
   if (!json_is_array(axes) || json_array_size(axes) == 0 || json_array_size(axes) > 8) {
-    rc = fail(err, file, "axes", "expected an array of 1 to 8 axes");
+    rc = cfg_fail(&rd, "axes", "expected an array of 1 to 8 axes");
     goto out;
   }
   s->naxes = (int)json_array_size(axes);
@@ -237,13 +210,13 @@ static int sweep_load(const char *file, const char *out_override, sweep *s, ccsi
       goto out;
     /* checked at each axis: the product of a few long axes overflows */
     if (counts[a] > 100000 || (s->npoints *= counts[a]) > 100000) {
-      rc = fail(err, file, "axes", "more than 100000 points: too many");
+      rc = cfg_fail(&rd, "axes", "more than 100000 points: too many");
       goto out;
     }
   }
   json_t *common = json_object_get(root, "set");
   if (common && !json_is_object(common)) {
-    rc = fail(err, file, "set", "expected an object {FIELD: VALUE, ...} applied to every point");
+    rc = cfg_fail(&rd, "set", "expected an object {FIELD: VALUE, ...} applied to every point");
     goto out;
   }
   const size_t ncommon = common ? json_object_size(common) : 0;

@@ -48,207 +48,155 @@ struct trace_reader {
   size_t ring_cap, ring_head, ring_len;
 };
 
-static int failv(char *err, size_t errlen, int code, const char *fmt, va_list ap) {
-  if (err && errlen) vsnprintf(err, errlen, fmt, ap);
-  return code;
-}
-
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  failv(err, errlen, code, fmt, ap);
-  va_end(ap);
-  return code;
-}
-
 /* ---- index.json ---- */
 
-typedef struct ixctx {
-  const char *file;
-  char *err;
-  size_t errlen;
-} ixctx;
+static const char *const INDEX_KEYS[] = {"format", "version", "workers", "iterations", "layers",
+                                         "elements", "files", "source", NULL};
+static const char *const LAYER_KEYS[] = {"name", "shape", "count", NULL};
 
-static int ixfail(ixctx *c, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int ixfail(ixctx *c, const char *path, const char *fmt, ...) {
-  char what[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
-  return fail(c->err, c->errlen, CCSIM_ERR_INPUT, "%s: %s: %s", c->file,
-              *path ? path : "(top level)", what);
+/* The keys of obj are exactly known[]: none unknown, none missing. */
+static int exact_keys(cfg_reader *rd, json_t *obj, const char *path, const char *const *known) {
+  int rc = cfg_keys(rd, obj, path, known, NULL, NULL, NULL);
+  return rc ? rc : cfg_require(rd, obj, path, known);
 }
 
-static const char *show(const json_t *v, char *buf, size_t len) {
-  char *s = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
-  if (!s) return "nothing";
-  if (strlen(s) > 60) strcpy(s + 57, "...");
-  snprintf(buf, len, "%s", s);
-  free(s);
-  return buf;
-}
-
-static int check_keys(ixctx *c, json_t *obj, const char *path, const char *const *known,
-                      const char *list) {
-  const char *key;
-  json_t *v;
-  json_object_foreach(obj, key, v) {
-    int ok = 0;
-    for (const char *const *k = known; *k && !ok; k++) ok = strcmp(*k, key) == 0;
-    if (!ok) return ixfail(c, path, "unknown key \"%s\" (a trace's keys here: %s)", key, list);
-  }
-  for (const char *const *k = known; *k; k++)
-    if (!json_object_get(obj, *k))
-      return ixfail(c, path, "missing key \"%s\" (a trace's keys here: %s)", *k, list);
-  return 0;
-}
-
-/* A JSON integer in [min, max]. */
-static int get_int(ixctx *c, json_t *v, const char *path, unsigned long long min,
+/* A JSON integer in [min, max] (max <= 2^40). */
+static int get_int(cfg_reader *rd, json_t *v, const char *path, unsigned long long min,
                    unsigned long long max, unsigned long long *out) {
-  char b[80];
-  if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-      (unsigned long long)json_integer_value(v) < min ||
-      (unsigned long long)json_integer_value(v) > max)
-    return ixfail(c, path, "expected an integer in [%llu, %llu], got %s", min, max,
-                  show(v, b, sizeof b));
-  *out = (unsigned long long)json_integer_value(v);
-  return 0;
+  long long n;
+  int rc = cfg_int_value(rd, v, path, (long long)min, (long long)max, &n);
+  if (!rc) *out = (unsigned long long)n;
+  return rc;
 }
 
-static int read_layer(ixctx *c, json_t *l, size_t i, size_t offset, trace_layer *out) {
-  static const char *const known[] = {"name", "shape", "count", NULL};
+static int read_layer(cfg_reader *rd, json_t *l, size_t i, size_t offset, trace_layer *out) {
   char path[64], p[96], b[80];
   snprintf(path, sizeof path, "layers[%zu]", i);
   if (!json_is_object(l))
-    return ixfail(c, path, "expected an object {\"name\", \"shape\", \"count\"}, got %s",
-                  show(l, b, sizeof b));
-  int rc = check_keys(c, l, path, known, "name, shape, count");
+    return cfg_fail(rd, path, "expected an object {\"name\", \"shape\", \"count\"}, got %s",
+                  cfg_show(l, b, sizeof b));
+  int rc = exact_keys(rd, l, path, LAYER_KEYS);
   if (rc) return rc;
   json_t *name = json_object_get(l, "name"), *shape = json_object_get(l, "shape");
   snprintf(p, sizeof p, "%s.name", path);
   if (!json_is_string(name) || json_string_length(name) == 0)
-    return ixfail(c, p, "expected a non-empty string, got %s", show(name, b, sizeof b));
+    return cfg_fail(rd, p, "expected a non-empty string, got %s", cfg_show(name, b, sizeof b));
   snprintf(p, sizeof p, "%s.shape", path);
   if (!json_is_array(shape) || json_array_size(shape) > TRACE_MAX_DIMS)
-    return ixfail(c, p, "expected an array of at most %d positive integers, got %s",
-                  TRACE_MAX_DIMS, show(shape, b, sizeof b));
+    return cfg_fail(rd, p, "expected an array of at most %d positive integers, got %s",
+                  TRACE_MAX_DIMS, cfg_show(shape, b, sizeof b));
   out->ndim = (unsigned)json_array_size(shape);
   unsigned long long count = 1;
   for (unsigned d = 0; d < out->ndim; d++) {
     unsigned long long n;
     snprintf(p, sizeof p, "%s.shape[%u]", path, d);
-    if ((rc = get_int(c, json_array_get(shape, d), p, 1, MAX_ELEMENTS, &n))) return rc;
+    if ((rc = get_int(rd, json_array_get(shape, d), p, 1, MAX_ELEMENTS, &n))) return rc;
     if (count > MAX_ELEMENTS / n) {
       snprintf(p, sizeof p, "%s.shape", path);
-      return ixfail(c, p, "more than %llu elements", MAX_ELEMENTS);
+      return cfg_fail(rd, p, "more than %llu elements", MAX_ELEMENTS);
     }
     count *= n;
     out->shape[d] = (size_t)n;
   }
   unsigned long long claimed;
   snprintf(p, sizeof p, "%s.count", path);
-  if ((rc = get_int(c, json_object_get(l, "count"), p, 1, MAX_ELEMENTS, &claimed))) return rc;
+  if ((rc = get_int(rd, json_object_get(l, "count"), p, 1, MAX_ELEMENTS, &claimed))) return rc;
   if (claimed != count)
-    return ixfail(c, p, "expected %llu (the product of shape %s), got %llu", count,
-                  show(shape, b, sizeof b), claimed);
+    return cfg_fail(rd, p, "expected %llu (the product of shape %s), got %llu", count,
+                  cfg_show(shape, b, sizeof b), claimed);
   out->count = (size_t)count;
   out->offset = offset;
   out->name = strdup(json_string_value(name));
-  if (!out->name) return fail(c->err, c->errlen, CCSIM_ERR_RUNTIME, "%s: out of memory", c->file);
+  if (!out->name) return ccsim_fail_at(rd->err, CCSIM_ERR_RUNTIME, rd->file, NULL, 0, 0, "out of memory");
   return 0;
 }
 
-static int read_index(trace_reader *t, ixctx *c, json_t *root) {
-  static const char *const known[] = {"format", "version", "workers", "iterations", "layers",
-                                      "elements", "files", "source", NULL};
+static int read_index(trace_reader *t, cfg_reader *rd, json_t *root) {
   char b[80];
   int rc;
-  if (!json_is_object(root)) return ixfail(c, "", "expected a JSON object");
-  if ((rc = check_keys(c, root, "", known,
-                       "format, version, workers, iterations, layers, elements, files, source")))
-    return rc;
+  if (!json_is_object(root)) return cfg_fail(rd, "", "expected a JSON object");
+  if ((rc = exact_keys(rd, root, "", INDEX_KEYS))) return rc;
   json_t *v = json_object_get(root, "format");
   if (!json_is_string(v) || strcmp(json_string_value(v), TRACE_FORMAT) != 0)
-    return ixfail(c, "format", "expected \"%s\", got %s", TRACE_FORMAT, show(v, b, sizeof b));
+    return cfg_fail(rd, "format", "expected \"%s\", got %s", TRACE_FORMAT, cfg_show(v, b, sizeof b));
   v = json_object_get(root, "version");
   if (!json_is_integer(v) || json_integer_value(v) != TRACE_VERSION)
-    return ixfail(c, "version", "expected %d (the version this ccsim reads), got %s",
-                  TRACE_VERSION, show(v, b, sizeof b));
+    return cfg_fail(rd, "version", "expected %d (the version this ccsim reads), got %s",
+                  TRACE_VERSION, cfg_show(v, b, sizeof b));
   unsigned long long w, it, el;
-  if ((rc = get_int(c, json_object_get(root, "workers"), "workers", 1, MAX_WORKERS, &w))) return rc;
-  if ((rc = get_int(c, json_object_get(root, "iterations"), "iterations", 1, MAX_ITERATIONS, &it)))
+  if ((rc = get_int(rd, json_object_get(root, "workers"), "workers", 1, MAX_WORKERS, &w))) return rc;
+  if ((rc = get_int(rd, json_object_get(root, "iterations"), "iterations", 1, MAX_ITERATIONS, &it)))
     return rc;
   if (w * it > MAX_FILES)
-    return ixfail(c, "iterations", "workers x iterations = %llu files; at most %llu", w * it,
+    return cfg_fail(rd, "iterations", "workers x iterations = %llu files; at most %llu", w * it,
                   MAX_FILES);
   t->workers = (unsigned)w;
   t->iterations = (unsigned)it;
   v = json_object_get(root, "files");
   if (!json_is_string(v) || strcmp(json_string_value(v), TRACE_FILES) != 0)
-    return ixfail(c, "files", "expected \"%s\" (the layout of version 1), got %s", TRACE_FILES,
-                  show(v, b, sizeof b));
+    return cfg_fail(rd, "files", "expected \"%s\" (the layout of version 1), got %s", TRACE_FILES,
+                  cfg_show(v, b, sizeof b));
   v = json_object_get(root, "source");
-  if (!json_is_string(v)) return ixfail(c, "source", "expected a string, got %s", show(v, b, sizeof b));
+  if (!json_is_string(v)) return cfg_fail(rd, "source", "expected a string, got %s", cfg_show(v, b, sizeof b));
   if (!(t->source = strdup(json_string_value(v))))
-    return fail(c->err, c->errlen, CCSIM_ERR_RUNTIME, "%s: out of memory", c->file);
+    return ccsim_fail_at(rd->err, CCSIM_ERR_RUNTIME, rd->file, NULL, 0, 0, "out of memory");
 
   json_t *layers = json_object_get(root, "layers");
   if (!json_is_array(layers) || json_array_size(layers) == 0)
-    return ixfail(c, "layers", "expected a non-empty array of layers, got %s",
-                  show(layers, b, sizeof b));
+    return cfg_fail(rd, "layers", "expected a non-empty array of layers, got %s",
+                  cfg_show(layers, b, sizeof b));
   t->layers = calloc(json_array_size(layers), sizeof *t->layers);
-  if (!t->layers) return fail(c->err, c->errlen, CCSIM_ERR_RUNTIME, "%s: out of memory", c->file);
+  if (!t->layers) return ccsim_fail_at(rd->err, CCSIM_ERR_RUNTIME, rd->file, NULL, 0, 0, "out of memory");
   unsigned long long total = 0;
   for (size_t i = 0; i < json_array_size(layers); i++) {
     trace_layer *L = &t->layers[i];
-    if ((rc = read_layer(c, json_array_get(layers, i), i, (size_t)total, L))) return rc;
+    if ((rc = read_layer(rd, json_array_get(layers, i), i, (size_t)total, L))) return rc;
     t->nlayers = i + 1;
     for (size_t j = 0; j < i; j++)
       if (strcmp(t->layers[j].name, L->name) == 0) {
         char p[64];
         snprintf(p, sizeof p, "layers[%zu].name", i);
-        return ixfail(c, p, "\"%s\" is also layers[%zu]'s name; names must be unique", L->name, j);
+        return cfg_fail(rd, p, "\"%s\" is also layers[%zu]'s name; names must be unique", L->name, j);
       }
     total += L->count;
-    if (total > MAX_ELEMENTS) return ixfail(c, "layers", "more than %llu elements", MAX_ELEMENTS);
+    if (total > MAX_ELEMENTS) return cfg_fail(rd, "layers", "more than %llu elements", MAX_ELEMENTS);
   }
-  if ((rc = get_int(c, json_object_get(root, "elements"), "elements", 1, MAX_ELEMENTS, &el))) return rc;
+  if ((rc = get_int(rd, json_object_get(root, "elements"), "elements", 1, MAX_ELEMENTS, &el))) return rc;
   if (el != total)
-    return ixfail(c, "elements", "expected %llu (the sum of the layers' counts), got %llu", total, el);
+    return cfg_fail(rd, "elements", "expected %llu (the sum of the layers' counts), got %llu", total, el);
   t->elements = (size_t)el;
   return 0;
 }
 
-trace_reader *trace_open(const char *dir, char *err, size_t errlen) {
+trace_reader *trace_open(const char *dir, ccsim_error *err) {
   trace_reader *t = calloc(1, sizeof *t);
   char file[4096];
   if (!t || !(t->dir = strdup(dir))) {
     free(t);
-    fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: out of memory", dir);
+    ccsim_fail_at(err, CCSIM_ERR_RUNTIME, dir, NULL, 0, 0, "out of memory");
     return NULL;
   }
-  snprintf(file, sizeof file, "%s/index.json", dir);
-  ixctx c = {file, err, errlen};
+  if ((size_t)snprintf(file, sizeof file, "%s/index.json", dir) >= sizeof file) {
+    ccsim_fail_at(err, CCSIM_ERR_INPUT, dir, NULL, 0, 0, "path too long for a trace directory");
+    trace_close(t);
+    return NULL;
+  }
+  cfg_reader rd = {file, err};
   struct stat dst;
   if (stat(dir, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
-    fail(err, errlen, CCSIM_ERR_INPUT, "%s: %s; a trace is a directory holding index.json", dir,
-         errno && stat(dir, &dst) != 0 ? strerror(errno) : "not a directory");
+    int e = errno;
+    ccsim_fail_at(err, CCSIM_ERR_INPUT, dir, NULL, 0, 0,
+                  "%s; a trace is a directory holding index.json",
+                  stat(dir, &dst) != 0 ? strerror(e) : "not a directory");
     trace_close(t);
     return NULL;
   }
-  ccsim_error jerr = {0};
-  json_t *root = cfg_load_json(file, "trace index (written when recording ends)", CFG_MAX_JSON, &jerr);
+  json_t *root = cfg_load_json(file, "trace index (written when recording ends)", CFG_MAX_JSON, err);
   if (!root) {
-    fail(err, errlen, jerr.code, "%s", jerr.msg);
     trace_close(t);
     return NULL;
   }
-  int rc = read_index(t, &c, root);
+  int rc = read_index(t, &rd, root);
   json_decref(root);
   if (rc) {
     trace_close(t);
@@ -263,7 +211,7 @@ trace_reader *trace_open(const char *dir, char *err, size_t errlen) {
   t->files = malloc(nfiles * sizeof *t->files);
   t->open_ring = malloc(t->ring_cap * sizeof *t->open_ring);
   if (!t->files || !t->open_ring) {
-    fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: out of memory for %zu files", file, nfiles);
+    ccsim_fail_at(err, CCSIM_ERR_RUNTIME, file, NULL, 0, 0, "out of memory for %zu files", nfiles);
     trace_close(t);
     return NULL;
   }
@@ -306,18 +254,19 @@ size_t trace_layer_of(const trace_reader *t, size_t e) {
 
 /* ---- .npy files ---- */
 
-/* Errors about one file: "DIR/wW/itI.npy (worker W, iteration I): ...". */
-static int ffail(const trace_reader *t, unsigned w, unsigned it, char *err, size_t errlen,
-                 const char *fmt, ...) __attribute__((format(printf, 6, 7)));
-static int ffail(const trace_reader *t, unsigned w, unsigned it, char *err, size_t errlen,
+/* Errors about one file: "DIR/wW/itI.npy: worker W, iteration I: ...". */
+static int ffail(const trace_reader *t, unsigned w, unsigned it, ccsim_error *err,
+                 const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int ffail(const trace_reader *t, unsigned w, unsigned it, ccsim_error *err,
                  const char *fmt, ...) {
-  char what[1024];
+  char what[1024], file[4200];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(what, sizeof what, fmt, ap);
   va_end(ap);
-  return fail(err, errlen, CCSIM_ERR_INPUT, "%s/w%u/it%u.npy (worker %u, iteration %u): %s",
-              t->dir, w, it, w, it, what);
+  snprintf(file, sizeof file, "%s/w%u/it%u.npy", t->dir, w, it);
+  return ccsim_fail_at(err, CCSIM_ERR_INPUT, file, NULL, 0, 0, "worker %u, iteration %u: %s", w, it,
+                       what);
 }
 
 typedef struct hparse {
@@ -389,23 +338,23 @@ static void show_shape(char *buf, size_t len, const unsigned long long *dims, un
 
 /* Parse and check the header of an open file; set *data_off. */
 static int check_header(const trace_reader *t, unsigned w, unsigned it, int fd, uint32_t *data_off,
-                        char *err, size_t errlen) {
+                        ccsim_error *err) {
   unsigned char pre[10];
   ssize_t n = pread(fd, pre, sizeof pre, 0);
-  if (n < 0) return ffail(t, w, it, err, errlen, "cannot read: %s", strerror(errno));
+  if (n < 0) return ffail(t, w, it, err, "cannot read: %s", strerror(errno));
   if (n < (ssize_t)sizeof pre || memcmp(pre, "\x93NUMPY", 6) != 0)
-    return ffail(t, w, it, err, errlen, "not a NumPy .npy file (no \\x93NUMPY magic)");
+    return ffail(t, w, it, err, "not a NumPy .npy file (no \\x93NUMPY magic)");
   if (pre[6] != 1 || pre[7] != 0)
-    return ffail(t, w, it, err, errlen,
+    return ffail(t, w, it, err,
                  ".npy format version %u.%u; a trace's files are version 1.0 (numpy.save's)",
                  pre[6], pre[7]);
   size_t hlen = (size_t)pre[8] | (size_t)pre[9] << 8;
   char *hdr = malloc(hlen + 1);
-  if (!hdr) return fail(err, errlen, CCSIM_ERR_RUNTIME, "out of memory");
+  if (!hdr) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for a .npy header");
   n = pread(fd, hdr, hlen, 10);
   if (n != (ssize_t)hlen) {
     free(hdr);
-    return ffail(t, w, it, err, errlen, "truncated .npy header (%zd of %zu bytes)", n < 0 ? 0 : n,
+    return ffail(t, w, it, err, "truncated .npy header (%zd of %zu bytes)", n < 0 ? 0 : n,
                  hlen);
   }
   hparse h = {hdr, hdr + hlen};
@@ -422,59 +371,59 @@ static int check_header(const trace_reader *t, unsigned w, unsigned it, int fd, 
     } else if (strcmp(key, "shape") == 0) ok = have_shape = py_tuple(&h, dims, &ndim);
     else {
       free(hdr);
-      return ffail(t, w, it, err, errlen, ".npy header has an unknown key '%s'", key);
+      return ffail(t, w, it, err, ".npy header has an unknown key '%s'", key);
     }
     if (ok && !eat(&h, ',')) ok = eat(&h, '}') ? (h.p--, 1) : 0;
   }
   while (ok && h.p < h.end && (*h.p == ' ' || *h.p == '\n')) h.p++;
   ok = ok && h.p == h.end;
   free(hdr);
-  if (!ok) return ffail(t, w, it, err, errlen, "malformed .npy header dictionary");
+  if (!ok) return ffail(t, w, it, err, "malformed .npy header dictionary");
   if (!have_descr || !have_fortran || !have_shape)
-    return ffail(t, w, it, err, errlen, ".npy header lacks '%s'",
+    return ffail(t, w, it, err, ".npy header lacks '%s'",
                  !have_descr ? "descr" : !have_fortran ? "fortran_order" : "shape");
   if (strcmp(descr, "<f4") != 0)
-    return ffail(t, w, it, err, errlen,
+    return ffail(t, w, it, err,
                  "dtype '%s'; a trace holds little-endian float32 ('<f4')", descr);
   if (fortran)
-    return ffail(t, w, it, err, errlen, "fortran_order is True; a trace's arrays are in C order");
+    return ffail(t, w, it, err, "fortran_order is True; a trace's arrays are in C order");
   if (ndim != 1 || dims[0] != t->elements) {
     char s[160];
     show_shape(s, sizeof s, dims, ndim);
-    return ffail(t, w, it, err, errlen,
+    return ffail(t, w, it, err,
                  "shape %s; index.json says every file holds (%zu,): all layers' elements", s,
                  t->elements);
   }
   struct stat st;
-  if (fstat(fd, &st) != 0) return ffail(t, w, it, err, errlen, "cannot stat: %s", strerror(errno));
+  if (fstat(fd, &st) != 0) return ffail(t, w, it, err, "cannot stat: %s", strerror(errno));
   const unsigned long long off = 10 + hlen, want = off + 4ull * t->elements;
   const unsigned long long size = (unsigned long long)st.st_size;
   if (size < want)
-    return ffail(t, w, it, err, errlen,
+    return ffail(t, w, it, err,
                  "truncated: %llu bytes, the header promises %llu (%zu float32 values); data "
                  "ends at element %llu",
                  size, want, t->elements, size < off ? 0 : (size - off) / 4);
   if (size > want)
-    return ffail(t, w, it, err, errlen, "%llu bytes after the last of the %zu elements",
+    return ffail(t, w, it, err, "%llu bytes after the last of the %zu elements",
                  size - want, t->elements);
   *data_off = (uint32_t)off;
   return 0;
 }
 
 /* The open, validated descriptor of (w, it), or -1 with err set. */
-static int file_fd(trace_reader *t, unsigned w, unsigned it, char *err, size_t errlen) {
+static int file_fd(trace_reader *t, unsigned w, unsigned it, ccsim_error *err) {
   const size_t k = (size_t)w * t->iterations + it;
   if (t->files[k].fd >= 0) return t->files[k].fd;
   char path[4200];
   snprintf(path, sizeof path, "%s/w%u/it%u.npy", t->dir, w, it);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    ffail(t, w, it, err, errlen, "cannot open: %s (index.json lists %u workers x %u iterations)",
+    ffail(t, w, it, err, "cannot open: %s (index.json lists %u workers x %u iterations)",
           strerror(errno), t->workers, t->iterations);
     return -1;
   }
   uint32_t off = 0;
-  if (check_header(t, w, it, fd, &off, err, errlen)) {
+  if (check_header(t, w, it, fd, &off, err)) {
     close(fd);
     return -1;
   }
@@ -506,16 +455,16 @@ size_t trace_first_nonfinite(const float *x, size_t n) {
 }
 
 static int nonfinite_fail(const trace_reader *t, unsigned w, unsigned it, size_t e, float v,
-                          char *err, size_t errlen) {
+                          ccsim_error *err) {
   const trace_layer *L = &t->layers[trace_layer_of(t, e)];
-  return ffail(t, w, it, err, errlen,
+  return ffail(t, w, it, err,
                "element %zu (layer \"%s\", its element %zu) is %s; a trace holds finite values", e,
                L->name, e - L->offset, v != v ? "NaN" : v > 0 ? "+Inf" : "-Inf");
 }
 
 /* Read elements [lo, hi) of an open file into out, all of them. */
 static int read_range(trace_reader *t, unsigned w, unsigned it, int fd, size_t lo, size_t hi,
-                      float *out, char *err, size_t errlen) {
+                      float *out, ccsim_error *err) {
   const size_t k = (size_t)w * t->iterations + it;
   const off_t base = (off_t)t->files[k].data_off + (off_t)lo * 4;
   char *dst = (char *)out;
@@ -523,47 +472,47 @@ static int read_range(trace_reader *t, unsigned w, unsigned it, int fd, size_t l
   while (got < want) {
     ssize_t n = pread(fd, dst + got, want - got, base + (off_t)got);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ffail(t, w, it, err, errlen, "read failed: %s", strerror(errno));
+    if (n < 0) return ffail(t, w, it, err, "read failed: %s", strerror(errno));
     if (n == 0)
-      return ffail(t, w, it, err, errlen, "truncated since it was opened: data ends at element %zu",
+      return ffail(t, w, it, err, "truncated since it was opened: data ends at element %zu",
                    lo + got / 4);
     got += (size_t)n;
   }
   size_t bad = trace_first_nonfinite(out, hi - lo);
-  if (bad < hi - lo) return nonfinite_fail(t, w, it, lo + bad, out[bad], err, errlen);
+  if (bad < hi - lo) return nonfinite_fail(t, w, it, lo + bad, out[bad], err);
   return 0;
 }
 
 int trace_read(trace_reader *t, unsigned worker, unsigned iteration, size_t lo, size_t hi,
-               float *out, char *err, size_t errlen) {
+               float *out, ccsim_error *err) {
   if (worker >= t->workers || iteration >= t->iterations || lo > hi || hi > t->elements)
-    return fail(err, errlen, CCSIM_ERR_RUNTIME,
-                "%s: trace_read(worker %u, iteration %u, [%zu, %zu)) outside the trace's %u "
+    return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, t->dir, NULL, 0, 0,
+                "trace_read(worker %u, iteration %u, [%zu, %zu)) outside the trace's %u "
                 "workers x %u iterations x %zu elements",
-                t->dir, worker, iteration, lo, hi, t->workers, t->iterations, t->elements);
+                worker, iteration, lo, hi, t->workers, t->iterations, t->elements);
   if (lo == hi) return 0;
-  int fd = file_fd(t, worker, iteration, err, errlen);
-  if (fd < 0) return CCSIM_ERR_INPUT;
-  return read_range(t, worker, iteration, fd, lo, hi, out, err, errlen);
+  int fd = file_fd(t, worker, iteration, err);
+  if (fd < 0) return err ? err->code : CCSIM_ERR_INPUT;
+  return read_range(t, worker, iteration, fd, lo, hi, out, err);
 }
 
-int trace_check(trace_reader *t, char *err, size_t errlen) {
+int trace_check(trace_reader *t, ccsim_error *err) {
   const size_t chunk = (size_t)1 << 18; /* 1 MiB of floats */
   const size_t n = t->elements < chunk ? t->elements : chunk;
   float *buf = malloc(n * sizeof *buf);
-  if (!buf) return fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: out of memory", t->dir);
+  if (!buf) return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, t->dir, NULL, 0, 0, "out of memory");
   int rc = 0;
   for (unsigned w = 0; w < t->workers && !rc; w++)
     for (unsigned it = 0; it < t->iterations && !rc; it++) {
-      int fd = file_fd(t, w, it, err, errlen);
+      int fd = file_fd(t, w, it, err);
       if (fd < 0) {
-        rc = CCSIM_ERR_INPUT;
+        rc = err ? err->code : CCSIM_ERR_INPUT;
         break;
       }
       posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
       for (size_t lo = 0; lo < t->elements && !rc; lo += n) {
         size_t hi = t->elements - lo < n ? t->elements : lo + n;
-        rc = read_range(t, w, it, fd, lo, hi, buf, err, errlen);
+        rc = read_range(t, w, it, fd, lo, hi, buf, err);
       }
     }
   free(buf);

@@ -45,13 +45,17 @@
  * run half-way, trace_check validates every file and every value up front.
  *
  * Errors: functions that can fail return 0 or a ccsim_status code (error.h)
- * and write one line naming the file (and the JSON path, worker, iteration,
- * element) into err[errlen].  A reader is not thread-safe.  Little-endian
+ * and fill err (a ccsim_error; NULL is allowed) located at the file: index.json
+ * with the JSON path of the bad value, or the .npy file with the worker,
+ * iteration and element.  Bad trace content is CCSIM_ERR_INPUT; memory, I/O
+ * and misuse are CCSIM_ERR_RUNTIME.  A reader is not thread-safe.  Little-endian
  * hosts only (the file's byte order is the host's). */
 #ifndef CCSIM_TRACE_H
 #define CCSIM_TRACE_H
 
 #include <stddef.h>
+
+#include "error.h"
 
 #define TRACE_FORMAT "ccsim-trace"
 #define TRACE_VERSION 1
@@ -72,7 +76,7 @@ typedef struct trace_reader trace_reader;
 
 /* Open the trace in dir: read and validate dir/index.json (no .npy file is
  * touched yet).  NULL with err set on failure. */
-trace_reader *trace_open(const char *dir, char *err, size_t errlen);
+trace_reader *trace_open(const char *dir, ccsim_error *err);
 /* Close every file and free the reader; NULL is fine. */
 void trace_close(trace_reader *t);
 
@@ -91,12 +95,12 @@ size_t trace_layer_of(const trace_reader *t, size_t e);
  * Validates the file's header on first use; refuses (and names the element)
  * a non-finite value among those read. */
 int trace_read(trace_reader *t, unsigned worker, unsigned iteration, size_t lo, size_t hi,
-               float *out, char *err, size_t errlen);
+               float *out, ccsim_error *err);
 
 /* Validate every file's header and every value: after 0, no trace_read of a
  * valid range fails unless the files change underneath.  Reads all the data
  * once, sequentially. */
-int trace_check(trace_reader *t, char *err, size_t errlen);
+int trace_check(trace_reader *t, ccsim_error *err);
 
 /* The index of the first NaN or infinity in x[0 .. n), or n if none. */
 size_t trace_first_nonfinite(const float *x, size_t n);
@@ -111,14 +115,14 @@ typedef struct trace_writer trace_writer;
  * from shape).  NULL with err set on failure. */
 trace_writer *trace_writer_new(const char *dir, unsigned workers, unsigned iterations,
                                const trace_layer *layers, size_t nlayers, const char *source,
-                               char *err, size_t errlen);
+                               ccsim_error *err);
 /* Write worker's gradient at iteration: g[0 .. n), n = the trace's elements,
  * every value finite.  Each (worker, iteration) once. */
 int trace_write(trace_writer *w, unsigned worker, unsigned iteration, const float *g, size_t n,
-                char *err, size_t errlen);
+                ccsim_error *err);
 /* Check that every (worker, iteration) was written, write index.json (to a
  * temporary name, then renamed) and free the writer, even on failure. */
-int trace_writer_close(trace_writer *w, char *err, size_t errlen);
+int trace_writer_close(trace_writer *w, ccsim_error *err);
 /* Abandon a trace: free the writer without writing index.json; NULL is fine. */
 void trace_writer_free(trace_writer *w);
 

@@ -28,38 +28,23 @@ struct trace_writer {
   unsigned char *made;    /* [worker]: w{worker}/ exists */
 };
 
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int code, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  if (err && errlen) vsnprintf(err, errlen, fmt, ap);
-  va_end(ap);
-  return code;
-}
-
-static int copy_error(const ccsim_error *e, char *err, size_t errlen) {
-  return fail(err, errlen, e->code, "%s", e->msg);
-}
-
 /* index.json for these layers, or NULL with err set. */
 static json_t *make_index(const char *dir, unsigned workers, unsigned iterations,
                           const trace_layer *layers, size_t nlayers, const char *source,
-                          size_t *elements, char *err, size_t errlen) {
+                          size_t *elements, ccsim_error *err) {
   json_t *arr = json_array();
   unsigned long long total = 0;
   for (size_t i = 0; i < nlayers; i++) {
     const trace_layer *L = &layers[i];
     if (!L->name || !*L->name || L->ndim > TRACE_MAX_DIMS) {
       json_decref(arr);
-      fail(err, errlen, CCSIM_ERR_INPUT, "%s: layer %zu: needs a non-empty name and at most %d dims",
-           dir, i, TRACE_MAX_DIMS);
+      ccsim_fail_at(err, CCSIM_ERR_INPUT, dir, NULL, 0, 0, "layer %zu: needs a non-empty name and at most %d dims", i, TRACE_MAX_DIMS);
       return NULL;
     }
     for (size_t j = 0; j < i; j++)
       if (strcmp(layers[j].name, L->name) == 0) {
         json_decref(arr);
-        fail(err, errlen, CCSIM_ERR_INPUT, "%s: layers %zu and %zu are both named \"%s\"", dir, j,
+        ccsim_fail_at(err, CCSIM_ERR_INPUT, dir, NULL, 0, 0, "layers %zu and %zu are both named \"%s\"", j,
              i, L->name);
         return NULL;
       }
@@ -69,10 +54,9 @@ static json_t *make_index(const char *dir, unsigned workers, unsigned iterations
       if (L->shape[d] == 0 || count > (1ull << 40) / L->shape[d]) {
         json_decref(shape);
         json_decref(arr);
-        fail(err, errlen, CCSIM_ERR_INPUT,
-             "%s: layer \"%s\": dimension %u is %zu; dimensions are positive and a trace has "
-             "at most 2^40 elements",
-             dir, L->name, d, L->shape[d]);
+        ccsim_fail_at(err, CCSIM_ERR_INPUT, dir, NULL, 0, 0,
+             "layer \"%s\": dimension %u is %zu; dimensions are positive and a trace has "
+             "at most 2^40 elements", L->name, d, L->shape[d]);
         return NULL;
       }
       count *= L->shape[d];
@@ -87,8 +71,8 @@ static json_t *make_index(const char *dir, unsigned workers, unsigned iterations
   }
   if (nlayers == 0 || workers == 0 || iterations == 0 || total > (1ull << 40)) {
     json_decref(arr);
-    fail(err, errlen, CCSIM_ERR_INPUT,
-         "%s: a trace needs at least one layer, worker and iteration and at most 2^40 elements", dir);
+    ccsim_fail_at(err, CCSIM_ERR_INPUT, dir, NULL, 0, 0,
+         "a trace needs at least one layer, worker and iteration and at most 2^40 elements");
     return NULL;
   }
   json_t *ix = json_object();
@@ -115,15 +99,15 @@ void trace_writer_free(trace_writer *w) {
 
 trace_writer *trace_writer_new(const char *dir, unsigned workers, unsigned iterations,
                                const trace_layer *layers, size_t nlayers, const char *source,
-                               char *err, size_t errlen) {
+                               ccsim_error *err) {
   trace_writer *w = calloc(1, sizeof *w);
   if (!w) {
-    fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: out of memory", dir);
+    ccsim_fail_at(err, CCSIM_ERR_RUNTIME, dir, NULL, 0, 0, "out of memory");
     return NULL;
   }
   w->workers = workers;
   w->iterations = iterations;
-  w->index = make_index(dir, workers, iterations, layers, nlayers, source, &w->elements, err, errlen);
+  w->index = make_index(dir, workers, iterations, layers, nlayers, source, &w->elements, err);
   if (!w->index) {
     trace_writer_free(w);
     return NULL;
@@ -132,20 +116,18 @@ trace_writer *trace_writer_new(const char *dir, unsigned workers, unsigned itera
   w->written = calloc((size_t)workers * iterations, 1);
   w->made = calloc(workers, 1);
   if (!w->dir || !w->written || !w->made) {
-    fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: out of memory", dir);
+    ccsim_fail_at(err, CCSIM_ERR_RUNTIME, dir, NULL, 0, 0, "out of memory");
     trace_writer_free(w);
     return NULL;
   }
-  ccsim_error e;
   char path[4200];
   snprintf(path, sizeof path, "%s/index.json", dir);
-  if (results_mkdir(dir, &e)) {
-    copy_error(&e, err, errlen);
+  if (results_mkdir(dir, err)) {
     trace_writer_free(w);
     return NULL;
   }
   if (unlink(path) != 0 && errno != ENOENT) {
-    fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: cannot remove the old index: %s", path,
+    ccsim_fail_at(err, CCSIM_ERR_RUNTIME, path, NULL, 0, 0, "cannot remove the old index: %s",
          strerror(errno));
     trace_writer_free(w);
     return NULL;
@@ -166,26 +148,24 @@ static int write_all(int fd, const void *buf, size_t n) {
 }
 
 int trace_write(trace_writer *w, unsigned worker, unsigned iteration, const float *g, size_t n,
-                char *err, size_t errlen) {
+                ccsim_error *err) {
   char path[4200];
   snprintf(path, sizeof path, "%s/w%u/it%u.npy", w->dir, worker, iteration);
   if (worker >= w->workers || iteration >= w->iterations)
-    return fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: outside the trace's %u workers x %u iterations",
-                path, w->workers, w->iterations);
+    return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, path, NULL, 0, 0, "outside the trace's %u workers x %u iterations", w->workers, w->iterations);
   const size_t k = (size_t)worker * w->iterations + iteration;
-  if (w->written[k]) return fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: written twice", path);
+  if (w->written[k]) return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, path, NULL, 0, 0, "written twice");
   if (n != w->elements)
-    return fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: %zu elements; the layers hold %zu", path, n,
+    return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, path, NULL, 0, 0, "%zu elements; the layers hold %zu", n,
                 w->elements);
   size_t bad = trace_first_nonfinite(g, n);
   if (bad < n)
-    return fail(err, errlen, CCSIM_ERR_INPUT, "%s: element %zu is %s; a trace holds finite values",
-                path, bad, g[bad] != g[bad] ? "NaN" : "infinite");
+    return ccsim_fail_at(err, CCSIM_ERR_INPUT, path, NULL, 0, 0, "element %zu is %s; a trace holds finite values", bad, g[bad] != g[bad] ? "NaN" : "infinite");
   if (!w->made[worker]) {
     char sub[4200];
     snprintf(sub, sizeof sub, "%s/w%u", w->dir, worker);
     if (mkdir(sub, 0777) != 0 && errno != EEXIST)
-      return fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: cannot create: %s", sub, strerror(errno));
+      return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, sub, NULL, 0, 0, "cannot create: %s", strerror(errno));
     w->made[worker] = 1;
   }
   /* numpy.save's header: padded with spaces so the data starts at a multiple of 64 */
@@ -199,27 +179,26 @@ int trace_write(trace_writer *w, unsigned worker, unsigned iteration, const floa
   memset(hdr + 10 + len, ' ', total - 11 - (size_t)len);
   hdr[total - 1] = '\n';
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) return fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
+  if (fd < 0) return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, path, NULL, 0, 0, "cannot write: %s", strerror(errno));
   if (write_all(fd, hdr, total) != 0 || write_all(fd, g, n * sizeof *g) != 0) {
     int e = errno;
     close(fd);
-    return fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(e));
+    return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, path, NULL, 0, 0, "cannot write: %s", strerror(e));
   }
   if (close(fd) != 0)
-    return fail(err, errlen, CCSIM_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
+    return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, path, NULL, 0, 0, "cannot write: %s", strerror(errno));
   w->written[k] = 1;
   return 0;
 }
 
-int trace_writer_close(trace_writer *w, char *err, size_t errlen) {
+int trace_writer_close(trace_writer *w, ccsim_error *err) {
   int rc = 0;
   for (size_t k = 0; k < (size_t)w->workers * w->iterations && !rc; k++)
     if (!w->written[k])
-      rc = fail(err, errlen, CCSIM_ERR_RUNTIME,
-                "%s/w%zu/it%zu.npy: never written; no index.json, so %s is not a trace", w->dir,
-                k / w->iterations, k % w->iterations, w->dir);
-  ccsim_error e;
-  if (!rc && results_write_json(w->dir, "index.json", w->index, &e)) rc = copy_error(&e, err, errlen);
+      rc = ccsim_fail_at(err, CCSIM_ERR_RUNTIME, w->dir, NULL, 0, 0,
+                         "w%zu/it%zu.npy: never written; no index.json, so this is not a trace",
+                         k / w->iterations, k % w->iterations);
+  if (!rc) rc = results_write_json(w->dir, "index.json", w->index, err);
   trace_writer_free(w);
   return rc;
 }

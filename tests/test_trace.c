@@ -65,21 +65,21 @@ static float value(unsigned w, unsigned it, size_t e) {
   return f;
 }
 
-static int write_test_trace(const char *dir, unsigned workers, unsigned iterations, char *err,
-                            size_t errlen) {
+static int write_test_trace(const char *dir, unsigned workers, unsigned iterations,
+                            ccsim_error *err) {
   trace_writer *wr =
-      trace_writer_new(dir, workers, iterations, LAYERS, NLAYERS, "tests/test_trace.c", err, errlen);
+      trace_writer_new(dir, workers, iterations, LAYERS, NLAYERS, "tests/test_trace.c", err);
   if (!wr) return 1;
   float g[ELEMENTS];
   for (unsigned w = 0; w < workers; w++)
     for (unsigned it = 0; it < iterations; it++) {
       for (size_t e = 0; e < ELEMENTS; e++) g[e] = value(w, it, e);
-      if (trace_write(wr, w, it, g, ELEMENTS, err, errlen)) {
+      if (trace_write(wr, w, it, g, ELEMENTS, err)) {
         trace_writer_free(wr);
         return 1;
       }
     }
-  return trace_writer_close(wr, err, errlen);
+  return trace_writer_close(wr, err);
 }
 
 static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
@@ -93,10 +93,11 @@ static char root[256];
 /* A fresh valid trace (2 workers x 2 iterations) in root/NAME. */
 static const char *fresh(const char *name) {
   static char dir[512];
-  char err[1024];
+  ccsim_error e_ = {0};
+  const char *err = e_.msg;
   snprintf(dir, sizeof dir, "%s/%s", root, name);
   rm_rf(dir);
-  if (write_test_trace(dir, 2, 2, err, sizeof err)) {
+  if (write_test_trace(dir, 2, 2, &e_)) {
     fprintf(stderr, "cannot write %s: %s\n", dir, err);
     exit(1);
   }
@@ -124,13 +125,13 @@ static void write_npy(const char *path, int major, const char *dict, const void 
 
 /* Open dir and read every file; return the first error (or "" when none). */
 static const char *refusal(const char *dir) {
-  static char err[2048];
-  err[0] = 0;
-  trace_reader *t = trace_open(dir, err, sizeof err);
-  if (!t) return err;
-  if (trace_check(t, err, sizeof err) == 0) err[0] = 0;
+  static ccsim_error e;
+  e.msg[0] = 0;
+  trace_reader *t = trace_open(dir, &e);
+  if (!t) return e.msg;
+  if (trace_check(t, &e) == 0) e.msg[0] = 0;
   trace_close(t);
-  return err;
+  return e.msg;
 }
 
 #define CHECK_REFUSED(dir, ...)                                                           \
@@ -144,10 +145,12 @@ static const char *refusal(const char *dir) {
   } while (0)
 
 static void test_round_trip(void) {
-  char dir[512], err[2048];
+  char dir[512];
+  ccsim_error e_ = {0};
+  const char *err = e_.msg;
   snprintf(dir, sizeof dir, "%s/good", root);
-  CHECK(write_test_trace(dir, W, T, err, sizeof err) == 0, "write: %s", err);
-  trace_reader *t = trace_open(dir, err, sizeof err);
+  CHECK(write_test_trace(dir, W, T, &e_) == 0, "write: %s", err);
+  trace_reader *t = trace_open(dir, &e_);
   CHECK(t != NULL, "open: %s", err);
   if (!t) return;
   CHECK(trace_workers(t) == W && trace_iterations(t) == T && trace_elements(t) == ELEMENTS,
@@ -167,7 +170,7 @@ static void test_round_trip(void) {
           "trace_layer_of at layer %zu's ends", i);
     off += count;
   }
-  CHECK(trace_check(t, err, sizeof err) == 0, "check: %s", err);
+  CHECK(trace_check(t, &e_) == 0, "check: %s", err);
   /* exact bits at random ranges, files touched in random order */
   float got[ELEMENTS], want[ELEMENTS];
   int mismatches = 0;
@@ -180,7 +183,7 @@ static void test_round_trip(void) {
       hi = s;
     }
     for (size_t e = lo; e < hi; e++) want[e - lo] = value(w, it, e);
-    if (trace_read(t, w, it, lo, hi, got, err, sizeof err) != 0) {
+    if (trace_read(t, w, it, lo, hi, got, &e_) != 0) {
       CHECK(0, "read w%u it%u [%zu, %zu): %s", w, it, lo, hi, err);
       break;
     }
@@ -188,8 +191,8 @@ static void test_round_trip(void) {
   }
   CHECK(mismatches == 0, "%d of 2000 random ranges differ from what was written", mismatches);
   /* out of range is refused, not read */
-  CHECK(trace_read(t, W, 0, 0, 1, got, err, sizeof err) != 0 && strstr(err, "outside"), "%s", err);
-  CHECK(trace_read(t, 0, 0, 5, ELEMENTS + 1, got, err, sizeof err) != 0, "range past the end");
+  CHECK(trace_read(t, W, 0, 0, 1, got, &e_) != 0 && strstr(err, "outside"), "%s", err);
+  CHECK(trace_read(t, 0, 0, 5, ELEMENTS + 1, got, &e_) != 0, "range past the end");
   trace_close(t);
 
   /* a descriptor limit far below the file count: files are closed and
@@ -199,14 +202,14 @@ static void test_round_trip(void) {
   low = old;
   low.rlim_cur = 20; /* room for 5 open trace files */
   setrlimit(RLIMIT_NOFILE, &low);
-  t = trace_open(dir, err, sizeof err);
+  t = trace_open(dir, &e_);
   CHECK(t != NULL, "open with 20 descriptors: %s", err);
   mismatches = 0;
   for (int k = 0; t && k < 500; k++) {
     unsigned w = (unsigned)(next_u64() % W), it = (unsigned)(next_u64() % T);
     size_t e = next_u64() % ELEMENTS;
     float v;
-    if (trace_read(t, w, it, e, e + 1, &v, err, sizeof err) != 0) {
+    if (trace_read(t, w, it, e, e + 1, &v, &e_) != 0) {
       CHECK(0, "read with few descriptors: %s", err);
       break;
     }
@@ -219,43 +222,45 @@ static void test_round_trip(void) {
 }
 
 static void test_writer(void) {
-  char dir[512], err[2048];
+  char dir[512];
+  ccsim_error e_ = {0};
+  const char *err = e_.msg;
   snprintf(dir, sizeof dir, "%s/writer", root);
   float g[ELEMENTS];
   for (size_t e = 0; e < ELEMENTS; e++) g[e] = value(0, 0, e);
   /* overwriting a trace removes its index first */
   fresh("writer");
-  trace_writer *wr = trace_writer_new(dir, 2, 2, LAYERS, NLAYERS, "x", err, sizeof err);
+  trace_writer *wr = trace_writer_new(dir, 2, 2, LAYERS, NLAYERS, "x", &e_);
   CHECK(wr != NULL, "writer_new: %s", err);
   if (!wr) return;
   char ix[600];
   snprintf(ix, sizeof ix, "%s/index.json", dir);
   CHECK(access(ix, F_OK) != 0, "%s survives a new writer: a killed rewrite would look valid", ix);
-  CHECK(trace_write(wr, 0, 0, g, ELEMENTS - 1, err, sizeof err) != 0 && strstr(err, "420 elements"),
+  CHECK(trace_write(wr, 0, 0, g, ELEMENTS - 1, &e_) != 0 && strstr(err, "420 elements"),
         "%s", err);
-  CHECK(trace_write(wr, 2, 0, g, ELEMENTS, err, sizeof err) != 0 && strstr(err, "outside"), "%s", err);
+  CHECK(trace_write(wr, 2, 0, g, ELEMENTS, &e_) != 0 && strstr(err, "outside"), "%s", err);
   g[77] = NAN;
-  CHECK(trace_write(wr, 0, 0, g, ELEMENTS, err, sizeof err) != 0 && strstr(err, "element 77") &&
+  CHECK(trace_write(wr, 0, 0, g, ELEMENTS, &e_) != 0 && strstr(err, "element 77") &&
             strstr(err, "w0/it0.npy"),
         "%s", err);
   g[77] = 1.0f;
-  CHECK(trace_write(wr, 0, 0, g, ELEMENTS, err, sizeof err) == 0, "%s", err);
-  CHECK(trace_write(wr, 0, 0, g, ELEMENTS, err, sizeof err) != 0 && strstr(err, "twice"), "%s", err);
-  CHECK(trace_write(wr, 1, 1, g, ELEMENTS, err, sizeof err) == 0, "%s", err);
+  CHECK(trace_write(wr, 0, 0, g, ELEMENTS, &e_) == 0, "%s", err);
+  CHECK(trace_write(wr, 0, 0, g, ELEMENTS, &e_) != 0 && strstr(err, "twice"), "%s", err);
+  CHECK(trace_write(wr, 1, 1, g, ELEMENTS, &e_) == 0, "%s", err);
   /* incomplete: no index, and the directory is refused */
-  CHECK(trace_writer_close(wr, err, sizeof err) != 0 && strstr(err, "never written") &&
+  CHECK(trace_writer_close(wr, &e_) != 0 && strstr(err, "never written") &&
             strstr(err, "w0/it1.npy"),
         "%s", err);
   CHECK(access(ix, F_OK) != 0, "an incomplete trace got an index.json");
   CHECK_REFUSED(dir, "index.json", "cannot open");
   /* the writer's own refusals */
   trace_layer dup[2] = {LAYERS[1], LAYERS[1]};
-  CHECK(trace_writer_new(dir, 1, 1, dup, 2, "x", err, sizeof err) == NULL && strstr(err, "both named"),
+  CHECK(trace_writer_new(dir, 1, 1, dup, 2, "x", &e_) == NULL && strstr(err, "both named"),
         "%s", err);
   trace_layer zero = {.name = "z", .ndim = 2, .shape = {3, 0}};
-  CHECK(trace_writer_new(dir, 1, 1, &zero, 1, "x", err, sizeof err) == NULL && strstr(err, "\"z\""),
+  CHECK(trace_writer_new(dir, 1, 1, &zero, 1, "x", &e_) == NULL && strstr(err, "\"z\""),
         "%s", err);
-  CHECK(trace_writer_new(dir, 0, 1, LAYERS, 1, "x", err, sizeof err) == NULL, "0 workers accepted");
+  CHECK(trace_writer_new(dir, 0, 1, LAYERS, 1, "x", &e_) == NULL, "0 workers accepted");
 }
 
 /* Rewrite dir/index.json after fn edits it. */
@@ -323,20 +328,20 @@ static void test_index_refusals(void) {
       {ix_workers0, "workers: expected an integer in [1,", "got 0"},
       {ix_workers_str, "workers: expected an integer", "\"2\""},
       {ix_iter_real, "iterations: expected an integer", "2.5"},
-      {ix_no_layers, "missing key \"layers\"", "(top level)"},
+      {ix_no_layers, "layers: missing", "required here: format, version"},
       {ix_empty_layers, "layers: expected a non-empty array", "[]"},
       {ix_count, "layers[2].count: expected 370", "got 371"},
       {ix_shape0, "layers[0].shape[1]: expected an integer in [1,", "got 0"},
       {ix_shape_str, "layers[1].shape: expected an array", "\"4\""},
       {ix_noname, "layers[3].name: expected a non-empty string", "\"\""},
       {ix_dupname, "layers[3].name", "layers[1]'s name"},
-      {ix_layer_key, "layers[0]: unknown key \"dtype\"", "name, shape, count"},
+      {ix_layer_key, "layers[0].dtype: unknown key \"dtype\"", "name, shape, count"},
       {ix_elements, "elements: expected 421", "got 420"},
       {ix_files, "files: expected \"w{worker}/it{iteration}.npy\"", "{layer}.npy"},
-      {ix_unknown, "unknown key \"lr\"", "(top level)"},
-      {ix_no_source, "missing key \"source\"", "(top level)"},
-      {ix_more_workers, "ix/w2/it0.npy (worker 2, iteration 0)", "cannot open"},
-      {ix_bigger, "ix/w0/it0.npy (worker 0, iteration 0)", "shape (421,)"},
+      {ix_unknown, "lr: unknown key \"lr\"", "known here: format"},
+      {ix_no_source, "source: missing", "required here:"},
+      {ix_more_workers, "ix/w2/it0.npy: worker 2, iteration 0", "cannot open"},
+      {ix_bigger, "ix/w0/it0.npy: worker 0, iteration 0", "shape (421,)"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     d = fresh("ix");
@@ -347,7 +352,9 @@ static void test_index_refusals(void) {
 }
 
 static void test_npy_refusals(void) {
-  char p[600], err[2048];
+  char p[600];
+  ccsim_error e_ = {0};
+  const char *err = e_.msg;
   float data[ELEMENTS + 2];
   double data8[ELEMENTS];
   for (size_t e = 0; e < ELEMENTS + 2; e++) data[e] = 0.5f;
@@ -358,7 +365,7 @@ static void test_npy_refusals(void) {
   d = fresh("npy");
   write_npy(NPY("w1/it0.npy"), 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (421,), }",
             data8, sizeof data8);
-  CHECK_REFUSED(d, "npy/w1/it0.npy (worker 1, iteration 0)", "dtype '<f8'", "'<f4'");
+  CHECK_REFUSED(d, "npy/w1/it0.npy: worker 1, iteration 0", "dtype '<f8'", "'<f4'");
   d = fresh("npy");
   write_npy(NPY("w0/it1.npy"), 1, "{'descr': '>f4', 'fortran_order': False, 'shape': (421,), }",
             data, ELEMENTS * 4);
@@ -400,7 +407,7 @@ static void test_npy_refusals(void) {
   struct stat st;
   stat(NPY("w1/it0.npy"), &st);
   CHECK(truncate(p, st.st_size - 6) == 0, "truncate");
-  CHECK_REFUSED(d, "npy/w1/it0.npy (worker 1, iteration 0)", "truncated", "data ends at element 419");
+  CHECK_REFUSED(d, "npy/w1/it0.npy: worker 1, iteration 0", "truncated", "data ends at element 419");
   d = fresh("npy");
   CHECK(truncate(NPY("w0/it1.npy"), 30) == 0, "truncate");
   CHECK_REFUSED(d, "npy/w0/it1.npy", "truncated .npy header");
@@ -410,7 +417,7 @@ static void test_npy_refusals(void) {
   CHECK_REFUSED(d, "npy/w1/it1.npy", "8 bytes after the last");
   d = fresh("npy");
   remove(NPY("w1/it0.npy"));
-  CHECK_REFUSED(d, "npy/w1/it0.npy (worker 1, iteration 0)", "cannot open", "No such file");
+  CHECK_REFUSED(d, "npy/w1/it0.npy: worker 1, iteration 0", "cannot open", "No such file");
 
   /* non-finite values: refused by trace_check and by a read that covers
    * them, and named by layer; a read elsewhere in the file still works */
@@ -429,14 +436,14 @@ static void test_npy_refusals(void) {
     data[bad[i].at] = bad[i].v;
     write_npy(NPY("w0/it1.npy"), 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (421,), }",
               data, ELEMENTS * 4);
-    CHECK_REFUSED(d, "npy/w0/it1.npy (worker 0, iteration 1)", bad[i].what, bad[i].where);
-    trace_reader *t = trace_open(d, err, sizeof err);
+    CHECK_REFUSED(d, "npy/w0/it1.npy: worker 0, iteration 1", bad[i].what, bad[i].where);
+    trace_reader *t = trace_open(d, &e_);
     float out[ELEMENTS];
     size_t lo = bad[i].at == 0 ? 1 : 0, hi = bad[i].at == 0 ? ELEMENTS : bad[i].at;
-    CHECK(t && trace_read(t, 0, 1, lo, hi, out, err, sizeof err) == 0 &&
+    CHECK(t && trace_read(t, 0, 1, lo, hi, out, &e_) == 0 &&
               memcmp(out, data + lo, (hi - lo) * 4) == 0,
           "the finite part [%zu, %zu) of a file with a bad value: %s", lo, hi, err);
-    CHECK(t && trace_read(t, 0, 1, bad[i].at, bad[i].at + 1, out, err, sizeof err) != 0 &&
+    CHECK(t && trace_read(t, 0, 1, bad[i].at, bad[i].at + 1, out, &e_) != 0 &&
               strstr(err, bad[i].where),
           "reading the bad value: %s", err);
     trace_close(t);
@@ -445,10 +452,10 @@ static void test_npy_refusals(void) {
    * fails the reads (and the check) that touch it */
   d = fresh("npy");
   remove(NPY("w1/it1.npy"));
-  trace_reader *t = trace_open(d, err, sizeof err);
+  trace_reader *t = trace_open(d, &e_);
   float out[ELEMENTS];
-  CHECK(t && trace_read(t, 0, 0, 0, ELEMENTS, out, err, sizeof err) == 0, "%s", err);
-  CHECK(t && trace_read(t, 1, 1, 3, 4, out, err, sizeof err) == CCSIM_ERR_INPUT &&
+  CHECK(t && trace_read(t, 0, 0, 0, ELEMENTS, out, &e_) == 0, "%s", err);
+  CHECK(t && trace_read(t, 1, 1, 3, 4, out, &e_) == CCSIM_ERR_INPUT &&
             strstr(err, "w1/it1.npy"),
         "%s", err);
   trace_close(t);
@@ -456,9 +463,10 @@ static void test_npy_refusals(void) {
 }
 
 static int cmd_check(const char *dir) {
-  char err[2048];
-  trace_reader *t = trace_open(dir, err, sizeof err);
-  if (!t || trace_check(t, err, sizeof err)) {
+  ccsim_error e_ = {0};
+  const char *err = e_.msg;
+  trace_reader *t = trace_open(dir, &e_);
+  if (!t || trace_check(t, &e_)) {
     fprintf(stderr, "%s\n", err);
     trace_close(t);
     return 2;
@@ -470,9 +478,10 @@ static int cmd_check(const char *dir) {
 }
 
 static int cmd_dump(const char *dir, const char *out) {
-  char err[2048];
-  trace_reader *t = trace_open(dir, err, sizeof err);
-  if (!t || trace_check(t, err, sizeof err)) {
+  ccsim_error e_ = {0};
+  const char *err = e_.msg;
+  trace_reader *t = trace_open(dir, &e_);
+  if (!t || trace_check(t, &e_)) {
     fprintf(stderr, "%s\n", err);
     trace_close(t);
     return 2;
@@ -487,10 +496,10 @@ static int cmd_dump(const char *dir, const char *out) {
       for (size_t lo = 0; lo < n && !rc;) {
         size_t hi = lo + 1 + next_u64() % 5000;
         if (hi > n) hi = n;
-        rc = trace_read(t, w, it, lo, hi, g + lo, err, sizeof err);
+        rc = trace_read(t, w, it, lo, hi, g + lo, &e_);
         lo = hi;
       }
-      if (!rc && fwrite(g, sizeof *g, n, f) != n) rc = 1, snprintf(err, sizeof err, "%s: write", out);
+      if (!rc && fwrite(g, sizeof *g, n, f) != n) rc = ccsim_fail(&e_, 1, "%s: write", out);
     }
   if (f && fclose(f)) rc = 1;
   if (rc) fprintf(stderr, "%s\n", err);
@@ -510,7 +519,9 @@ static double now(void) {
  * writing, so the read figures are the reader's cost, not the disk's. */
 static int cmd_bench(void) {
   enum { BW = 8, BT = 4, BN = 1 << 21 };
-  char dir[512], err[2048];
+  char dir[512];
+  ccsim_error e_ = {0};
+  const char *err = e_.msg;
   snprintf(dir, sizeof dir, "%s/ccsim-trace-bench-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
   if (!mkdtemp(dir)) return perror(dir), 1;
   float *g = malloc((size_t)BN * sizeof *g);
@@ -518,18 +529,18 @@ static int cmd_bench(void) {
   const trace_layer L = {.name = "all", .ndim = 1, .shape = {BN}};
   const double mib = (double)BW * BT * BN * 4 / 1048576.0;
   double t0 = now();
-  trace_writer *wr = trace_writer_new(dir, BW, BT, &L, 1, "bench", err, sizeof err);
+  trace_writer *wr = trace_writer_new(dir, BW, BT, &L, 1, "bench", &e_);
   int rc = !wr;
   for (unsigned w = 0; w < BW && !rc; w++)
-    for (unsigned it = 0; it < BT && !rc; it++) rc = trace_write(wr, w, it, g, BN, err, sizeof err);
-  if (!rc) rc = trace_writer_close(wr, err, sizeof err);
+    for (unsigned it = 0; it < BT && !rc; it++) rc = trace_write(wr, w, it, g, BN, &e_);
+  if (!rc) rc = trace_writer_close(wr, &e_);
   double t1 = now();
   if (!rc) printf("write        %7.0f MiB/s  (%.0f MiB, %d files)\n", mib / (t1 - t0), mib, BW * BT);
-  trace_reader *t = rc ? NULL : trace_open(dir, err, sizeof err);
+  trace_reader *t = rc ? NULL : trace_open(dir, &e_);
   if (!rc && !t) rc = 1;
   for (int rep = 0; rep < 3 && !rc; rep++) {
     t0 = now();
-    rc = trace_check(t, err, sizeof err);
+    rc = trace_check(t, &e_);
     t1 = now();
     if (!rc) printf("trace_check  %7.0f MiB/s\n", mib / (t1 - t0));
   }
@@ -540,7 +551,7 @@ static int cmd_bench(void) {
     for (unsigned c = 0; c < BW && !rc; c++)
       for (unsigned w = 0; w < BW && !rc; w++) {
         size_t lo = (size_t)((c + w) % BW) * chunk;
-        rc = trace_read(t, w, it, lo, lo + chunk, g, err, sizeof err);
+        rc = trace_read(t, w, it, lo, lo + chunk, g, &e_);
       }
   t1 = now();
   if (!rc) printf("trace_read   %7.0f MiB/s  (%zu KiB chunks)\n", mib / (t1 - t0), chunk * 4 / 1024);
@@ -549,7 +560,7 @@ static int cmd_bench(void) {
   for (int k = 0; k < nsmall && !rc; k++) {
     size_t lo = next_u64() % (BN - 1024);
     rc = trace_read(t, (unsigned)(next_u64() % BW), (unsigned)(next_u64() % BT), lo, lo + 1024, g,
-                    err, sizeof err);
+                    &e_);
   }
   t1 = now();
   if (!rc) printf("trace_read   %7.2f us per random 4 KiB range\n", (t1 - t0) / nsmall * 1e6);
@@ -565,8 +576,9 @@ int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--check") == 0) return cmd_check(argv[2]);
   if (argc == 4 && strcmp(argv[1], "--dump") == 0) return cmd_dump(argv[2], argv[3]);
   if (argc == 3 && strcmp(argv[1], "--write") == 0) {
-    char err[2048];
-    if (write_test_trace(argv[2], W, T, err, sizeof err)) {
+    ccsim_error e_ = {0};
+    const char *err = e_.msg;
+    if (write_test_trace(argv[2], W, T, &e_)) {
       fprintf(stderr, "%s\n", err);
       return 2;
     }

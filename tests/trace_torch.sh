@@ -62,7 +62,7 @@ truncate -s -4 "$T/trunc/w3/it2.npy"
 if "$TT" --check "$T/trunc" 2>"$T/trunc.err"; then
   no "a truncated trace was accepted"
 else
-  grep -q "w3/it2.npy (worker 3, iteration 2): truncated" "$T/trunc.err" ||
+  grep -q "w3/it2.npy: worker 3, iteration 2: truncated" "$T/trunc.err" ||
     no "truncation message: $(cat "$T/trunc.err")"
 fi
 

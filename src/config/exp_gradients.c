@@ -88,9 +88,13 @@ int exp_gradients(cfg_reader *rd, experiment *e, json_t *root, size_t *implied, 
   if (e->gradients.source == GRAD_TRACE) {
     if ((rc = cfg_string(rd, g, "gradients", "trace", NULL, &s))) return rc;
     e->gradients.trace = exp_resolve(e, s);
-    char terr[1024];
-    trace_reader *t = trace_open(e->gradients.trace, terr, sizeof terr);
-    if (!t) return cfg_fail(rd, "gradients.trace", "%s", terr);
+    ccsim_error terr;
+    trace_reader *t = trace_open(e->gradients.trace, &terr);
+    /* the experiment's field first; the trace file's own location kept in the text */
+    if (!t) {
+      if (terr.code != CCSIM_ERR_INPUT) return ccsim_fail(rd->err, terr.code, "%s", terr.msg);
+      return cfg_fail(rd, "gradients.trace", "%s", terr.msg);
+    }
     const unsigned tw = trace_workers(t), ti = trace_iterations(t);
     *implied = trace_elements(t);
     trace_close(t);

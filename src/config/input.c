@@ -188,9 +188,10 @@ int cfg_keys(cfg_reader *rd, json_t *obj, const char *path, const char *const *k
 int cfg_require(cfg_reader *rd, json_t *obj, const char *path, const char *const *known) {
   for (const char *const *k = known; *k; k++)
     if (!json_object_get(obj, *k)) {
-      char p[512];
+      char list[1024] = "", p[512];
+      for (const char *const *r = known; *r; r++) append(list, sizeof list, *r);
       cfg_join(p, sizeof p, path, *k);
-      return cfg_fail(rd, p, "missing");
+      return cfg_fail(rd, p, "missing (required here: %s)", list);
     }
   return 0;
 }

@@ -108,7 +108,8 @@ const char *cfg_type_name(const json_t *v);
 int cfg_keys(cfg_reader *rd, json_t *obj, const char *path, const char *const *known,
              int (*extra)(const char *key, const void *arg), const void *arg, const char *extra_names);
 
-/* Every key of known[] must be present in obj. */
+/* Every key of known[] must be present in obj; a missing one is
+ * "PATH.KEY: missing (required here: LIST)". */
 int cfg_require(cfg_reader *rd, json_t *obj, const char *path, const char *const *known);
 
 /* obj[key]; when missing and def is not NULL, def is written in (def is

@@ -10,33 +10,11 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config/input.h"
-static int fail(ccsim_error *err, const char *file, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static int fail(ccsim_error *err, const char *file, const char *path, const char *fmt, ...) {
-  char what[1536];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(what, sizeof what, fmt, ap);
-  va_end(ap);
-  return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: %s: %s", file, *path ? path : "(top level)", what);
-}
-
-/* A short rendering of a JSON value for messages. */
-static const char *show(const json_t *v, char *buf, size_t len) {
-  char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
-  if (!s) return "?";
-  if (strlen(s) > 60) strcpy(s + 57, "...");
-  snprintf(buf, len, "%s", s);
-  free(s);
-  return buf;
-}
 
 /* obj[key] as a new string; required keys must be present, optional ones may be absent (NULL). */
 static int read_string(ccsim_error *err, const char *file, const char *path, json_t *obj,
@@ -46,9 +24,9 @@ static int read_string(ccsim_error *err, const char *file, const char *path, jso
   json_t *v = json_object_get(obj, key);
   *out = NULL;
   if (!v && !required) return 0;
-  if (!v) return fail(err, file, p, "missing; expected a non-empty string");
+  if (!v) return cfg_fail(&(cfg_reader){file, err}, p, "missing; expected a non-empty string");
   if (!json_is_string(v) || json_string_length(v) == 0)
-    return fail(err, file, p, "expected a non-empty string, got %s", show(v, b, sizeof b));
+    return cfg_fail(&(cfg_reader){file, err}, p, "expected a non-empty string, got %s", cfg_show(v, b, sizeof b));
   if (!(*out = strdup(json_string_value(v)))) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory");
   return 0;
 }
@@ -59,10 +37,10 @@ static int read_count(ccsim_error *err, const char *file, const char *path, json
   char p[256], b[80];
   snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", key);
   json_t *v = json_object_get(obj, key);
-  if (!v) return fail(err, file, p, "missing; expected a positive integer");
+  if (!v) return cfg_fail(&(cfg_reader){file, err}, p, "missing; expected a positive integer");
   double x = json_is_integer(v) ? (double)json_integer_value(v) : json_is_real(v) ? json_real_value(v) : NAN;
   if (!(x >= 1 && x == floor(x) && x < 9007199254740992.0 && x <= (double)SIZE_MAX))
-    return fail(err, file, p, "expected a positive integer, got %s", show(v, b, sizeof b));
+    return cfg_fail(&(cfg_reader){file, err}, p, "expected a positive integer, got %s", cfg_show(v, b, sizeof b));
   *out = (size_t)x;
   return 0;
 }
@@ -73,10 +51,10 @@ static int read_flops(ccsim_error *err, const char *file, const char *path, json
   char p[256], b[80];
   snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", key);
   json_t *v = json_object_get(obj, key);
-  if (!v) return fail(err, file, p, "missing; expected a number of flops >= 0");
+  if (!v) return cfg_fail(&(cfg_reader){file, err}, p, "missing; expected a number of flops >= 0");
   double x = json_is_number(v) ? json_number_value(v) : NAN;
   if (!(x >= 0 && isfinite(x)))
-    return fail(err, file, p, "expected a number of flops >= 0, got %s", show(v, b, sizeof b));
+    return cfg_fail(&(cfg_reader){file, err}, p, "expected a number of flops >= 0, got %s", cfg_show(v, b, sizeof b));
   *out = x;
   return 0;
 }
@@ -84,7 +62,7 @@ static int read_flops(ccsim_error *err, const char *file, const char *path, json
 /* A total must equal its sum; flops are doubles, so allow rounding (1e-9 relative). */
 static int check_total(ccsim_error *err, const char *file, const char *key, double total, double sum) {
   if (fabs(total - sum) <= 1e-9 * fmax(fabs(total), fabs(sum))) return 0;
-  return fail(err, file, key, "%.17g, but the layers sum to %.17g", total, sum);
+  return cfg_fail(&(cfg_reader){file, err}, key, "%.17g, but the layers sum to %.17g", total, sum);
 }
 
 static int read_layer(ccsim_error *err, const char *file, json_t *layers, size_t i, profile_layer *l) {
@@ -92,7 +70,7 @@ static int read_layer(ccsim_error *err, const char *file, json_t *layers, size_t
   char path[64], b[80];
   snprintf(path, sizeof path, "layers[%zu]", i);
   json_t *o = json_array_get(layers, i);
-  if (!json_is_object(o)) return fail(err, file, path, "expected an object, got %s", show(o, b, sizeof b));
+  if (!json_is_object(o)) return cfg_fail(&(cfg_reader){file, err}, path, "expected an object, got %s", cfg_show(o, b, sizeof b));
   int rc;
   if ((rc = cfg_keys(&(cfg_reader){file, err}, o, path, known, NULL, NULL, NULL)) ||
       (rc = read_string(err, file, path, o, "name", 1, &l->name)) ||
@@ -110,7 +88,7 @@ static int read_profile(ccsim_error *err, const char *file, json_t *root, model_
   char b[80];
   int rc;
   char *info = NULL;
-  if (!json_is_object(root)) return fail(err, file, "", "expected an object, got %s", show(root, b, sizeof b));
+  if (!json_is_object(root)) return cfg_fail(&(cfg_reader){file, err}, "", "expected an object, got %s", cfg_show(root, b, sizeof b));
   if ((rc = cfg_keys(&(cfg_reader){file, err}, root, "", known, NULL, NULL, NULL)) ||
       (rc = read_string(err, file, "", root, "name", 1, &p->name)) ||
       (rc = read_string(err, file, "", root, "source", 1, &p->source)) ||
@@ -128,8 +106,8 @@ static int read_profile(ccsim_error *err, const char *file, json_t *root, model_
     return rc;
   json_t *layers = json_object_get(root, "layers");
   if (!json_is_array(layers) || json_array_size(layers) == 0)
-    return fail(err, file, "layers", "expected a non-empty array of {name, params, fwd_flops, bwd_flops}, got %s",
-                layers ? show(layers, b, sizeof b) : "nothing");
+    return cfg_fail(&(cfg_reader){file, err}, "layers", "expected a non-empty array of {name, params, fwd_flops, bwd_flops}, got %s",
+                layers ? cfg_show(layers, b, sizeof b) : "nothing");
   p->nlayers = json_array_size(layers);
   if (!(p->layers = calloc(p->nlayers, sizeof *p->layers))) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory");
   size_t params = 0;
@@ -141,14 +119,14 @@ static int read_profile(ccsim_error *err, const char *file, json_t *root, model_
       if (strcmp(p->layers[j].name, l->name) == 0) {
         char path[64];
         snprintf(path, sizeof path, "layers[%zu].name", i);
-        return fail(err, file, path, "\"%s\" already names layers[%zu]", l->name, j);
+        return cfg_fail(&(cfg_reader){file, err}, path, "\"%s\" already names layers[%zu]", l->name, j);
       }
     params += l->params;
     fwd += l->fwd_flops;
     bwd += l->bwd_flops;
   }
   if (params != p->total_params)
-    return fail(err, file, "total_params", "%zu, but the layers sum to %zu", p->total_params, params);
+    return cfg_fail(&(cfg_reader){file, err}, "total_params", "%zu, but the layers sum to %zu", p->total_params, params);
   if ((rc = check_total(err, file, "total_fwd_flops", p->total_fwd_flops, fwd)) ||
       (rc = check_total(err, file, "total_bwd_flops", p->total_bwd_flops, bwd)))
     return rc;

@@ -15,7 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       "{\"format\": \"ccsim-trace\", \"version\": 1, \"workers\": 1, \"iterations\": 1, "
       "\"layers\": [{\"name\": \"g\", \"shape\": [4], \"count\": 4}], \"elements\": 4, "
       "\"files\": \"w{worker}/it{iteration}.npy\", \"source\": \"fuzz\"}\n";
-  char path[160], dir[96], err[2048] = "";
+  char path[160], dir[96];
+  ccsim_error err = {0};
   snprintf(dir, sizeof dir, "%s/trace", fuzz_dir());
   mkdir(dir, 0700);
   snprintf(path, sizeof path, "%s/w0", dir);
@@ -26,9 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   } else {
     fuzz_write("trace/index.json", data + 1, size - 1, path, sizeof path);
   }
-  trace_reader *t = trace_open(dir, err, sizeof err);
-  if (!t && !err[0]) abort();
-  if (t && (data[0] & 1) && trace_check(t, err, sizeof err) && !err[0]) abort();
+  /* every refusal is a located, non-empty message */
+  trace_reader *t = trace_open(dir, &err);
+  if (!t && (!err.msg[0] || !err.file[0])) abort();
+  if (t && (data[0] & 1) && trace_check(t, &err) && (!err.msg[0] || !err.file[0])) abort();
   trace_close(t);
   return 0;
 }
