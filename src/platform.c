@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config/input.h"
 #include "platforms/check.h"
 #include "platforms/pcie.h"
 #include "results.h"
@@ -501,8 +502,8 @@ static const char *attribute(const char *tag, const char *attr, size_t *len) {
 
 int platform_file_describe(const char *path, char *desc, size_t len, long long *hosts, int *gpus_per_node) {
   size_t n; /* read safely: a FIFO, a device or a huge file is refused */
-  char *text = platform_read_file(path, &n, NULL);
-  if (!text) return -1;
+  char *text;
+  if (cfg_read_file(path, "platform file", PLATFORM_CHECK_MAX_BYTES, &text, &n, NULL)) return -1;
   if (desc && len) desc[0] = 0;
   long long count = 0;
   int gpn = 1, first_comment = 1;

@@ -81,7 +81,7 @@ expect bad-time-unit 'lat.json: platform.latency: expected a time' "$CCSIM" vali
 exp sizeunit '{"workers": 2, "model": {"size": "4 megs"}}'
 expect bad-size-unit 'sizeunit.json: model.size: expected a size' "$CCSIM" validate "$T/sizeunit.json"
 exp nofile '{"workers": 2, "platform": "no/such/platform.xml", '"$ok"'}'
-expect missing-platform 'nofile.json: platform.file: cannot open platform file' "$CCSIM" validate "$T/nofile.json"
+expect missing-platform 'nofile.json: platform.file: "'"$T"'/no/such/platform.xml": cannot open platform file: No such file' "$CCSIM" validate "$T/nofile.json"
 exp model '{"workers": 2, "platform": {"network_model": "FOO"}, '"$ok"'}'
 expect bad-network-model 'model.json: platform.network_model: unknown value "FOO" (known: CM02' "$CCSIM" validate "$T/model.json"
 exp iters '{"workers": 2, "iterations": "ten", '"$ok"'}'

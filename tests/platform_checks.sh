@@ -64,10 +64,10 @@ for v in validate run; do
   plat badrouting "$hosts"; sed -i 's/routing="Full"/routing="Fastest"/' badrouting.xml; exp badrouting
   expect2 "routing-$v" 'badrouting.xml: SimGrid refuses the platform while loading the platform' "$CCSIM" $v badrouting.json "${OUT[@]}"
   mkfifo fifo.xml; exp fifo
-  expect2 "fifo-$v" 'fifo.json: platform.file: cannot open platform file "./fifo.xml": not a regular file' "$CCSIM" $v fifo.json "${OUT[@]}"
+  expect2 "fifo-$v" 'fifo.json: platform.file: "./fifo.xml": is a FIFO; expected the platform file (a regular file)' "$CCSIM" $v fifo.json "${OUT[@]}"
   rm fifo.xml
   ln -sf /dev/zero zero.xml; exp zero
-  expect2 "devzero-$v" 'not a regular file' "$CCSIM" $v zero.json "${OUT[@]}"
+  expect2 "devzero-$v" 'is a character device; expected the platform file' "$CCSIM" $v zero.json "${OUT[@]}"
   # SimGrid flags and models
   expect2 "cfg-key-$v" 'SimGrid refuses the configuration: Uncaught exception std::out_of_range: Bad config key: no/such' "$CCSIM" $v good.json "${OUT[@]}" --cfg=no/such:1
   expect2 "cfg-model-$v" 'Bogus' "$CCSIM" $v good.json "${OUT[@]}" --cfg=network/model:Bogus

@@ -242,9 +242,10 @@ int exp_platform(cfg_reader *rd, experiment *e, json_t *root) {
     e->platform.file = malloc(need);
     if (f[0] == '/') snprintf(e->platform.file, need, "%s", f);
     else snprintf(e->platform.file, need, "%s/%s", e->dir, f);
-    char why[256]; /* a FIFO or a device is refused without blocking */
-    if (platform_file_usable(e->platform.file, why, sizeof why))
-      return cfg_fail(rd, "platform.file", "cannot open platform file \"%s\": %s", e->platform.file, why);
+    ccsim_error why; /* a FIFO or a device is refused without blocking */
+    int fd = cfg_open_regular(e->platform.file, "platform file", NULL, &why);
+    if (fd < 0) return cfg_fail(rd, "platform.file", "\"%s\": %s", e->platform.file, why.text);
+    close(fd);
     /* gpus_per_node: the experiment's, else the file's property, else 1 */
     if (json_object_get(p, "gpus_per_node")) {
       long long g;

@@ -4,6 +4,8 @@
  * until something computes; both are refused here, naming the element. */
 #include "check.h"
 
+#include "config/input.h"
+
 #include <errno.h>
 #include <expat.h>
 #include <fcntl.h>
@@ -152,61 +154,12 @@ int platform_check_buffer(const char *buf, size_t len, const char *file, ccsim_e
   return rc;
 }
 
-char *platform_read_file(const char *path, size_t *len, ccsim_error *err) {
-  const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    ccsim_fail(err, CCSIM_ERR_INPUT, "%s: cannot open platform file: %s", path, strerror(errno));
-    return NULL;
-  }
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    ccsim_fail(err, CCSIM_ERR_INPUT, "%s: the platform is not a regular file (a FIFO, device or directory)",
-               path);
-    return NULL;
-  }
-  if ((unsigned long long)st.st_size > PLATFORM_CHECK_MAX_BYTES) {
-    close(fd);
-    ccsim_fail(err, CCSIM_ERR_INPUT, "%s: platform file of %lld bytes, more than the %u allowed", path,
-               (long long)st.st_size, PLATFORM_CHECK_MAX_BYTES);
-    return NULL;
-  }
-  char *buf = malloc((size_t)st.st_size + 1);
-  size_t n = 0;
-  while (buf && n < (size_t)st.st_size) {
-    const ssize_t got = read(fd, buf + n, (size_t)st.st_size - n);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break; /* the file shrank: check what is there */
-    n += (size_t)got;
-  }
-  close(fd);
-  if (!buf) {
-    ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory for the platform file", path);
-    return NULL;
-  }
-  buf[n] = 0;
-  *len = n;
-  return buf;
-}
-
 int platform_check_file(const char *path, ccsim_error *err) {
   size_t len;
-  char *buf = platform_read_file(path, &len, err);
-  if (!buf) return err ? err->code : CCSIM_ERR_INPUT;
-  const int rc = platform_check_buffer(buf, len, path, err);
+  char *buf;
+  int rc = cfg_read_file(path, "platform file", PLATFORM_CHECK_MAX_BYTES, &buf, &len, err);
+  if (rc) return rc;
+  rc = platform_check_buffer(buf, len, path, err);
   free(buf);
   return rc;
-}
-
-int platform_file_usable(const char *path, char *why, size_t len) {
-  const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0) {
-    snprintf(why, len, "%s", strerror(errno));
-    return -1;
-  }
-  const int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  close(fd);
-  if (!ok) snprintf(why, len, "not a regular file (a FIFO, device or directory)");
-  return ok ? 0 : -1;
 }

@@ -21,16 +21,8 @@
  * any bytes (the fuzz harness calls it). */
 int platform_check_buffer(const char *buf, size_t len, const char *file, ccsim_error *err);
 
-/* Read path whole and check it: a FIFO, a device or a directory is refused
- * without blocking, and a file over PLATFORM_CHECK_MAX_BYTES. */
+/* Read path whole (cfg_read_file: a FIFO, a device or a directory is refused
+ * without blocking, and a file over PLATFORM_CHECK_MAX_BYTES) and check it. */
 int platform_check_file(const char *path, ccsim_error *err);
-
-/* Read path whole into a new NUL-terminated buffer (*len bytes), refusing
- * what platform_check_file refuses; NULL with err set. */
-char *platform_read_file(const char *path, size_t *len, ccsim_error *err);
-
-/* 0 when path opens (without blocking) as a regular file; else -1 and
- * why[len] says what it is instead. */
-int platform_file_usable(const char *path, char *why, size_t len);
 
 #endif
