@@ -101,6 +101,8 @@ def main(out):
         for k, v in claims[:11]:
             f.write(f"- {k}: {v if isinstance(v, str) else f'{v:.4g}'}\n")
 
+    sensitivity(out, by)
+
     fig, ax = plt.subplots(1, 3, figsize=(17, 4.6))
     names = [r["method"] for r in rows]
     ax[0].bar(names, [r["embedding_bytes_per_iteration"] / 1e6 for r in rows], color="tab:blue")
@@ -125,6 +127,36 @@ def main(out):
     fig.tight_layout()
     fig.savefig(os.path.join(out, "s2-reducer.png"), dpi=110)
     print(open(os.path.join(out, "table.md")).read())
+
+
+def sensitivity(out, by):
+    """The full study's extra runs (absent in QUICK mode): sensitivity.csv."""
+    rows = []
+    for tok in (140, 700, 2240):
+        for m in METHODS[1:5]:
+            d = os.path.join(out, f"tokens{tok}-{m}") if tok != 700 else os.path.join(out, "embedding-" + m)
+            if not os.path.isdir(d):
+                continue
+            s = ccsim.load_run(d).summary
+            rows.append({"tokens_per_worker": tok, "method": m, "ratio": 0.05 if m == "s2-reducer" else "",
+                         "bytes_per_iteration": s["bytes_on_wire"] / s["iterations"],
+                         "time_s": s["iteration_time_s"], "agg_rel_error": s["agg_rel_error"]})
+    for ratio in ("0.01", "0.2", "0.5"):
+        d = os.path.join(out, f"ratio{ratio}-s2-reducer")
+        if not os.path.isdir(d):
+            continue
+        s = ccsim.load_run(d).summary
+        rows.append({"tokens_per_worker": 700, "method": "s2-reducer", "ratio": ratio,
+                     "bytes_per_iteration": s["bytes_on_wire"] / s["iterations"],
+                     "time_s": s["iteration_time_s"], "agg_rel_error": s["agg_rel_error"]})
+    if len(rows) <= 4:
+        return
+    with open(os.path.join(out, "sensitivity.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+        print(f"sensitivity.csv: {len(rows)} rows")
 
 
 if __name__ == "__main__":

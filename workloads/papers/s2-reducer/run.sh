@@ -74,6 +74,26 @@ done
 wait_slot
 run "$OUT/dense-rest" "$HERE/dense-rest.json" --set iterations=$EMB_IT &
 pids+=($!)
+
+# the full study only: the embedding's sparsity (tokens per worker: batch 4 and 64 of 35
+# tokens) against S2 Reducer's fixed sketch, and the sketch's size against its error
+if [ "$QUICK" != 1 ]; then
+  for tok in 140 2240; do
+    for m in "${METHODS[@]:1:4}"; do
+      IFS='|' read -r label comp coll <<<"$m"
+      wait_slot
+      run "$OUT/tokens$tok-$label" "$HERE/embedding.json" --set iterations=1 --set gradients.tokens=$tok \
+        --set "compressor=$comp" --set "collective=$coll" &
+      pids+=($!)
+    done
+  done
+  for ratio in 0.01 0.2 0.5; do
+    wait_slot
+    run "$OUT/ratio$ratio-s2-reducer" "$HERE/embedding.json" --set iterations=1 \
+      --set "compressor={\"name\": \"s2-sketch\", \"cols\": 650, \"ratio\": $ratio}" &
+    pids+=($!)
+  done
+fi
 for p in "${pids[@]}"; do wait "$p"; done
 
 "$PY" "$HERE/analyze.py" "$OUT"
