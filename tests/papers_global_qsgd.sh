@@ -4,12 +4,13 @@
 # tree into a temporary directory, and the direction of each of its claims
 # holds in the numbers it produced (OUT/claims.json), not in the README:
 #   - Global-QSGD (all-reduce) beats baseline QSGD (all-gather) on the cloud
-#     network, by more than on NVLink, and puts half QSGD's bytes on the wire
-#     at 4 workers;
+#     network, by more than on NVLink, and puts 2/n of QSGD's bytes on the
+#     wire;
 #   - its lead over QSGD grows with the worker count (4 -> 16) and passes the
 #     paper's 3.51x by 16 workers on ResNet-101;
-#   - on NVLink and PCIe the three methods are within 3% of each other
-#     (compute hides the communication: the "3.51%" reading);
+#   - on NVLink and PCIe Global-QSGD's gain over QSGD stays within the
+#     paper's 3.51% and it gains nothing over fp32 (compute hides the
+#     communication: the percent reading);
 #   - standard dithering's combine adds no error (cascade ~ fp32 rounding),
 #     exponential dithering's adds some; at 8 bits its aggregate error is the
 #     larger, at 4 bits the smaller (normal, Laplace and real LeNet-5
@@ -46,35 +47,42 @@ for dev in ("a100", "h100-measured"):
     check(cloud["over_fp32_best"] > 1.0, f"{dev} cloud: Global-QSGD over fp32 {cloud['over_fp32_best']:.3f} > 1")
     for net in ("nvlink", "pcie"):
         v = t[f"resnet101/{dev}/{net}"]
-        times = [v["qsgd_s"], v["fp32_s"], v["gqsgd_ring_s"], v["gqsgd_tree_s"]]
-        check(max(times) / min(times) < 1.03, f"{dev} {net}: all methods within 3% ({max(times) / min(times):.4f})")
-r = c["bytes_qsgd_over_gqsgd_ring"]
-check(1.9 < r < 2.1, f"QSGD all-gather puts {r:.3f}x Global-QSGD ring's bytes on the wire at 4 workers (2x expected)")
+        check(0.97 < v["over_qsgd_best"] < 1.0351,
+              f"{dev} {net}: Global-QSGD over QSGD {v['over_qsgd_best']:.4f} within the paper's 3.51% (the percent reading)")
+        check(v["over_fp32_best"] < 1.03, f"{dev} {net}: no gain over fp32 ({v['over_fp32_best']:.4f})")
+r, n = c["bytes_qsgd_over_gqsgd_ring"], c["time_workers"]
+check(abs(r / (n / 2) - 1) < 0.05,
+      f"QSGD all-gather puts {r:.3f}x Global-QSGD ring's bytes on the wire at {n} workers ((n-1) / (2(n-1)/n) = {n / 2:g} expected)")
 
 s = c["scale"]["resnet101"]
-check(s["workers"] == [4, 16], f"scale-out points {s['workers']}")
-check(s["over_qsgd"][1] > s["over_qsgd"][0], f"the lead over QSGD grows with workers: {s['over_qsgd']}")
-check(s["over_qsgd"][1] >= c["paper_speedup"], f"16 workers: {s['over_qsgd'][1]:.2f}x >= the paper's 3.51x")
+check(4 in s["workers"] and 16 in s["workers"], f"scale-out points {s['workers']}")
+check(all(b > a for a, b in zip(s["over_qsgd"], s["over_qsgd"][1:])),
+      f"the lead over QSGD grows with workers {s['workers']}: {s['over_qsgd']}")
+at16 = s["over_qsgd"][s["workers"].index(16)]
+check(at16 >= c["paper_speedup"], f"16 workers: {at16:.2f}x >= the paper's 3.51x")
 
 for k, v in c["error"].items():
     std, exp = v["standard"], v["exponential"]
     check(std["cascade_rel_error"] < 1e-5, f"{k}: standard dithering's combine adds no error ({std['cascade_rel_error']:.2e})")
     check(exp["cascade_rel_error"] > 1e-3, f"{k}: exponential dithering's combine adds error ({exp['cascade_rel_error']:.4f})")
     check(std["bytes_on_wire"] == exp["bytes_on_wire"], f"{k}: the same bytes on the wire")
-for coll in ("allreduce/ring", "allreduce/tree"):
-    v = c["error"][f"normal/8bit/{coll}"]
-    check(v["exponential"]["agg_rel_error"] > v["standard"]["agg_rel_error"],
-          f"normal, 8 bits, {coll}: exponential's aggregate error is the larger")
+# the coarsest bits (one level per worker: 4 at 4 workers) and 8 bits
+lo, hi = c["error_bits"][0], c["error_bits"][-1]
+check(hi == 8 and lo < hi, f"error sweep bits {c['error_bits']}")
 for grad in ("normal", "laplace"):
     for coll in ("allreduce/ring", "allreduce/tree"):
-        v = c["error"][f"{grad}/4bit/{coll}"]
+        v = c["error"][f"{grad}/{hi}bit/{coll}"]
+        check(v["exponential"]["agg_rel_error"] > v["standard"]["agg_rel_error"],
+              f"{grad}, {hi} bits, {coll}: exponential's aggregate error is the larger")
+        v = c["error"][f"{grad}/{lo}bit/{coll}"]
         check(v["exponential"]["agg_rel_error"] < v["standard"]["agg_rel_error"],
-              f"{grad}, 4 bits, {coll}: exponential's aggregate error is the smaller (the crossover)")
-v = c["train"]["4bit"]
+              f"{grad}, {lo} bits, {coll}: exponential's aggregate error is the smaller (the crossover)")
+lo, hi = c["train_bits"][0], c["train_bits"][-1]
+v = c["train"][f"{lo}bit"]
 check(v["exponential"]["agg_rel_error"] < v["standard"]["agg_rel_error"],
-      "LeNet-5 gradients, 4 bits: exponential's aggregate error is the smaller")
-v = c["train"]["8bit"]
+      f"LeNet-5 gradients, {lo} bits: exponential's aggregate error is the smaller")
+v = c["train"][f"{hi}bit"]
 check(v["exponential"]["agg_rel_error"] > v["standard"]["agg_rel_error"],
-      "LeNet-5 gradients, 8 bits: exponential's aggregate error is the larger")
+      f"LeNet-5 gradients, {hi} bits: exponential's aggregate error is the larger")
 sys.exit(1 if fails else 0)
 PY

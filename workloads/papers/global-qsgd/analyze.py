@@ -76,6 +76,7 @@ def main():
     bq = t[t["method"] == "qsgd-allgather"]["bytes_on_wire"].mean()
     bg = t[t["method"] == "gqsgd-ring"]["bytes_on_wire"].mean()
     claims["bytes_qsgd_over_gqsgd_ring"] = bq / bg
+    claims["time_workers"] = int(t["workers"].iloc[0])
 
     e = load(out, "exp-time")
     claims["exp_time"] = {}
@@ -105,7 +106,10 @@ def main():
                                                  "bytes_on_wire": int(row["bytes_on_wire"])}
                               for _, row in g.iterrows()}
 
+    claims["error_bits"] = sorted(int(b) for b in r["compressor.bits"].unique())
+
     tr = load(out, "train")
+    claims["train_bits"] = sorted(int(b) for b in tr["compressor.bits"].unique())
     claims["train"] = {}
     for bits, g in tr.groupby("compressor.bits"):
         claims["train"][f"{int(bits)}bit"] = {

@@ -70,6 +70,14 @@ for name in cut:
             if keep is not None:
                 ax["values"] = [v for v in ax["values"]
                                 if (v["label"] if isinstance(v, dict) else v) in keep]
+    # At n workers B-bit dithering needs 2^(B-1) - 1 >= n (one level per
+    # worker): bits below that are raised to it, so SETS="workers=8" keeps the
+    # error sweeps' coarsest point (5 bits there) instead of a refused one.
+    n = dict(sets).get("workers", 4)
+    low = next(b for b in range(2, 17) if (1 << (b - 1)) - 1 >= n)
+    for ax in s["axes"]:
+        if ax.get("path") == "compressor.bits":
+            ax["values"] = sorted({max(b, low) for b in ax["values"]})
     for path, val in sets:
         s.setdefault("set", {})[path] = val
         for ax in s["axes"]:
