@@ -177,7 +177,12 @@ def main():
             gn = g.numpy().astype("<f4")
             if not np.isfinite(gn).all():
                 die(f"worker {w}, iteration {it}: non-finite gradient (lower --lr)")
-            np.save(os.path.join(a.out, f"w{w}", f"it{it}.npy"), gn)
+            # written whole under a temporary name, then renamed: a killed
+            # recording never leaves a truncated .npy file
+            path = os.path.join(a.out, f"w{w}", f"it{it}.npy")
+            with open(path + ".tmp", "wb") as f:
+                np.save(f, gn)
+            os.replace(path + ".tmp", path)
             total += g
             losses.append(loss.item())
         mean = total / a.workers

@@ -16,7 +16,7 @@ struct feed {
   trace_writer *rec;
   float *scratch; /* [elements]: a full gradient on its way to the recorder */
   int status;     /* first failure inside the simulation */
-  char msg[1536];
+  char msg[2048]; /* a ccsim_error's msg */
 };
 
 const trainer *feed_trainer(const feed *f) { return f->tr; }

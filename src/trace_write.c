@@ -1,9 +1,11 @@
 /* src/trace_write.c — writing gradient traces (the format: trace.h).
  *
- * Files are written as they come; index.json, the one file that makes the
- * directory a trace, is written last, to a temporary name then renamed, and
- * only once every (worker, iteration) is on disk.  A recording that dies
- * half-way therefore leaves a directory trace_open refuses. */
+ * Files are written as they come, each by the atomic idiom of results.h (a
+ * temporary in the same directory, written, fsync'd, renamed), so no .npy
+ * file is ever seen half-written; index.json, the one file that makes the
+ * directory a trace, is written last the same way, and only once every
+ * (worker, iteration) is on disk.  A recording that dies half-way therefore
+ * leaves a directory trace_open refuses, and never a truncated file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -100,6 +102,13 @@ void trace_writer_free(trace_writer *w) {
 trace_writer *trace_writer_new(const char *dir, unsigned workers, unsigned iterations,
                                const trace_layer *layers, size_t nlayers, const char *source,
                                ccsim_error *err) {
+  /* the file paths below ("DIR/wW/itI.npy") fit their buffers: never truncated */
+  if (strlen(dir) > 4000) {
+    ccsim_fail_at(err, CCSIM_ERR_INPUT, dir, NULL, 0, 0,
+                  "a trace directory's path may be at most 4000 bytes, this one has %zu",
+                  strlen(dir));
+    return NULL;
+  }
   trace_writer *w = calloc(1, sizeof *w);
   if (!w) {
     ccsim_fail_at(err, CCSIM_ERR_RUNTIME, dir, NULL, 0, 0, "out of memory");
@@ -122,7 +131,7 @@ trace_writer *trace_writer_new(const char *dir, unsigned workers, unsigned itera
   }
   char path[4200];
   snprintf(path, sizeof path, "%s/index.json", dir);
-  if (results_mkdir(dir, err)) {
+  if (results_mkdir(dir, err) || results_remove_stale(dir, err)) {
     trace_writer_free(w);
     return NULL;
   }
@@ -133,18 +142,6 @@ trace_writer *trace_writer_new(const char *dir, unsigned workers, unsigned itera
     return NULL;
   }
   return w;
-}
-
-static int write_all(int fd, const void *buf, size_t n) {
-  const char *p = buf;
-  while (n) {
-    ssize_t k = write(fd, p, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k < 0) return -1;
-    p += k;
-    n -= (size_t)k;
-  }
-  return 0;
 }
 
 int trace_write(trace_writer *w, unsigned worker, unsigned iteration, const float *g, size_t n,
@@ -161,11 +158,15 @@ int trace_write(trace_writer *w, unsigned worker, unsigned iteration, const floa
   size_t bad = trace_first_nonfinite(g, n);
   if (bad < n)
     return ccsim_fail_at(err, CCSIM_ERR_INPUT, path, NULL, 0, 0, "element %zu is %s; a trace holds finite values", bad, g[bad] != g[bad] ? "NaN" : "infinite");
+  char sub[4200], name[32];
+  snprintf(sub, sizeof sub, "%s/w%u", w->dir, worker);
+  snprintf(name, sizeof name, "it%u.npy", iteration);
   if (!w->made[worker]) {
-    char sub[4200];
-    snprintf(sub, sizeof sub, "%s/w%u", w->dir, worker);
     if (mkdir(sub, 0777) != 0 && errno != EEXIST)
       return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, sub, NULL, 0, 0, "cannot create: %s", strerror(errno));
+    /* temporaries of an earlier recording that was killed */
+    int rc = results_remove_stale(sub, err);
+    if (rc) return rc;
     w->made[worker] = 1;
   }
   /* numpy.save's header: padded with spaces so the data starts at a multiple of 64 */
@@ -178,15 +179,17 @@ int trace_write(trace_writer *w, unsigned worker, unsigned iteration, const floa
   hdr[9] = (char)((total - 10) >> 8);
   memset(hdr + 10 + len, ' ', total - 11 - (size_t)len);
   hdr[total - 1] = '\n';
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (fd < 0) return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, path, NULL, 0, 0, "cannot write: %s", strerror(errno));
-  if (write_all(fd, hdr, total) != 0 || write_all(fd, g, n * sizeof *g) != 0) {
-    int e = errno;
-    close(fd);
+  /* a temporary in the same directory, renamed when whole: a run killed or
+   * failing mid-write leaves no truncated itI.npy for a later run to read */
+  FILE *f = results_open(sub, name, err);
+  if (!f) return err ? err->code : CCSIM_ERR_RUNTIME;
+  if (fwrite(hdr, 1, total, f) != total || fwrite(g, sizeof *g, n, f) != n) {
+    const int e = errno;
+    results_abandon(f);
     return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, path, NULL, 0, 0, "cannot write: %s", strerror(e));
   }
-  if (close(fd) != 0)
-    return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, path, NULL, 0, 0, "cannot write: %s", strerror(errno));
+  int rc = results_commit(f, sub, name, err);
+  if (rc) return rc;
   w->written[k] = 1;
   return 0;
 }

@@ -12,11 +12,13 @@
  *   test_trace --bench         throughput of writing, trace_check and trace_read
  *                              on a 256 MiB trace in $TMPDIR (meson test --benchmark)
  * --check, --dump and --write serve tests/trace_torch.sh. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +221,65 @@ static void test_round_trip(void) {
   CHECK(mismatches == 0, "%d of 500 single reads differ under a low descriptor limit", mismatches);
   trace_close(t);
   setrlimit(RLIMIT_NOFILE, &old);
+}
+
+/* The entries of dir whose names start with prefix. */
+static int count_entries(const char *dir, const char *prefix) {
+  DIR *d = opendir(dir);
+  int n = 0;
+  for (struct dirent *de; d && (de = readdir(d));) n += strncmp(de->d_name, prefix, strlen(prefix)) == 0;
+  if (d) closedir(d);
+  return n;
+}
+
+/* A write that fails half-way (the file size limit, RLIMIT_FSIZE, below one
+ * .npy file: the kernel refuses the bytes past it with EFBIG) leaves neither
+ * a partial itI.npy nor a temporary; an earlier recording's complete file
+ * stays whole until a new one replaces it in one rename. */
+static void test_partial_write(void) {
+  char dir[512], sub[600], file[640];
+  ccsim_error e_ = {0};
+  const char *err = e_.msg;
+  snprintf(dir, sizeof dir, "%s/partial", root);
+  snprintf(sub, sizeof sub, "%s/w0", dir);
+  snprintf(file, sizeof file, "%s/it0.npy", sub);
+  CHECK(write_test_trace(dir, 1, 1, &e_) == 0, "write: %s", err);
+  struct stat st0, st1;
+  CHECK(stat(file, &st0) == 0 && st0.st_size > 1000, "the complete file is %lld bytes", (long long)st0.st_size);
+
+  struct rlimit old, lim;
+  getrlimit(RLIMIT_FSIZE, &old);
+  lim = old;
+  lim.rlim_cur = 1000; /* the file is 128 + 4 x 421 = 1812 bytes */
+  void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+  trace_writer *wr = trace_writer_new(dir, 1, 1, LAYERS, NLAYERS, "x", &e_);
+  CHECK(wr != NULL, "writer_new: %s", err);
+  float g[ELEMENTS];
+  for (size_t e = 0; e < ELEMENTS; e++) g[e] = -value(0, 0, e);
+  int rc = -1;
+  if (wr && setrlimit(RLIMIT_FSIZE, &lim) == 0) {
+    rc = trace_write(wr, 0, 0, g, ELEMENTS, &e_);
+    setrlimit(RLIMIT_FSIZE, &old);
+  }
+  signal(SIGXFSZ, prev);
+  CHECK(rc == CCSIM_ERR_RUNTIME && strstr(err, "w0/it0.npy") && strstr(err, "cannot write"),
+        "a write past RLIMIT_FSIZE: rc %d, %s", rc, err);
+  CHECK(count_entries(sub, ".tmp-") == 0, "%d temporaries left in %s", count_entries(sub, ".tmp-"), sub);
+  CHECK(stat(file, &st1) == 0 && st1.st_size == st0.st_size && st1.st_ino == st0.st_ino,
+        "the earlier complete it0.npy was touched (%lld bytes)", (long long)st1.st_size);
+  trace_writer_free(wr);
+  CHECK(refusal(dir)[0] && strstr(refusal(dir), "index.json"), "a failed recording is not a trace: %s",
+        refusal(dir));
+
+  /* a temporary a killed recording left behind is removed by the next one */
+  char stale[700];
+  snprintf(stale, sizeof stale, "%s/.tmp-00000000deadbeef", sub);
+  FILE *f = fopen(stale, "w");
+  if (f) fputs("half a file", f), fclose(f);
+  CHECK(write_test_trace(dir, 1, 1, &e_) == 0, "rewrite: %s", err);
+  CHECK(count_entries(sub, ".tmp-") == 0 && count_entries(sub, "it") == 1,
+        "after a rewrite: %d temporaries, %d files", count_entries(sub, ".tmp-"), count_entries(sub, "it"));
+  CHECK(refusal(dir)[0] == 0, "the rewritten trace is refused: %s", refusal(dir));
 }
 
 static void test_writer(void) {
@@ -595,6 +656,7 @@ int main(int argc, char **argv) {
   }
   test_round_trip();
   test_writer();
+  test_partial_write();
   test_index_refusals();
   test_npy_refusals();
   rm_rf(root);
