@@ -181,6 +181,16 @@ static void worker_hop_payload(void *arg, size_t h, const float *y, size_t lo, s
   check_floats(w, y, w->base + lo, w->base + lo + n, what);
 }
 
+/* coll_io.out_of_memory: an allocation of the collective failed; like a
+ * number gone bad, it stops the run (exit 1) with msg, which names the
+ * iteration and the worker. */
+static void worker_out_of_memory(void *arg, const char *msg) {
+  worker *w = arg;
+  if (!w->sh->nc.failed) snprintf(w->sh->nc.msg, sizeof w->sh->nc.msg, "%s", msg);
+  w->sh->nc.failed = 1;
+  comm_abort();
+}
+
 /* numbers: at the end of iteration it (every worker done, outside the
  * actors), the hops' partial aggregates, then the aggregate(s); a failure
  * sets sh->nc.failed, which stops the run (run_iterations). */
@@ -307,7 +317,7 @@ static void run_phased(worker *w, coll_ctx *base) {
     coll_ctx ctx = *base;
     ctx.comp = w->sum;
     ctx.n = m;
-    ctx.io = (coll_io){.arg = w, .input = round_input};
+    ctx.io = (coll_io){.arg = w, .input = round_input, .out_of_memory = worker_out_of_memory};
     ctx.out = w->round_out;
     ctx.out_shared = 0;
     ctx.measure_cascade = 0;
@@ -350,7 +360,8 @@ static void comm_iter(void *arg) {
              .encoded = w->mem ? worker_encoded : NULL,
              .wants_own = w->mem && (w->mem->type->flags & CCOMP_MEM_OWN_DECODE),
              .device = e->device ? worker_device : NULL,
-             .hop_payload = worker_hop_payload},
+             .hop_payload = worker_hop_payload,
+             .out_of_memory = worker_out_of_memory},
       .out_shared = w->out == NULL,
       /* lossless: the ideal is the exact sum, nothing to add */
       .measure_cascade = !(e->compressor->flags & (CCOMP_STATEFUL | CCOMP_LOSSLESS)),

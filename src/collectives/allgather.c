@@ -45,11 +45,11 @@ static void gather_init(gather *g, coll_ctx *ctx) {
   g->measure = ctx->rank == 0;
   g->decode = g->measure || !ctx->out_shared;
   if (g->decode) {
-    g->acc = calloc(ctx->n + 1, sizeof *g->acc);
-    g->y = malloc((ctx->n + 1) * sizeof *g->y);
+    g->acc = coll_alloc(ctx, ctx->n + 1, sizeof *g->acc, 1, "all-gather's acc");
+    g->y = coll_alloc(ctx, ctx->n + 1, sizeof *g->y, 0, "all-gather's y");
   }
-  if (g->measure) g->exact = calloc(ctx->n + 1, sizeof *g->exact);
-  if (g->measure && ctx->measure_cascade) g->ideal = calloc(ctx->n + 1, sizeof *g->ideal);
+  if (g->measure) g->exact = coll_alloc(ctx, ctx->n + 1, sizeof *g->exact, 1, "all-gather's exact");
+  if (g->measure && ctx->measure_cascade) g->ideal = coll_alloc(ctx, ctx->n + 1, sizeof *g->ideal, 1, "all-gather's ideal");
 }
 
 /* The arithmetic of gather_add (comm_work: this worker's sums and the
@@ -164,13 +164,13 @@ static void ag_rd_run(coll_ctx *ctx) {
   const int N = ctx->nworkers, r = ctx->rank;
   gather g;
   gather_init(&g, ctx);
-  coll_msg **held = calloc((size_t)N, sizeof *held); /* by origin worker */
+  coll_msg **held = coll_alloc(ctx, (size_t)N, sizeof *held, 1, "all-gather's held"); /* by origin worker */
   held[r] = own_payload(ctx);
   gather_add(&g, held[r], (size_t)-1);
   size_t h = 0;
   for (int mask = 1; mask < N; mask <<= 1, h++) {
     const int partner = r ^ mask, base = r & ~(mask - 1);
-    coll_bundle *out = coll_bundle_new(base, (size_t)mask);
+    coll_bundle *out = coll_bundle_new(ctx, base, (size_t)mask);
     for (int k = 0; k < mask; k++) out->m[k] = coll_msg_ref(held[base + k]);
     comm_req *req = coll_isend(ctx, partner, out, coll_bundle_charge(ctx, out));
     coll_bundle *in = comm_recv(partner, r);

@@ -78,6 +78,11 @@ typedef struct coll_io {
   /* May be NULL: shown each payload decoded at hop h (1-based) on [lo, lo+n)
    * of this worker's range, so the run can stop on a non-finite one. */
   void (*hop_payload)(void *arg, size_t h, const float *y, size_t lo, size_t n);
+  /* May be NULL: an allocation of the collective failed; msg ("iteration
+   * IT, worker W: out of memory ...") says which.  It must not return (the
+   * run stops with a runtime error); when it is NULL or returns, the process
+   * aborts rather than go on with a NULL buffer. */
+  void (*out_of_memory)(void *arg, const char *msg);
 } coll_io;
 
 typedef struct coll_ctx {
@@ -150,8 +155,18 @@ typedef struct coll_msg {
   double *ideal; /* [n] sum of the same workers' own decoded payloads, or NULL */
 } coll_msg;
 
+/* count x size bytes (zeroed when zero; count 0 counts as 1) for the
+ * collective running in ctx, never NULL: a failure (or a product that
+ * overflows) goes to coll_out_of_memory.  Call it on the actor, not inside
+ * comm_work. */
+void *coll_alloc(const coll_ctx *ctx, size_t count, size_t size, int zero, const char *what);
+/* Report that `bytes` for `what` could not be allocated, naming ctx's
+ * iteration and worker, through ctx->io.out_of_memory; does not return. */
+void coll_out_of_memory(const coll_ctx *ctx, size_t bytes, const char *what) __attribute__((noreturn));
+
 /* A new payload of n elements with room for ccomp_max_wire_bytes(n) bytes
- * and, when `exact`, a zeroed shadow.  refs = 1. */
+ * and, when `exact`, a zeroed shadow.  refs = 1.  An allocation failure
+ * stops the run (coll_out_of_memory). */
 coll_msg *coll_msg_new(const coll_ctx *ctx, int chunk, uint32_t workers, size_t n, int exact);
 /* Free m's shadows once it is final and only forwarded. */
 void coll_drop_shadows(coll_msg *m);
@@ -169,7 +184,8 @@ typedef struct coll_bundle {
   coll_msg **m;
 } coll_bundle;
 
-coll_bundle *coll_bundle_new(int chunk, size_t count);
+/* A bundle of count empty slots (allocation failures stop the run: coll_alloc). */
+coll_bundle *coll_bundle_new(const coll_ctx *ctx, int chunk, size_t count);
 /* Frees the bundle and drops one reference to each payload. */
 void coll_bundle_free(coll_bundle *b);
 /* Bytes the network is charged for m: its bytes, or, under coordinate

@@ -4,6 +4,8 @@
  * algorithms are made of. */
 #include <assert.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,15 +55,49 @@ comm_req *coll_isend(coll_ctx *ctx, int dst, void *msg, double bytes) {
   return comm_isend(ctx->rank, dst, msg, bytes);
 }
 
+void coll_out_of_memory(const coll_ctx *ctx, size_t bytes, const char *what) {
+  char msg[512];
+  if (bytes == SIZE_MAX)
+    snprintf(msg, sizeof msg, "iteration %u, worker %d: out of memory: %s needs more than %zu bytes",
+             ctx->iteration, ctx->rank, what, SIZE_MAX);
+  else
+    snprintf(msg, sizeof msg, "iteration %u, worker %d: out of memory allocating %zu bytes for %s",
+             ctx->iteration, ctx->rank, bytes, what);
+  if (ctx->io.out_of_memory) ctx->io.out_of_memory(ctx->io.arg, msg);
+  abort(); /* never go on with a NULL buffer */
+}
+
+void *coll_alloc(const coll_ctx *ctx, size_t count, size_t size, int zero, const char *what) {
+  if (count == 0) count = 1;
+  if (size && count > SIZE_MAX / size) coll_out_of_memory(ctx, SIZE_MAX, what);
+  void *p = zero ? calloc(count, size) : malloc(count * size);
+  if (!p) coll_out_of_memory(ctx, count * size, what);
+  return p;
+}
+
 coll_msg *coll_msg_new(const coll_ctx *ctx, int chunk, uint32_t workers, size_t n, int exact) {
-  coll_msg *m = calloc(1, sizeof *m);
+  coll_msg *m = coll_alloc(ctx, 1, sizeof *m, 1, "a payload");
   m->refs = 1;
   m->chunk = chunk;
   m->workers = workers;
   m->enc_workers = workers;
   m->n = n;
-  m->bytes = malloc(ccomp_max_wire_bytes(ctx->comp, n) + 1);
-  if (exact) m->exact = calloc(n ? n : 1, sizeof *m->exact);
+  const size_t wire = ccomp_max_wire_bytes(ctx->comp, n);
+  /* freed before reporting, so nothing is lost when the report returns to a test */
+  m->bytes = wire < SIZE_MAX ? malloc(wire + 1) : NULL;
+  if (!m->bytes) {
+    free(m);
+    coll_out_of_memory(ctx, wire < SIZE_MAX ? wire + 1 : SIZE_MAX, "a payload's wire bytes");
+  }
+  if (exact) {
+    m->exact = n <= SIZE_MAX / sizeof *m->exact ? calloc(n ? n : 1, sizeof *m->exact) : NULL;
+    if (!m->exact) {
+      free(m->bytes);
+      free(m);
+      coll_out_of_memory(ctx, n <= SIZE_MAX / sizeof(double) ? n * sizeof(double) : SIZE_MAX,
+                         "a payload's exact shadow");
+    }
+  }
   return m;
 }
 
@@ -80,11 +116,11 @@ void coll_msg_free(coll_msg *m) {
   free(m);
 }
 
-coll_bundle *coll_bundle_new(int chunk, size_t count) {
-  coll_bundle *b = malloc(sizeof *b);
+coll_bundle *coll_bundle_new(const coll_ctx *ctx, int chunk, size_t count) {
+  coll_bundle *b = coll_alloc(ctx, 1, sizeof *b, 0, "a bundle of payloads");
   b->chunk = chunk;
   b->count = count;
-  b->m = calloc(count ? count : 1, sizeof *b->m);
+  b->m = coll_alloc(ctx, count, sizeof *b->m, 1, "a bundle's payload list");
   return b;
 }
 
@@ -110,8 +146,8 @@ double coll_bundle_charge(const coll_ctx *ctx, const coll_bundle *b) {
 }
 
 /* A second bundle holding the same payloads (one more reference each). */
-static coll_bundle *bundle_share(const coll_bundle *b) {
-  coll_bundle *c = coll_bundle_new(b->chunk, b->count);
+static coll_bundle *bundle_share(const coll_ctx *ctx, const coll_bundle *b) {
+  coll_bundle *c = coll_bundle_new(ctx, b->chunk, b->count);
   for (size_t k = 0; k < b->count; k++) c->m[k] = coll_msg_ref(b->m[k]);
   return c;
 }
@@ -142,6 +178,7 @@ typedef struct encode_work {
   coll_msg *m;
   const float *p;
   size_t lo, hi;
+  float *own; /* [n] or NULL: the decoded own payload, when wanted */
 } encode_work;
 
 static void encode_work_run(void *arg, int thread) {
@@ -153,28 +190,28 @@ static void encode_work_run(void *arg, int thread) {
   const size_t n = k->hi - k->lo;
   ccomp_call call = coll_call(ctx, k->lo, 0);
   m->nbytes = ccomp_encode(ctx->comp, p, n, &call, m->bytes);
-  m->exact = malloc((n ? n : 1) * sizeof *m->exact);
   for (size_t i = 0; i < n; i++) m->exact[i] = p[i];
-  float *own = NULL;
-  if ((ctx->io.encoded && ctx->io.wants_own) || ctx->measure_cascade) {
-    own = malloc((n ? n : 1) * sizeof *own);
-    ccomp_decode(ctx->comp, m->bytes, m->nbytes, n, 1, &call, own);
-  }
-  if (ctx->measure_cascade) {
-    m->ideal = malloc((n ? n : 1) * sizeof *m->ideal);
+  float *own = k->own;
+  if (own) ccomp_decode(ctx->comp, m->bytes, m->nbytes, n, 1, &call, own);
+  if (ctx->measure_cascade)
     for (size_t i = 0; i < n; i++) m->ideal[i] = own[i];
-  }
   if (ctx->io.encoded) ctx->io.encoded(ctx->io.arg, k->lo, k->hi, p, ctx->io.wants_own ? own : NULL);
-  free(own);
 }
 
 coll_msg *coll_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi) {
   size_t n = hi - lo;
-  float *p = malloc((n ? n : 1) * sizeof *p);
+  float *p = coll_alloc(ctx, n, sizeof *p, 0, "a compressor input");
   ctx->io.input(ctx->io.arg, lo, hi, p);
   coll_msg *m = coll_msg_new(ctx, chunk, 1, n, 0);
-  encode_work k = {ctx, m, p, lo, hi};
+  /* everything the work writes is allocated here, on the actor: a failure
+   * is reported where the run can stop */
+  m->exact = coll_alloc(ctx, n, sizeof *m->exact, 0, "a payload's exact shadow");
+  const int want_own = (ctx->io.encoded && ctx->io.wants_own) || ctx->measure_cascade;
+  float *own = want_own ? coll_alloc(ctx, n, sizeof *own, 0, "a decoded own payload") : NULL;
+  if (ctx->measure_cascade) m->ideal = coll_alloc(ctx, n, sizeof *m->ideal, 0, "a payload's ideal shadow");
+  encode_work k = {ctx, m, p, lo, hi, own};
   comm_work(encode_work_run, &k, n);
+  free(own);
   free(p);
   return m;
 }
@@ -215,7 +252,7 @@ coll_msg *coll_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint6
     s->exact = a->exact; /* a is about to go: take its shadow */
     a->exact = NULL;
   } else {
-    s->exact = calloc(a->n ? a->n : 1, sizeof *s->exact);
+    s->exact = coll_alloc(ctx, a->n, sizeof *s->exact, 1, "a partial aggregate's exact shadow");
     k.copy_exact = 1;
   }
   if (a->ideal && b->ideal) {
@@ -223,7 +260,7 @@ coll_msg *coll_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint6
       s->ideal = a->ideal;
       a->ideal = NULL;
     } else {
-      s->ideal = malloc((a->n ? a->n : 1) * sizeof *s->ideal);
+      s->ideal = coll_alloc(ctx, a->n, sizeof *s->ideal, 0, "a partial aggregate's ideal shadow");
       k.copy_ideal = 1;
     }
   }
@@ -298,14 +335,14 @@ void coll_global_max(coll_ctx *ctx) {
   size_t lo, hi;
   for (int c = 0; c < N; c++) {
     coll_chunk(ctx->n, N, c, &lo, &hi);
-    float *p = malloc((hi - lo + 1) * sizeof *p);
+    float *p = coll_alloc(ctx, hi - lo, sizeof *p, 0, "a compressor input");
     ctx->io.input(ctx->io.arg, lo, hi, p);
     float s = ctx->comp->type->local_stat(ctx->comp->state, p, hi - lo);
     if (s > m) m = s;
     free(p);
   }
   for (int s = 0; s < N - 1; s++) {
-    float *out = malloc(sizeof *out);
+    float *out = coll_alloc(ctx, 1, sizeof *out, 0, "a global-max message");
     *out = m;
     comm_req *req = coll_isend(ctx, next, out, sizeof(float));
     float *in = comm_recv(prev, r);
@@ -322,11 +359,12 @@ typedef struct scratch {
   size_t cap;
 } scratch;
 
-static float *scratch_get(scratch *s, size_t n) {
+static float *scratch_get(const coll_ctx *ctx, scratch *s, size_t n) {
   if (n + 1 > s->cap) {
     free(s->y);
+    s->y = NULL;
+    s->y = coll_alloc(ctx, n + 1, sizeof *s->y, 0, "a decode buffer");
     s->cap = n + 1;
-    s->y = malloc(s->cap * sizeof *s->y);
   }
   return s->y;
 }
@@ -337,13 +375,13 @@ static coll_bundle *bundle_combine(coll_ctx *ctx, coll_bundle *in, coll_bundle *
                                    size_t (*lo_of)(void *, int, size_t), void *arg, size_t h,
                                    scratch *sc) {
   assert(in->count == mine->count && in->chunk == mine->chunk);
-  coll_bundle *sum = coll_bundle_new(in->chunk, in->count);
+  coll_bundle *sum = coll_bundle_new(ctx, in->chunk, in->count);
   for (size_t k = 0; k < in->count; k++) {
     const size_t lo = lo_of(arg, in->chunk, k);
     sum->m[k] = coll_combine(ctx, in->m[k], mine->m[k], lo, 1 + (uint64_t)h);
     in->m[k] = mine->m[k] = NULL;
     if (h < ctx->metrics->nhops)
-      coll_measure(ctx, h, sum->m[k], lo, 1 + (uint64_t)h, scratch_get(sc, sum->m[k]->n));
+      coll_measure(ctx, h, sum->m[k], lo, 1 + (uint64_t)h, scratch_get(ctx, sc, sum->m[k]->n));
   }
   coll_bundle_free(in);
   coll_bundle_free(mine);
@@ -426,7 +464,7 @@ coll_bundle *coll_tree_bcast(coll_ctx *ctx, const coll_ring *g, coll_bundle *b) 
   }
   for (mask >>= 1; mask > 0; mask >>= 1)
     if (p + mask < G) {
-      coll_bundle *c = bundle_share(b);
+      coll_bundle *c = bundle_share(ctx, b);
       comm_wait(coll_isend(ctx, g->ranks[p + mask], c, coll_bundle_charge(ctx, c)));
     }
   return b;

@@ -69,7 +69,7 @@ static size_t hier_lo(void *arg, int chunk, size_t part) {
 /* Leader ring chunk c: piece c of the node sum, handed over. */
 static coll_bundle *leader_own(void *arg, int c) {
   hier *h = arg;
-  coll_bundle *b = coll_bundle_new(c, 1);
+  coll_bundle *b = coll_bundle_new(h->ctx, c, 1);
   b->m[0] = h->node_sum->m[c];
   h->node_sum->m[c] = NULL;
   return b;
@@ -87,14 +87,14 @@ static void hier_run(coll_ctx *ctx) {
   h.M = N / h.G;
   const int node = r / h.G, local = r % h.G;
   coll_global_max(ctx);
-  int *members = malloc((size_t)h.G * sizeof *members), *leaders = malloc((size_t)h.M * sizeof *leaders);
+  int *members = coll_alloc(ctx, (size_t)h.G, sizeof *members, 0, "hierarchical's members"), *leaders = coll_alloc(ctx, (size_t)h.M, sizeof *leaders, 0, "hierarchical's leaders");
   for (int k = 0; k < h.G; k++) members[k] = node * h.G + k;
   for (int k = 0; k < h.M; k++) leaders[k] = k * h.G;
   coll_ring in_node = {.ranks = members, .size = h.G, .pos = local};
   coll_ring ring = {.ranks = leaders, .size = h.M, .pos = node};
 
   /* 1. reduce inside the node; parts are the M leader-ring chunks */
-  coll_bundle *mine = coll_bundle_new(0, (size_t)h.M);
+  coll_bundle *mine = coll_bundle_new(ctx, 0, (size_t)h.M);
   for (int c = 0; c < h.M; c++) {
     size_t lo, hi;
     coll_chunk(ctx->n, h.M, c, &lo, &hi);
@@ -106,7 +106,7 @@ static void hier_run(coll_ctx *ctx) {
   if (local == 0) {
     /* 2. ring all-reduce among the leaders */
     h.node_sum = sum;
-    h.all = coll_bundle_new(0, (size_t)h.M);
+    h.all = coll_bundle_new(ctx, 0, (size_t)h.M);
     coll_bundle *fin = coll_ring_reduce_scatter(ctx, &ring, leader_own, hier_lo, &h, tree_hops);
     coll_bundle_free(h.node_sum);
     h.node_sum = NULL;

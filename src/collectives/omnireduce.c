@@ -59,7 +59,7 @@ static void shard_blocks(size_t nb, int K, int s, size_t *b0, size_t *b1) { coll
 
 /* Blocks [b0, b1) for which keep[b] holds, as a message; x[i - base] is
  * element i. */
-static omniwire *blocks_encode(const float *x, size_t base, size_t n, size_t bs, size_t b0,
+static omniwire *blocks_encode(const coll_ctx *ctx, const float *x, size_t base, size_t n, size_t bs, size_t b0,
                                size_t b1, const uint8_t *keep) {
   size_t m = 0, bytes = 4;
   for (size_t b = b0; b < b1; b++)
@@ -67,9 +67,9 @@ static omniwire *blocks_encode(const float *x, size_t base, size_t n, size_t bs,
       const size_t lo = b * bs, hi = lo + bs < n ? lo + bs : n;
       m++, bytes += 4 + 4 * (hi - lo);
     }
-  omniwire *w = malloc(sizeof *w);
+  omniwire *w = coll_alloc(ctx, 1, sizeof *w, 0, "omnireduce's w");
   w->nbytes = bytes;
-  w->bytes = malloc(bytes);
+  w->bytes = coll_alloc(ctx, bytes, 1, 0, "omnireduce's wire bytes");
   const uint32_t head = (uint32_t)m;
   memcpy(w->bytes, &head, 4);
   uint8_t *p = w->bytes + 4;
@@ -116,19 +116,19 @@ static void blocks_decode(omniwire *w, float *acc, size_t base, size_t n, size_t
 static void omni_run(coll_ctx *ctx) {
   const int N = ctx->nworkers, r = ctx->rank, K = omni_servers(N, ctx->params);
   const size_t n = ctx->n, bs = (size_t)ctx->params[0], nb = (n + bs - 1) / bs;
-  float *y = malloc((n + 1) * sizeof *y);
+  float *y = coll_alloc(ctx, n + 1, sizeof *y, 0, "omnireduce's y");
   coll_own_dense(ctx, y);
-  uint8_t *nz = calloc(nb + 1, 1); /* this worker's non-zero blocks */
+  uint8_t *nz = coll_alloc(ctx, nb + 1, 1, 1, "omnireduce's nz"); /* this worker's non-zero blocks */
   for (size_t i = 0; i < n; i++)
     if (y[i] != 0.0f) nz[i / bs] = 1;
 
   /* push: every shard's non-zero blocks to its aggregator (own shard kept) */
-  comm_req **push = calloc((size_t)K, sizeof *push);
+  comm_req **push = coll_alloc(ctx, (size_t)K, sizeof *push, 1, "omnireduce's push");
   omniwire *self = NULL;
   for (int s = 0; s < K; s++) {
     size_t b0, b1;
     shard_blocks(nb, K, s, &b0, &b1);
-    omniwire *w = blocks_encode(y, 0, n, bs, b0, b1, nz);
+    omniwire *w = blocks_encode(ctx, y, 0, n, bs, b0, b1, nz);
     if (s == r) self = w;
     else push[s] = coll_isend(ctx, s, w, coll_scale_charge(ctx, w->nbytes));
   }
@@ -141,10 +141,10 @@ static void omni_run(coll_ctx *ctx) {
     size_t b0, b1;
     shard_blocks(nb, K, r, &b0, &b1);
     const size_t lo = b0 * bs < n ? b0 * bs : n, hi = b1 * bs < n ? b1 * bs : n;
-    comm_rreq **rq = malloc((size_t)N * sizeof *rq);
+    comm_rreq **rq = coll_alloc(ctx, (size_t)N, sizeof *rq, 0, "omnireduce's rq");
     for (int w = 0; w < N; w++) rq[w] = w == r ? NULL : comm_irecv(w, r);
-    float *acc = calloc(hi - lo + 1, sizeof *acc); /* acc[i - lo]: element i */
-    uint8_t *seen = calloc(nb + 1, 1);
+    float *acc = coll_alloc(ctx, hi - lo + 1, sizeof *acc, 1, "omnireduce's acc"); /* acc[i - lo]: element i */
+    uint8_t *seen = coll_alloc(ctx, nb + 1, 1, 1, "omnireduce's seen");
     for (int w = 0; w < N; w++)
       blocks_decode(w == r ? self : comm_wait_recv(rq[w]), acc, lo, n, bs, seen, 0);
     free(rq);
@@ -153,10 +153,10 @@ static void omni_run(coll_ctx *ctx) {
     ctx->metrics->final.workers = (uint32_t)N;
     memset(ctx->exact_sum + lo, 0, (hi - lo) * sizeof *ctx->exact_sum);
     memcpy(ctx->out + lo, acc, (hi - lo) * sizeof *acc);
-    pull = calloc((size_t)N, sizeof *pull);
+    pull = coll_alloc(ctx, (size_t)N, sizeof *pull, 1, "omnireduce's pull");
     for (int w = 0; w < N; w++)
       if (w != r) {
-        omniwire *a = blocks_encode(acc, lo, n, bs, b0, b1, seen);
+        omniwire *a = blocks_encode(ctx, acc, lo, n, bs, b0, b1, seen);
         pull[w] = coll_isend(ctx, w, a, coll_scale_charge(ctx, a->nbytes));
       }
     free(acc);
@@ -164,7 +164,7 @@ static void omni_run(coll_ctx *ctx) {
   }
 
   /* pull: the summed blocks of the other shards */
-  comm_rreq **rq = malloc((size_t)K * sizeof *rq);
+  comm_rreq **rq = coll_alloc(ctx, (size_t)K, sizeof *rq, 0, "omnireduce's rq");
   for (int s = 0; s < K; s++) rq[s] = s == r ? NULL : comm_irecv(s, r);
   for (int s = 0; s < K; s++) {
     if (s == r) continue;

@@ -104,7 +104,7 @@ static void ps_run(coll_ctx *ctx) {
   coll_global_max(ctx);
 
   /* push */
-  comm_req **push = calloc((size_t)K, sizeof *push);
+  comm_req **push = coll_alloc(ctx, (size_t)K, sizeof *push, 1, "ps's push");
   coll_msg *self = NULL;
   for (int s = 0; s < K; s++) {
     size_t lo, hi;
@@ -122,9 +122,9 @@ static void ps_run(coll_ctx *ctx) {
     size_t lo, hi;
     coll_chunk(ctx->n, K, r, &lo, &hi);
     const size_t n = hi - lo;
-    comm_rreq **rq = malloc((size_t)N * sizeof *rq);
+    comm_rreq **rq = coll_alloc(ctx, (size_t)N, sizeof *rq, 0, "ps's rq");
     for (int w = 0; w < N; w++) rq[w] = w == r ? NULL : comm_irecv(w, r);
-    float *acc = calloc(n + 1, sizeof *acc), *y = malloc((n + 1) * sizeof *y);
+    float *acc = coll_alloc(ctx, n + 1, sizeof *acc, 1, "ps's acc"), *y = coll_alloc(ctx, n + 1, sizeof *y, 0, "ps's y");
     serve_work k = {.ctx = ctx, .call = coll_call(ctx, lo, 0xF1), .lo = lo, .n = n, .acc = acc, .y = y};
     for (int w = 0; w < N; w++) {
       k.m = w == r ? self : comm_wait_recv(rq[w]);
@@ -136,7 +136,7 @@ static void ps_run(coll_ctx *ctx) {
     coll_msg *ans = coll_msg_new(ctx, r, (uint32_t)N, n, 0);
     if (!downlink) {
       free(ans->bytes);
-      ans->bytes = malloc(n * sizeof *acc + 1);
+      ans->bytes = coll_alloc(ctx, n + 1, sizeof *acc, 0, "ps's answer bytes");
     }
     k.exact = ctx->exact_sum + lo; /* every push to this shard was added before it was sent */
     k.ans = ans;
@@ -159,14 +159,14 @@ static void ps_run(coll_ctx *ctx) {
     const double charge = downlink ? coll_msg_charge(ctx, ans)
                                    : 4.0 * (double)n * (double)(ctx->n_full > ctx->n ? ctx->n_full : ctx->n) /
                                          (double)(ctx->n ? ctx->n : 1);
-    pull = malloc((size_t)N * sizeof *pull);
+    pull = coll_alloc(ctx, (size_t)N, sizeof *pull, 0, "ps's pull");
     for (int w = 0; w < N; w++)
       pull[w] = w == r ? NULL : coll_isend(ctx, w, coll_msg_ref(ans), charge);
     coll_msg_free(ans);
   }
 
   /* pull */
-  comm_rreq **rq = malloc((size_t)K * sizeof *rq);
+  comm_rreq **rq = coll_alloc(ctx, (size_t)K, sizeof *rq, 0, "ps's rq");
   for (int s = 0; s < K; s++) rq[s] = s == r ? NULL : comm_irecv(s, r);
   for (int s = 0; s < K; s++) {
     if (s == r) continue;

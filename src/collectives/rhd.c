@@ -43,7 +43,7 @@ static float *scratch(rhd *s, size_t n) {
   if (n + 1 > s->cap) {
     free(s->y);
     s->cap = n + 1;
-    s->y = malloc(s->cap * sizeof *s->y);
+    s->y = coll_alloc(s->ctx, s->cap, sizeof *s->y, 0, "rhd's decode buffer");
   }
   return s->y;
 }
@@ -62,8 +62,8 @@ static void absorb(rhd *s, coll_msg **held, coll_bundle *in, size_t h) {
 }
 
 /* A bundle of held[c0 .. c1): moved out when `move`, else shared. */
-static coll_bundle *pack(coll_msg **held, int c0, int c1, int move) {
-  coll_bundle *b = coll_bundle_new(c0, (size_t)(c1 - c0));
+static coll_bundle *pack(const coll_ctx *ctx, coll_msg **held, int c0, int c1, int move) {
+  coll_bundle *b = coll_bundle_new(ctx, c0, (size_t)(c1 - c0));
   for (int c = c0; c < c1; c++) {
     b->m[c - c0] = move ? held[c] : coll_msg_ref(held[c]);
     if (move) held[c] = NULL;
@@ -80,7 +80,7 @@ static void rhd_run(coll_ctx *ctx) {
   s.vrank = r < 2 * s.R ? (r % 2 ? r / 2 : -1) : r - s.R;
   coll_global_max(ctx);
 
-  coll_msg **held = calloc((size_t)s.P, sizeof *held);
+  coll_msg **held = coll_alloc(ctx, (size_t)s.P, sizeof *held, 1, "rhd's held");
   for (int c = 0; c < s.P; c++) {
     size_t lo, hi;
     coll_chunk(ctx->n, s.P, c, &lo, &hi);
@@ -89,7 +89,7 @@ static void rhd_run(coll_ctx *ctx) {
   size_t h = 0;
   if (s.R > 0) {
     if (r < 2 * s.R && r % 2 == 0) { /* hand everything to r + 1, wait for the result */
-      coll_bundle *out = pack(held, 0, s.P, 1);
+      coll_bundle *out = pack(ctx, held, 0, s.P, 1);
       comm_wait(coll_isend(ctx, r + 1, out, coll_bundle_charge(ctx, out)));
     } else if (r < 2 * s.R) {
       absorb(&s, held, comm_recv(r - 1, r), h);
@@ -104,7 +104,7 @@ static void rhd_run(coll_ctx *ctx) {
       int k0, k1; /* the half sent away */
       if (v & d) k0 = c0, k1 = mid, c0 = mid;
       else k0 = mid, k1 = c1, c1 = mid;
-      coll_bundle *out = pack(held, k0, k1, 1);
+      coll_bundle *out = pack(ctx, held, k0, k1, 1);
       comm_req *req = coll_isend(ctx, partner, out, coll_bundle_charge(ctx, out));
       absorb(&s, held, comm_recv(partner, r), h);
       comm_wait(req);
@@ -115,7 +115,7 @@ static void rhd_run(coll_ctx *ctx) {
     for (int d = 1; d < s.P; d *= 2) {
       const int partner = real_rank(&s, v ^ d);
       const int mine0 = v & ~(d - 1), theirs0 = (v ^ d) & ~(d - 1);
-      coll_bundle *out = pack(held, mine0, mine0 + d, 0);
+      coll_bundle *out = pack(ctx, held, mine0, mine0 + d, 0);
       comm_req *req = coll_isend(ctx, partner, out, coll_bundle_charge(ctx, out));
       coll_bundle *in = comm_recv(partner, r);
       for (size_t k = 0; k < in->count; k++) {
@@ -128,7 +128,7 @@ static void rhd_run(coll_ctx *ctx) {
       comm_wait(req);
     }
     if (s.R > 0 && r < 2 * s.R) { /* odd: the result back to r - 1 */
-      coll_bundle *out = pack(held, 0, s.P, 0);
+      coll_bundle *out = pack(ctx, held, 0, s.P, 0);
       comm_wait(coll_isend(ctx, r - 1, out, coll_bundle_charge(ctx, out)));
     }
   } else {

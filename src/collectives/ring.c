@@ -32,7 +32,7 @@ static coll_bundle *ring_own(void *arg, int c) {
   coll_ctx *ctx = ((ring_state *)arg)->ctx;
   size_t lo, hi;
   coll_chunk(ctx->n, ctx->nworkers, c, &lo, &hi);
-  coll_bundle *b = coll_bundle_new(c, 1);
+  coll_bundle *b = coll_bundle_new(ctx, c, 1);
   b->m[0] = coll_encode_own(ctx, c, lo, hi);
   return b;
 }
@@ -52,7 +52,7 @@ static void ring_got(void *arg, const coll_bundle *b) {
 
 static void ring_run(coll_ctx *ctx) {
   coll_global_max(ctx);
-  int *ranks = malloc((size_t)ctx->nworkers * sizeof *ranks);
+  int *ranks = coll_alloc(ctx, (size_t)ctx->nworkers, sizeof *ranks, 0, "ring's ranks");
   coll_ring ring = coll_all(ctx, ranks);
   ring_state st = {ctx};
   coll_bundle *mine = coll_ring_reduce_scatter(ctx, &ring, ring_own, ring_lo, &st, 0);

@@ -37,6 +37,8 @@ typedef struct recompress_work {
   size_t lo, hi;
   uint64_t salt;
   float *y, *p;
+  uint8_t *alone; /* measuring the ideal shadow: scratch allocated on the actor */
+  float *own;
 } recompress_work;
 
 static void recompress_work_run(void *arg, int thread) {
@@ -51,14 +53,12 @@ static void recompress_work_run(void *arg, int thread) {
   if (out->ideal) {
     /* this worker's payload had it encoded p alone: the one-hop reference
      * (an extra encode, measurement only; stateless compressors only) */
-    uint8_t *alone = malloc(ccomp_max_wire_bytes(ctx->comp, n) + 1);
-    float *own = malloc((n + 1) * sizeof *own);
+    uint8_t *alone = k->alone;
+    float *own = k->own;
     ccomp_call acall = coll_call(ctx, lo, k->salt ^ 0xA1043);
     size_t nb = ccomp_encode(ctx->comp, p, n, &acall, alone);
     ccomp_decode(ctx->comp, alone, nb, n, 1, &acall, own);
     for (size_t i = 0; i < n; i++) out->ideal[i] += own[i];
-    free(alone);
-    free(own);
   }
   for (size_t i = 0; i < n; i++) {
     out->exact[i] += p[i];
@@ -89,8 +89,14 @@ static coll_msg *recompress(coll_ctx *ctx, coll_msg *in, size_t lo, size_t hi, u
   in->exact = NULL;
   out->ideal = in->ideal;
   in->ideal = NULL;
-  recompress_work k = {ctx, in, out, lo, hi, salt, y, p};
+  recompress_work k = {ctx, in, out, lo, hi, salt, y, p, NULL, NULL};
+  if (out->ideal) { /* allocated here, where a failure can stop the run */
+    k.alone = coll_alloc(ctx, ccomp_max_wire_bytes(ctx->comp, n) + 1, 1, 0, "ring-recompress's lone payload");
+    k.own = coll_alloc(ctx, n + 1, sizeof *k.own, 0, "ring-recompress's own decoded payload");
+  }
   comm_work(recompress_work_run, &k, n);
+  free(k.alone);
+  free(k.own);
   coll_msg_free(in);
   return out;
 }
@@ -104,7 +110,7 @@ static void rr_run(coll_ctx *ctx) {
    * resolution, the price of recompressing such a format. */
   ctx->global_max *= (float)N;
   size_t lo, hi, maxchunk = ctx->n / (size_t)N + 2;
-  float *y = malloc(maxchunk * sizeof *y), *p = malloc(maxchunk * sizeof *p);
+  float *y = coll_alloc(ctx, maxchunk, sizeof *y, 0, "ring-recompress's y"), *p = coll_alloc(ctx, maxchunk, sizeof *p, 0, "ring-recompress's p");
   coll_chunk(ctx->n, N, r, &lo, &hi);
   coll_msg *hold = coll_encode_own(ctx, r, lo, hi);
   for (int s = 0; s < N - 1; s++) {

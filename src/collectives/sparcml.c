@@ -73,8 +73,8 @@ static int too_dense(size_t k, size_t n, double dense_at) {
   return 4.0 + 8.0 * (double)k > dense_at * (4.0 + 4.0 * (double)n);
 }
 
-static void to_dense(spset *s, size_t n) {
-  float *d = calloc(n + 1, sizeof *d);
+static void to_dense(const coll_ctx *ctx, spset *s, size_t n) {
+  float *d = coll_alloc(ctx, n + 1, sizeof *d, 1, "sparcml's d");
   for (size_t j = 0; j < s->k; j++) d[s->idx[j]] = s->val[j];
   free(s->idx);
   free(s->val);
@@ -85,30 +85,30 @@ static void to_dense(spset *s, size_t n) {
 }
 
 /* The set of the non-zeros of y[0 .. n). */
-static void spset_from(spset *s, const float *y, size_t n, double dense_at) {
+static void spset_from(const coll_ctx *ctx, spset *s, const float *y, size_t n, double dense_at) {
   size_t k = 0;
   for (size_t i = 0; i < n; i++) k += y[i] != 0.0f;
   memset(s, 0, sizeof *s);
   if (too_dense(k, n, dense_at)) {
     s->dense = 1;
     s->k = n;
-    s->val = malloc((n + 1) * sizeof *s->val);
+    s->val = coll_alloc(ctx, n + 1, sizeof *s->val, 0, "sparcml's val");
     memcpy(s->val, y, n * sizeof *y);
     return;
   }
   s->k = k;
-  s->idx = malloc((k + 1) * sizeof *s->idx);
-  s->val = malloc((k + 1) * sizeof *s->val);
+  s->idx = coll_alloc(ctx, k + 1, sizeof *s->idx, 0, "sparcml's idx");
+  s->val = coll_alloc(ctx, k + 1, sizeof *s->val, 0, "sparcml's val");
   for (size_t i = 0, j = 0; i < n; i++)
     if (y[i] != 0.0f) s->idx[j] = (uint32_t)i, s->val[j++] = y[i];
 }
 
 /* The wire form of s (a new message). */
-static spwire *spset_encode(const spset *s, size_t n) {
-  spwire *w = malloc(sizeof *w);
+static spwire *spset_encode(const coll_ctx *ctx, const spset *s, size_t n) {
+  spwire *w = coll_alloc(ctx, 1, sizeof *w, 0, "sparcml's w");
   const uint32_t head = s->dense ? SP_DENSE : (uint32_t)s->k;
   w->nbytes = s->dense ? 4 + 4 * n : 4 + 8 * s->k;
-  w->bytes = malloc(w->nbytes);
+  w->bytes = coll_alloc(ctx, w->nbytes, 1, 0, "sparcml's wire bytes");
   memcpy(w->bytes, &head, 4);
   if (s->dense) {
     memcpy(w->bytes + 4, s->val, 4 * n);
@@ -120,19 +120,19 @@ static spwire *spset_encode(const spset *s, size_t n) {
 }
 
 /* The set a message carries (consumes it). */
-static void spset_decode(spset *s, spwire *w, size_t n) {
+static void spset_decode(const coll_ctx *ctx, spset *s, spwire *w, size_t n) {
   uint32_t head;
   memcpy(&head, w->bytes, 4);
   memset(s, 0, sizeof *s);
   if (head == SP_DENSE) {
     s->dense = 1;
     s->k = n;
-    s->val = malloc((n + 1) * sizeof *s->val);
+    s->val = coll_alloc(ctx, n + 1, sizeof *s->val, 0, "sparcml's val");
     memcpy(s->val, w->bytes + 4, 4 * n);
   } else {
     s->k = head;
-    s->idx = malloc((s->k + 1) * sizeof *s->idx);
-    s->val = malloc((s->k + 1) * sizeof *s->val);
+    s->idx = coll_alloc(ctx, s->k + 1, sizeof *s->idx, 0, "sparcml's idx");
+    s->val = coll_alloc(ctx, s->k + 1, sizeof *s->val, 0, "sparcml's val");
     memcpy(s->idx, w->bytes + 4, 4 * s->k);
     memcpy(s->val, w->bytes + 4 + 4 * s->k, 4 * s->k);
   }
@@ -142,10 +142,10 @@ static void spset_decode(spset *s, spwire *w, size_t n) {
 
 /* a = a + b (b cleared): a sorted merge of two sparse sets, or a dense sum;
  * goes dense when the union passes the break-even. */
-static void spset_merge(spset *a, spset *b, size_t n, double dense_at) {
+static void spset_merge(const coll_ctx *ctx, spset *a, spset *b, size_t n, double dense_at) {
   if (!a->dense && !b->dense) {
-    uint32_t *idx = malloc((a->k + b->k + 1) * sizeof *idx);
-    float *val = malloc((a->k + b->k + 1) * sizeof *val);
+    uint32_t *idx = coll_alloc(ctx, a->k + b->k + 1, sizeof *idx, 0, "sparcml's idx");
+    float *val = coll_alloc(ctx, a->k + b->k + 1, sizeof *val, 0, "sparcml's val");
     size_t i = 0, j = 0, k = 0;
     while (i < a->k || j < b->k) {
       if (j == b->k || (i < a->k && a->idx[i] < b->idx[j])) idx[k] = a->idx[i], val[k++] = a->val[i++];
@@ -155,10 +155,10 @@ static void spset_merge(spset *a, spset *b, size_t n, double dense_at) {
     spset_clear(a);
     spset_clear(b);
     a->idx = idx, a->val = val, a->k = k;
-    if (too_dense(k, n, dense_at)) to_dense(a, n);
+    if (too_dense(k, n, dense_at)) to_dense(ctx, a, n);
     return;
   }
-  if (!a->dense) to_dense(a, n);
+  if (!a->dense) to_dense(ctx, a, n);
   if (b->dense) {
     for (size_t i = 0; i < n; i++) a->val[i] += b->val[i];
   } else {
@@ -169,11 +169,11 @@ static void spset_merge(spset *a, spset *b, size_t n, double dense_at) {
 
 /* Send s to dst (a copy on the wire), receive the partner's set from src. */
 static void swap_merge(coll_ctx *ctx, spset *s, int dst, int src, double dense_at) {
-  spwire *w = spset_encode(s, ctx->n);
+  spwire *w = spset_encode(ctx, s, ctx->n);
   comm_req *req = coll_isend(ctx, dst, w, coll_scale_charge(ctx, w->nbytes));
   spset in;
-  spset_decode(&in, comm_recv(src, ctx->rank), ctx->n);
-  spset_merge(s, &in, ctx->n, dense_at);
+  spset_decode(ctx, &in, comm_recv(src, ctx->rank), ctx->n);
+  spset_merge(ctx, s, &in, ctx->n, dense_at);
   comm_wait(req);
 }
 
@@ -186,22 +186,22 @@ static void sparcml_run(coll_ctx *ctx) {
   const int R = N - P;
   const int vrank = r < 2 * R ? (r % 2 ? r / 2 : -1) : r - R;
 
-  float *y = malloc((n + 1) * sizeof *y);
+  float *y = coll_alloc(ctx, n + 1, sizeof *y, 0, "sparcml's y");
   coll_own_dense(ctx, y);
   spset s;
-  spset_from(&s, y, n, dense_at);
+  spset_from(ctx, &s, y, n, dense_at);
   free(y);
 
   if (vrank < 0) { /* an even worker of the first 2R: hand over, get the sum back */
-    spwire *w = spset_encode(&s, n);
+    spwire *w = spset_encode(ctx, &s, n);
     comm_wait(coll_isend(ctx, r + 1, w, coll_scale_charge(ctx, w->nbytes)));
     spset_clear(&s);
-    spset_decode(&s, comm_recv(r + 1, r), n);
+    spset_decode(ctx, &s, comm_recv(r + 1, r), n);
   } else {
     if (r < 2 * R) { /* merge the even partner's set first */
       spset in;
-      spset_decode(&in, comm_recv(r - 1, r), n);
-      spset_merge(&in, &s, n, dense_at); /* in = partner + own: the partner's order */
+      spset_decode(ctx, &in, comm_recv(r - 1, r), n);
+      spset_merge(ctx, &in, &s, n, dense_at); /* in = partner + own: the partner's order */
       s = in;
     }
     for (int mask = 1; mask < P; mask <<= 1) {
@@ -209,7 +209,7 @@ static void sparcml_run(coll_ctx *ctx) {
       swap_merge(ctx, &s, partner, partner, dense_at);
     }
     if (r < 2 * R) {
-      spwire *w = spset_encode(&s, n);
+      spwire *w = spset_encode(ctx, &s, n);
       comm_wait(coll_isend(ctx, r - 1, w, coll_scale_charge(ctx, w->nbytes)));
     }
   }

@@ -77,7 +77,7 @@ static size_t piece_lo(const torus *t, int piece) {
 /* Phase 1: this worker's own pieces of row chunk c. */
 static coll_bundle *row_own(void *arg, int c) {
   torus *t = arg;
-  coll_bundle *b = coll_bundle_new(c, (size_t)t->R);
+  coll_bundle *b = coll_bundle_new(t->ctx, c, (size_t)t->R);
   for (int k = 0; k < t->R; k++) {
     const int piece = c * t->R + k;
     size_t lo, hi;
@@ -95,7 +95,7 @@ static size_t row_lo(void *arg, int c, size_t k) {
 /* Phase 2: piece k of the row sum, handed over. */
 static coll_bundle *col_own(void *arg, int k) {
   torus *t = arg;
-  coll_bundle *b = coll_bundle_new(k, 1);
+  coll_bundle *b = coll_bundle_new(t->ctx, k, 1);
   b->m[0] = t->row_sum->m[k];
   t->row_sum->m[k] = NULL;
   return b;
@@ -127,7 +127,7 @@ static void torus_run(coll_ctx *ctx) {
   t.i = ctx->rank / t.C;
   t.j = ctx->rank % t.C;
   coll_global_max(ctx);
-  int *row = malloc((size_t)t.C * sizeof *row), *col = malloc((size_t)t.R * sizeof *col);
+  int *row = coll_alloc(ctx, (size_t)t.C, sizeof *row, 0, "torus2d's row"), *col = coll_alloc(ctx, (size_t)t.R, sizeof *col, 0, "torus2d's col");
   for (int k = 0; k < t.C; k++) row[k] = t.i * t.C + k;
   for (int k = 0; k < t.R; k++) col[k] = k * t.C + t.j;
   coll_ring rring = {.ranks = row, .size = t.C, .pos = t.j};
@@ -135,7 +135,7 @@ static void torus_run(coll_ctx *ctx) {
 
   t.row_sum = coll_ring_reduce_scatter(ctx, &rring, row_own, row_lo, &t, 0);
   t.cr = t.row_sum->chunk;
-  t.collected = coll_bundle_new(t.cr, (size_t)t.R);
+  t.collected = coll_bundle_new(ctx, t.cr, (size_t)t.R);
   coll_bundle *mine = coll_ring_reduce_scatter(ctx, &cring, col_own, col_lo, &t, (size_t)(t.C - 1));
   coll_bundle_free(t.row_sum);
   /* mine: piece (i + 1) mod R of row chunk cr, summed over all N */

@@ -29,10 +29,10 @@ static size_t tree_lo(void *arg, int chunk, size_t part) {
 static void tree_run(coll_ctx *ctx) {
   const int N = ctx->nworkers;
   coll_global_max(ctx);
-  int *ranks = malloc((size_t)N * sizeof *ranks);
+  int *ranks = coll_alloc(ctx, (size_t)N, sizeof *ranks, 0, "tree's ranks");
   coll_ring all = coll_all(ctx, ranks);
   tree_state st = {ctx};
-  coll_bundle *mine = coll_bundle_new(0, 1);
+  coll_bundle *mine = coll_bundle_new(ctx, 0, 1);
   mine->m[0] = coll_encode_own(ctx, 0, 0, ctx->n);
   coll_bundle *sum = coll_tree_reduce(ctx, &all, mine, tree_lo, &st, 0);
   if (sum) { /* the root: the sum over all N */
