@@ -8,7 +8,9 @@
 # both ways, the recompressing ring with QSGD and a residual memory, Marsit
 # with its memory and a timeline, threshold on the ring all-gather,
 # PowerSGD's rounds over recursive halving-doubling, live training (an MLP
-# on the digits, private outputs), and a sampled ResNet-50 profile.
+# on the digits, private outputs), a sampled ResNet-50 profile, and the
+# torus, tree, hierarchical, recursive-doubling, SparCML and OmniReduce
+# collectives.
 set -u
 CCSIM=$1
 SRC=$2
@@ -64,6 +66,15 @@ NOMEMO=1 check train "$SRC/workloads/convergence/marsit.json" --set workers=4 --
   --set 'train.model.hidden=[512]'
 check sampled "$SRC/workloads/walltime/resnet50.json" --set workers=8 --set model.sample=262144 --set iterations=3 \
   --set 'compressor={"name": "marsit", "memory": "marsit"}' --set collective=allreduce/ring
+# the other collectives: random-k through the summable ones, top-k through
+# the sparse ones
+for c in allreduce/torus2d allreduce/tree '{"name": "allreduce/hierarchical", "node_size": 2}' allgather/rd; do
+  name=${c#*/}
+  check "${name%%\"*}" "$G" "${BIG[@]}" --set "collective=$c" --set 'compressor={"name": "randomk", "ratio": 0.1}'
+done
+for c in allreduce/sparcml allreduce/omnireduce; do
+  check "${c#*/}" "$G" "${BIG[@]}" --set "collective=$c" --set 'compressor={"name": "topk", "ratio": 0.1}'
+done
 # a thread count the option refuses: exit 2 and one line
 out=$("$CCSIM" run "$G" --quiet --out "$T/bad" --threads 0 2>&1); rc=$?
 [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s' "$out" | grep -q -- "--threads" ||
