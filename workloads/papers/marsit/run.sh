@@ -13,9 +13,11 @@
 # 4-6, 100 iterations. Without QUICK: 8 and 16 workers, seeds 4-7, 100
 # iterations (the quick runs are the full study's first three seeds at 8
 # workers, so a full run after a quick one into the same OUT reuses them).
-# WORKERS and SEEDS (environment) override the lists; JOBS (default 2) runs
-# in parallel; a run whose directory already holds a summary.json is not run
-# again.
+# WORKERS and SEEDS (environment) override the lists; SETS="PATH=VALUE ..."
+# adds --set overrides to every run, after the study's own, for held-out
+# variations (e.g. SETS="platform.bandwidth=25Gbps"; no blanks inside a
+# VALUE; give such a study its own OUT); JOBS (default 2) runs in parallel;
+# a run whose directory already holds a summary.json is not run again.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$HERE/../../.." && pwd)
@@ -44,7 +46,7 @@ for w in $WORKERS; do
     for m in fp32-ring fp32-torus marsit-ring marsit-torus sign-ring; do
       extra=""
       case $m in *-torus) extra=" collective.rows=$rows" ;; esac
-      echo "$OUT/w$w/seed$seed/$m $m seed=$seed workers=$w iterations=$ITERS platform.hosts_per_rack=$((w / 2))$extra" >>"$jobs"
+      echo "$OUT/w$w/seed$seed/$m $m seed=$seed workers=$w iterations=$ITERS platform.hosts_per_rack=$((w / 2))$extra${SETS:+ $SETS}" >>"$jobs"
     done
   done
 done

@@ -11,8 +11,11 @@
 # only at m = 1 and 10; training on seeds 4-6, 100 iterations. Without
 # QUICK: resnet50 at m = 1, 10, 100, lstm at m = 1, 10, vgg16 at m = 1;
 # training on seeds 4-6, 200 iterations. SEEDS (environment) overrides the
-# training seeds; JOBS (default 2) runs in parallel; a run whose directory
-# already holds a summary.json is not run again.
+# training seeds; SETS="PATH=VALUE ..." adds --set overrides to every
+# training run, after the study's own, for held-out variations (e.g.
+# SETS="workers=16"; no blanks inside a VALUE; give such a study its own
+# OUT); JOBS (default 2) runs in parallel; a run whose directory already
+# holds a summary.json is not run again.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$HERE/../../.." && pwd)
@@ -48,9 +51,9 @@ for t in $TRAFFIC; do
 done
 for mdl in $models; do echo "$OUT/traffic/$mdl-fp32 traffic-fp32 model.profile=$mdl" >>"$jobs"; done
 for seed in $SEEDS; do
-  echo "$OUT/train/seed$seed/none train-none seed=$seed iterations=$ITERS" >>"$jobs"
+  echo "$OUT/train/seed$seed/none train-none seed=$seed iterations=$ITERS${SETS:+ $SETS}" >>"$jobs"
   for p in 0.01 0.001; do
-    echo "$OUT/train/seed$seed/sbc-p$p-m10 train-sbc seed=$seed iterations=$ITERS compressor.ratio=$p compressor.delay=10" >>"$jobs"
+    echo "$OUT/train/seed$seed/sbc-p$p-m10 train-sbc seed=$seed iterations=$ITERS compressor.ratio=$p compressor.delay=10${SETS:+ $SETS}" >>"$jobs"
   done
 done
 . "$SRC/workloads/convergence/common.sh"
