@@ -262,6 +262,10 @@ static inline int coll_ceil_log2(int n) {
 /* Start sending msg to rank dst, charged `bytes`, counted in the metrics. */
 struct comm_req *coll_isend(coll_ctx *ctx, int dst, void *msg, double bytes);
 
+/* Waits for every non-NULL send of reqs[0..n) and frees the array (NULL:
+ * nothing); the sends' payloads then belong to their receivers. */
+void coll_wait_sends(struct comm_req **reqs, int n);
+
 /* Encode this worker's input on chunk [lo, hi) into a new message carrying
  * its exact shadow; feeds the error-feedback hook. */
 coll_msg *coll_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi);

@@ -101,6 +101,13 @@ coll_msg *coll_msg_new(const coll_ctx *ctx, int chunk, uint32_t workers, size_t 
   return m;
 }
 
+void coll_wait_sends(comm_req **reqs, int n) {
+  if (!reqs) return;
+  for (int i = 0; i < n; i++)
+    if (reqs[i]) comm_wait(reqs[i]);
+  free(reqs);
+}
+
 void coll_drop_shadows(coll_msg *m) {
   free(m->exact);
   free(m->ideal);

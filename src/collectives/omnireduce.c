@@ -181,14 +181,8 @@ static void omni_run(coll_ctx *ctx) {
     blocks_decode(w, ctx->out, 0, n, bs, NULL, 1);
   }
   free(rq);
-  for (int s = 0; s < K; s++)
-    if (push[s]) comm_wait(push[s]);
-  free(push);
-  if (pull) {
-    for (int w = 0; w < N; w++)
-      if (pull[w]) comm_wait(pull[w]);
-    free(pull);
-  }
+  coll_wait_sends(push, K);
+  coll_wait_sends(pull, N);
 }
 
 static size_t omni_hops(int n, const double *params) {

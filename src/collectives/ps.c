@@ -179,14 +179,8 @@ static void ps_run(coll_ctx *ctx) {
     coll_msg_free(m);
   }
   free(rq);
-  for (int s = 0; s < K; s++)
-    if (push[s]) comm_wait(push[s]);
-  free(push);
-  if (pull) {
-    for (int w = 0; w < N; w++)
-      if (pull[w]) comm_wait(pull[w]);
-    free(pull);
-  }
+  coll_wait_sends(push, K);
+  coll_wait_sends(pull, N);
 }
 
 static size_t ps_hops(int n, const double *params) {
