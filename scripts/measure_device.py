@@ -57,11 +57,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import gen_profiles  # noqa: E402  (the model definitions ccsim's profiles come from)
 
-# Measurement batch per model when --batch is not given: ccsim's default
-# model.batch (32), except GPT-2 small, whose 32 x 1024-token batch does not
-# fit an 80 GB GPU in fp32.
-DEFAULT_BATCH = {"resnet50": 32, "vgg16": 32, "bert-base": 32, "gpt2-small": 8, "lstm": 32,
-                 "resnet101": 32, "resnet50-cifar": 32, "lstm-wt2": 32}
+from device_batches import DEFAULT_BATCH  # noqa: E402  (the batch per model when --batch is not given)
+
 PRECISIONS = ("fp32", "tf32", "bf16")
 
 

@@ -33,20 +33,8 @@ import os
 import statistics
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# measure_device.py's default batches (it imports torch: the table is copied, and checked below
-# against its source text so that the two cannot drift apart)
-DEFAULT_BATCH = {"resnet50": 32, "vgg16": 32, "bert-base": 32, "gpt2-small": 8, "lstm": 32,
-                 "resnet101": 32, "resnet50-cifar": 32, "lstm-wt2": 32}
-
-
-def check_default_batches():
-    with open(os.path.join(ROOT, "scripts", "measure_device.py")) as f:
-        src = f.read()
-    start = src.index("DEFAULT_BATCH = {")
-    theirs = eval(src[start + len("DEFAULT_BATCH = "):src.index("}", start) + 1], {})  # a dict literal
-    if theirs != DEFAULT_BATCH:
-        sys.exit("merge_device.py: DEFAULT_BATCH differs from measure_device.py's: %r" % theirs)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from device_batches import DEFAULT_BATCH  # noqa: E402  (measure_device.py's reference batches)
 
 
 def total(entry):
@@ -93,7 +81,6 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("parts", nargs="+", help="runs with model measurements")
     o = ap.parse_args()
-    check_default_batches()
     docs = []
     for p in o.parts:
         with open(p) as f:
