@@ -843,6 +843,16 @@ static int simulate(const experiment *e, const run_opts *o, feed *fd, double hos
     rep->hosts = (size_t)e->platform.hosts;
     return 0;
   }
+  /* outputs: a directory that already holds this very experiment's finished
+   * results (summary.json with its hash) is left alone when asked */
+  if (!o->validate_only && o->skip_finished) {
+    char want[17], have[17];
+    if ((rc = outdir_hash(e, want, err))) return rc;
+    if (outdir_finished_hash(dir, have) && !strcmp(have, want)) {
+      rep->skipped = 1;
+      return 0;
+    }
+  }
   /* outputs: claim the directory before anything is written to it */
   if (!o->validate_only && (rc = outdir_claim(dir, e, o->force, err))) return rc;
   if (e->platform.file) {

@@ -19,6 +19,7 @@ typedef struct run_opts {
                             Training runs always use them (trainer.h) */
   const char *record_trace; /* write the workers' gradients as a trace in this directory */
   int force;             /* replace another experiment's results in out_dir */
+  int skip_finished;     /* out_dir already holds this experiment's finished results: run nothing */
   double max_memory;     /* bytes the run may use (> 0), else the machine's MemAvailable */
   int no_memo;           /* time every iteration in SimGrid, even one whose trace was timed before */
   int threads;           /* threads of the data executor (> 0), 0: the machine's online cores */
@@ -31,6 +32,7 @@ typedef struct run_report {
   size_t hosts;
   double memory_estimate; /* bytes the run is expected to need (sim/resources.h) */
   char out_dir[PATH_MAX];
+  int skipped; /* skip_finished and out_dir was finished: nothing ran, nothing was written */
   float *aggregate; /* [elements], when keep_aggregate; the caller frees it */
   double worker_spread; /* private_outputs: max |out_w[i] - out_0[i]| (last iteration) */
   /* gradients.source "train": the last evaluation and when the target was

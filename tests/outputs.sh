@@ -77,6 +77,26 @@ expect2 other-experiment 'mine: holds the results of another experiment ("small"
 mkdir -p foreign && echo 'iteration' >foreign/iterations.csv
 expect2 foreign-results 'foreign: holds the results of another experiment' "$CCSIM" run exp.json --out foreign --quiet
 
+# 5b. --skip-finished: the same experiment's finished results are left as
+#     they are (not a byte rewritten); another experiment is claimed as
+#     without it (refused, or replaced with --force); a killed run is rerun
+"$CCSIM" run exp.json --out skip --quiet >/dev/null || bad "skip: first run failed"
+touch -d '2001-01-01' skip/summary.json skip/iterations.csv
+out=$("$CCSIM" run exp.json --out skip --quiet --skip-finished) || bad "skip: exit $?"
+{ echo "$out" | grep -q "already holds the finished results of this experiment; not rerun" &&
+  [ "$(stat -c %Y skip/summary.json)" = "$(stat -c %Y skip/iterations.csv)" ] &&
+  [ "$(date -r skip/summary.json +%Y)" = 2001 ]; } && ok || bad "skip: the finished run was redone: $out"
+expect2 skip-other 'skip: holds the results of another experiment ("small"' \
+  "$CCSIM" run exp.json --out skip --set iterations=3 --quiet --skip-finished
+"$CCSIM" run exp.json --out skip --set iterations=3 --quiet --skip-finished --force >/dev/null &&
+  [ "$(tail -n +2 skip/iterations.csv | wc -l)" -eq 3 ] && [ "$(date -r skip/summary.json +%Y)" != 2001 ] &&
+  ok || bad "skip: a changed experiment was not rerun"
+rm skip/summary.json # as a killed run leaves it
+"$CCSIM" run exp.json --out skip --set iterations=3 --quiet --skip-finished >/dev/null &&
+  [ -f skip/summary.json ] && ok || bad "skip: a partial directory was not rerun"
+expect2 skip-trace '--skip-finished and --record-trace' \
+  "$CCSIM" run exp.json --out skip --quiet --skip-finished --record-trace tr
+
 # 6. a killed run never leaves a directory that looks finished: the run is
 #    stopped right after it claimed the directory (SIGSTOP, then SIGKILL)
 "$CCSIM" run exp.json --out killed --quiet >/dev/null

@@ -11,7 +11,10 @@
 #include "sim/resources.h"
 #include "units.h"
 
-enum { OPT_CFG = CLI_KEY_CFG, OPT_LOG = CLI_KEY_LOG, OPT_RECORD_TRACE, OPT_FORCE, OPT_NO_MEMO, OPT_THREADS };
+enum {
+  OPT_CFG = CLI_KEY_CFG, OPT_LOG = CLI_KEY_LOG, OPT_RECORD_TRACE, OPT_FORCE, OPT_NO_MEMO, OPT_THREADS,
+  OPT_SKIP_FINISHED
+};
 _Static_assert((int)OPT_THREADS < (int)CLI_KEY_MAX_MEMORY, "option keys overlap");
 
 static void human_summary(const experiment *e, const run_report *r) {
@@ -93,6 +96,7 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
     case 'q': o.quiet = 1; break;
     case OPT_RECORD_TRACE: o.record_trace = v; break;
     case OPT_FORCE: o.force = 1; break;
+    case OPT_SKIP_FINISHED: o.skip_finished = 1; break;
     case CLI_KEY_MAX_MEMORY: max_memory = v; break;
     case OPT_NO_MEMO: o.no_memo = 1; break;
     case OPT_THREADS: threads = v; break;
@@ -121,6 +125,10 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
       goto done;
     }
     o.threads = (int)t;
+  }
+  if (o.skip_finished && o.record_trace) {
+    rc = cli_bad(self, "--skip-finished and --record-trace: a skipped run would record no trace");
+    goto done;
   }
   int first = cli_optind();
   if (first >= argc) {
@@ -154,6 +162,8 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
            "needs about %s of memory)\n",
            file, e->workers, rep.hosts, e->collective->name, e->compressor->name,
            e->model.elements, e->iterations, mem);
+  } else if (rep.skipped) {
+    printf("%s: already holds the finished results of this experiment; not rerun\n", rep.out_dir);
   } else {
     human_summary(e, &rep);
   }
@@ -196,6 +206,10 @@ static const cli_option options[] = {
                                            "(default: the machine's available memory)"},
   {"force", OPT_FORCE, NULL, "run into a directory that holds another experiment's results\n"
                              "(they are removed first; docs/outputs-and-sweeps.md)"},
+  {"skip-finished", OPT_SKIP_FINISHED, NULL,
+   "do nothing when the output directory already holds this experiment's\n"
+   "finished results (summary.json with the same experiment hash);\n"
+   "otherwise the directory is claimed as without it"},
   {0},
 };
 
