@@ -1,0 +1,250 @@
+/* src/outputs/run_results.c — a run's figures written as its result files:
+ * iterations.csv, hops.csv, then summary.json, each through the atomic
+ * idiom of results.h.  The formats (columns, field order, number formats)
+ * are part of the output contract (docs/outputs.md) and of the golden
+ * files: a change here is a change of every result ccsim writes. */
+#include "outputs/run_results.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "engine/engine.h"
+#include "measured.h"
+#include "outputs/outdir.h"
+#include "results.h"
+
+/* The training columns of iterations.csv: empty cells where there is no
+ * figure (synthetic and trace runs, iterations not evaluated). */
+static void train_cells(FILE *f, const trainer_row *r) {
+  const double v[3] = {r ? r->train_loss : NAN, r ? r->test_loss : NAN, r ? r->test_accuracy : NAN};
+  for (int k = 0; k < 3; k++) {
+    if (!isnan(v[k])) fprintf(f, "%.10g", v[k]);
+    fputc(k < 2 ? ',' : '\n', f);
+  }
+}
+
+/* summary.json's training figures: the last evaluation, and when (simulated
+ * time at the end of the iteration, and iterations done) the test accuracy
+ * first reached train.target_accuracy; null if never. */
+static void train_summary(const experiment *e, const trainer *tr, const double *iter_end,
+                          json_t *s, run_report *rep) {
+  const trainer_row *r = trainer_metrics(tr);
+  const int T = e->iterations;
+  int hit = -1;
+  for (int it = 0; it < T && hit < 0; it++)
+    if (!isnan(r[it].test_accuracy) && r[it].test_accuracy >= e->train.target_accuracy) hit = it;
+  rep->trained = 1;
+  rep->final_loss = r[T - 1].test_loss;
+  rep->final_accuracy = r[T - 1].test_accuracy;
+  rep->time_to_accuracy_s = hit >= 0 ? iter_end[hit] : NAN;
+  rep->iterations_to_accuracy = hit >= 0 ? hit + 1 : -1;
+  json_object_set_new(s, "final_loss", json_real(rep->final_loss));
+  json_object_set_new(s, "final_accuracy", json_real(rep->final_accuracy));
+  json_object_set_new(s, "final_train_loss", json_real(r[T - 1].train_loss));
+  json_object_set_new(s, "target_accuracy", json_real(e->train.target_accuracy));
+  json_object_set_new(s, "agg_worker_spread", json_real(trainer_spread(tr)));
+  json_object_set_new(s, "time_to_accuracy_s", hit >= 0 ? json_real(iter_end[hit]) : json_null());
+  json_object_set_new(s, "iterations_to_accuracy", hit >= 0 ? json_integer(hit + 1) : json_null());
+}
+
+/* One row of iterations.csv, derived from the workers' finish times and the
+ * collective's metrics. */
+typedef struct iter_row {
+  double time, bytes, ratio, rel, cos;
+} iter_row;
+
+/* Totals over the iterations, for summary.json and the human summary. */
+typedef struct run_totals {
+  double last, bytes, sum_rel, sum_cos, dense;
+} run_totals;
+
+/* rows[it] and iter_end[it] (the end of iteration it: its last worker's)
+ * for every iteration, and the totals over them. */
+static void iteration_rows(const experiment *e, const run_figures *fig, iter_row *rows, double *iter_end,
+                           run_totals *t) {
+  const int N = e->workers, T = e->iterations;
+  double prev = 0;
+  *t = (run_totals){.dense = e->collective->dense_bytes(e->model.elements, N, e->coll_params)};
+  for (int it = 0; it < T; it++) {
+    double end = 0;
+    for (int r = 0; r < N; r++) end = fmax(end, fig->ends[(size_t)it * N + r]);
+    rows[it].time = end - prev;
+    iter_end[it] = end;
+    prev = end;
+    t->last = end;
+    rows[it].bytes = fig->metrics[it].bytes;
+    rows[it].ratio = rows[it].bytes > 0 ? t->dense / rows[it].bytes : 1.0;
+    rows[it].rel = err_acc_rel(&fig->metrics[it].final);
+    rows[it].cos = err_acc_cos(&fig->metrics[it].final);
+    t->sum_rel += rows[it].rel;
+    t->sum_cos += rows[it].cos;
+    t->bytes += rows[it].bytes;
+  }
+}
+
+/* iterations.csv: one row per iteration, the training columns empty where
+ * there is no figure. */
+static int write_iterations(const experiment *e, const run_figures *fig, const iter_row *rows, const char *dir,
+                            ccsim_error *err) {
+  FILE *f = results_open(dir, "iterations.csv", err);
+  if (!f) return CCSIM_ERR_RUNTIME;
+  fprintf(f, "iteration,time_s,compute_s,compress_s,communicate_s,exposed_communicate_s,"
+             "bytes_on_wire,compression_ratio,agg_rel_error,agg_cosine,"
+             "train_loss,test_loss,test_accuracy\n");
+  const trainer_row *trows = fig->trainer ? trainer_metrics(fig->trainer) : NULL;
+  for (int it = 0; it < e->iterations; it++) {
+    fprintf(f, "%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.0f,%.10g,%.10g,%.12g,", it, rows[it].time,
+            fig->t_compute[it], fig->t_compress[it], fig->t_comm[it], fig->t_exposed[it], rows[it].bytes,
+            rows[it].ratio, rows[it].rel, rows[it].cos);
+    train_cells(f, trows ? &trows[it] : NULL);
+  }
+  return results_commit(f, dir, "iterations.csv", err) ? CCSIM_ERR_RUNTIME : 0;
+}
+
+/* Hops of each iteration: the collective's count, none for multi-phase
+ * compressors (their rounds are fp32 sums, with no hop errors). */
+static size_t hop_count(const experiment *e, const run_figures *fig) {
+  return e->iterations ? fig->metrics[0].nhops : 0;
+}
+
+/* hops.csv: one row per iteration and hop; the cascade columns empty where
+ * the cascade was not measured. */
+static int write_hops(const experiment *e, const run_figures *fig, const char *dir, ccsim_error *err) {
+  FILE *f = results_open(dir, "hops.csv", err);
+  if (!f) return CCSIM_ERR_RUNTIME;
+  fprintf(f, "iteration,hop,workers,rel_error,cosine,cascade_rel_error,cascade_gain\n");
+  const size_t H = hop_count(e, fig);
+  for (int it = 0; it < e->iterations; it++)
+    for (size_t h = 0; h < H; h++) {
+      const err_acc *a = &fig->metrics[it].hops[h];
+      const err_acc *c = &fig->metrics[it].cascade[h];
+      fprintf(f, "%d,%zu,%u,%.10g,%.12g,", it, h + 1, a->workers, err_acc_rel(a), err_acc_cos(a));
+      if (c->count > 0) fprintf(f, "%.10g,%.10g\n", err_acc_rel(c), err_acc_gain(c));
+      else fprintf(f, ",\n");
+    }
+  return results_commit(f, dir, "hops.csv", err) ? CCSIM_ERR_RUNTIME : 0;
+}
+
+/* summary.json's error of the aggregate against the mean of the workers'
+ * own decoded payloads over all iterations: the error hop-by-hop
+ * aggregation adds (null where it was not measured). */
+static void summary_cascade(const experiment *e, const run_figures *fig, json_t *s) {
+  err_acc fc = {0};
+  for (int it = 0; it < e->iterations; it++) {
+    const err_acc *a = &fig->metrics[it].final_cascade;
+    fc.err2 += a->err2, fc.ref2 += a->ref2, fc.out2 += a->out2, fc.dot += a->dot, fc.count += a->count;
+  }
+  json_object_set_new(s, "agg_cascade_rel_error", fc.count > 0 ? json_real(err_acc_rel(&fc)) : json_null());
+  json_object_set_new(s, "agg_cascade_gain", fc.count > 0 ? json_real(err_acc_gain(&fc)) : json_null());
+}
+
+/* summary.json's errors of the last hop's partial aggregates over all
+ * iterations (absent without hops; its cascade only where measured). */
+static void summary_last_hop(const experiment *e, const run_figures *fig, json_t *s) {
+  const int T = e->iterations;
+  const size_t H = hop_count(e, fig);
+  if (!H) return;
+  err_acc lh = {0};
+  for (int it = 0; it < T; it++) {
+    const err_acc *a = &fig->metrics[it].hops[H - 1];
+    lh.err2 += a->err2, lh.ref2 += a->ref2, lh.out2 += a->out2, lh.dot += a->dot;
+  }
+  json_object_set_new(s, "last_hop_rel_error", json_real(err_acc_rel(&lh)));
+  err_acc lc = {0};
+  for (int it = 0; it < T; it++) {
+    const err_acc *a = &fig->metrics[it].cascade[H - 1];
+    lc.err2 += a->err2, lc.ref2 += a->ref2, lc.out2 += a->out2, lc.dot += a->dot, lc.count += a->count;
+  }
+  if (lc.count > 0) {
+    json_object_set_new(s, "last_hop_cascade_rel_error", json_real(err_acc_rel(&lc)));
+    json_object_set_new(s, "last_hop_cascade_gain", json_real(err_acc_gain(&lc)));
+  }
+}
+
+/* summary.json, in its field order (docs/outputs.md); written last, with
+ * the experiment's hash: a directory is finished when summary.json holds
+ * it.  rep's figures are filled first. */
+static int write_summary(const experiment *e, const run_figures *fig, const double *iter_end,
+                         const run_totals *t, const char *dir, run_report *rep, ccsim_error *err) {
+  const int N = e->workers, T = e->iterations;
+  json_t *s = json_object();
+  json_object_set_new(s, "name", json_string(e->name));
+  json_object_set_new(s, "ccsim_version", json_string(CCSIM_VERSION));
+  json_object_set_new(s, "workers", json_integer(N));
+  json_object_set_new(s, "compressor", json_string(e->compressor->name));
+  json_object_set_new(s, "memory", json_string(e->memory ? e->memory->name : "none"));
+  json_object_set_new(s, "collective", json_string(e->collective->name));
+  json_object_set_new(s, "iterations", json_integer(T));
+  json_object_set_new(s, "elements", json_integer((json_int_t)e->model.elements));
+  json_object_set_new(s, "sim_time_s", json_real(rep->sim_time_s));
+  json_object_set_new(s, "iteration_time_s", json_real(rep->iteration_time_s));
+  double tc = 0, tz = 0, tm = 0, tx = 0;
+  for (int it = 0; it < T; it++)
+    tc += fig->t_compute[it], tz += fig->t_compress[it], tm += fig->t_comm[it], tx += fig->t_exposed[it];
+  /* totals over all iterations, as worker 0 saw them: compute = forward +
+   * backward device time, compress = device time of compression,
+   * communicate = time inside collectives, exposed = time from the end of
+   * backward until the aggregate is complete */
+  json_object_set_new(s, "time_breakdown_s",
+                      json_pack("{s:f,s:f,s:f,s:f}", "compute", tc, "compress", tz, "communicate", tm,
+                                "exposed_communicate", tx));
+  json_object_set_new(s, "device", json_string(e->measured ? e->measured->name : e->device ? e->device->name : "none"));
+  if (e->measured)
+    json_object_set_new(s, "time_model", measured_report(e->measured, e->measured_model, e->measured_comp,
+                                                         e->precision, e->timing, e->model.batch, e->time_note));
+  json_object_set_new(s, "schedule", sched_report(fig->sched));
+  json_object_set_new(s, "bytes_on_wire", json_integer((json_int_t)llround(t->bytes))); /* a count: an integer */
+  json_object_set_new(s, "compression_ratio", json_real(rep->compression_ratio));
+  json_object_set_new(s, "agg_rel_error", json_real(rep->agg_rel_error));
+  json_object_set_new(s, "agg_cosine", json_real(rep->agg_cosine));
+  summary_cascade(e, fig, s);
+  if (fig->trainer) train_summary(e, fig->trainer, iter_end, s, rep);
+  /* numbers: a figure that is not finite would be dropped from the JSON */
+  if (fig->trainer && !(isfinite(rep->final_loss) && isfinite(rep->final_accuracy))) {
+    json_decref(s);
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: iteration %d, worker 0: the test loss or accuracy is not finite (%g, %g)",
+                      e->file, T - 1, rep->final_loss, rep->final_accuracy);
+  }
+  summary_last_hop(e, fig, s);
+  json_object_set_new(s, "data_mode", json_string(e->model.sample ? "sampled" : "full"));
+  if (e->model.sample) json_object_set_new(s, "sampled_elements", json_integer((json_int_t)fig->data_elements));
+  json_object_set_new(s, "network_model", json_string(engine_network_model()));
+  json_object_set_new(s, "simulated_iterations", json_integer(fig->simulated));
+  json_object_set_new(s, "memo_hits", json_integer(fig->memo_hits));
+  json_object_set_new(s, "host_time_s", json_real(rep->host_time_s));
+  json_object_set_new(s, "peak_rss_mb", json_real(rep->peak_rss_mb));
+  json_object_set(s, "experiment", e->resolved);
+  char hash[17];
+  int rc = outdir_hash(e, hash, err);
+  if (!rc) json_object_set_new(s, "experiment_hash", json_string(hash));
+  if (!rc) rc = results_write_json(dir, "summary.json", s, err);
+  json_decref(s);
+  return rc;
+}
+
+int run_results_write(const experiment *e, const run_figures *fig, const char *dir, run_report *rep,
+                      ccsim_error *err) {
+  const int T = e->iterations;
+  iter_row *rows = calloc((size_t)T + 1, sizeof *rows);
+  double *iter_end = calloc((size_t)T + 1, sizeof *iter_end);
+  run_totals t;
+  int rc = 0;
+  if (!rows || !iter_end) {
+    rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for the figures of %d iterations", T);
+    goto out;
+  }
+  iteration_rows(e, fig, rows, iter_end, &t);
+  if ((rc = write_iterations(e, fig, rows, dir, err)) || (rc = write_hops(e, fig, dir, err))) goto out;
+  rep->sim_time_s = t.last;
+  rep->iteration_time_s = t.last / T;
+  rep->bytes_on_wire = t.bytes;
+  rep->compression_ratio = t.bytes > 0 ? t.dense * T / t.bytes : 1.0;
+  rep->agg_rel_error = t.sum_rel / T;
+  rep->agg_cosine = t.sum_cos / T;
+  rc = write_summary(e, fig, iter_end, &t, dir, rep, err);
+out:
+  free(rows);
+  free(iter_end);
+  return rc;
+}

@@ -1,0 +1,121 @@
+/* src/sim/run_state.h — the state of one run, shared by the files that
+ * carry it out: run_state.c sets it up and frees it, worker.c holds the two
+ * actors of each worker (compute, communication) that the data executor
+ * runs every iteration, run_loop.c drives the iterations (data, timing,
+ * memo, figures).  Nothing outside src/run.c and these files sees it. */
+#ifndef CCSIM_SIM_RUN_STATE_H
+#define CCSIM_SIM_RUN_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "collectives/collective.h"
+#include "error.h"
+#include "experiment.h"
+#include "feed.h"
+#include "gradients.h"
+#include "outputs/run_results.h"
+#include "profile.h"
+#include "run.h"
+#include "schedule.h"
+#include "sim/comm.h"
+#include "sim/exec.h"
+#include "sim/numcheck.h"
+
+/* A stretch of one actor's iteration between two of its marks, whose times
+ * are known once the iteration's timing is: a timeline row, or a worker's
+ * time inside a collective. */
+typedef struct span {
+  const char *what; /* timeline activity, or NULL: time inside the collective */
+  int rank, bucket;
+  uint32_t actor, m0, m1;
+} span;
+
+typedef struct run_worker run_worker;
+
+typedef struct run_state {
+  const experiment *e;
+  feed *feed;             /* the gradient source (synthetic, trace, training) */
+  grad_source grads;      /* synthetic, for coordinate sampling */
+  float *agg;             /* the aggregate, identical on every worker: one copy */
+  double *exact_sum;      /* COLL_NEEDS_EXACT_SUM collectives: [elements] */
+  /* Multi-phase compressors (PowerSGD): each round's fp32 payloads are
+   * summed by the collective through a plain-sum instance; the exact sums
+   * of the inputs alternate between two buffers by iteration parity, so a
+   * worker that starts the next iteration early cannot disturb the one
+   * being measured. */
+  double *phase_exact[2];
+  float *phase_y; /* [elements] scratch for phase_decode (no yield while in use) */
+  run_figures fig;        /* what the run measured, iteration by iteration */
+  err_acc *hops;          /* storage of fig.metrics' hops and cascades */
+  scheduler *sched;       /* bucket plan, and MergeComp's search */
+  sim_exec *exec;         /* the data executor */
+  span *spans;            /* this iteration's, in the order they were made */
+  size_t nspans, spancap;
+  FILE *timeline;         /* output.timeline: one row per activity, or NULL */
+  /* Coordinate sampling, layer by layer: layer l (forward order) keeps
+   * ceil(params_l K / elements) >= 1 evenly spaced coordinates, at data-plane
+   * offsets soff[l] .. soff[l + 1]; the layer's full offsets are foff[l]. */
+  size_t *soff, *foff;
+  /* device seconds of forward, and of each tensor's backward in backward
+   * order (run_state.c: compute_times) */
+  double fwd_s, *bwd_s;
+  numcheck nc;             /* the first non-finite number, which stopped the run */
+  int private_outputs;     /* every worker has its own aggregate (run_worker.out) */
+  run_worker *workers;     /* [e->workers] */
+} run_state;
+
+struct run_worker {
+  run_state *sh;
+  int rank;
+  uint32_t iteration;
+  ccomp *comp;
+  ccomp_memory *mem;
+  float *out; /* private aggregate (run_opts.private_outputs), else NULL */
+  ccomp *sum;  /* multi-phase compressors: plain fp32 sums of the rounds */
+  coll_metrics phase_metrics; /* what the rounds' collectives record */
+  float *x, *round_in, *round_out; /* phase buffers */
+  size_t round_n;
+  float *g; /* scratch for a gradient chunk */
+  size_t gcap;
+  size_t base;                /* element offset of the bucket being aggregated */
+  size_t bucket_n, bucket_full; /* the bucket's data-plane and full element counts */
+  const sched_plan *plan;     /* this iteration's buckets */
+  comm_sem *ready, *done;     /* compute -> communication: a bucket's gradient is
+                                 ready; communication -> compute: all aggregated */
+  double compress_s, busy;    /* this iteration, worker's own device time */
+  uint32_t m_bwd_end, m_end;  /* the compute actor's marks: backward done, iteration done */
+};
+
+/* Elements the data plane runs on: all, or the coordinate sample. */
+static inline size_t data_elements(const run_state *sh) { return sh->soff[sh->e->model.layers->nlayers]; }
+
+/* Actor numbers in the data executor: a worker's compute actor, then its
+ * communication actor (the order run_loop.c spawns them in). */
+static inline uint32_t compute_actor(const run_worker *w) { return 2 * (uint32_t)w->rank; }
+static inline uint32_t comm_actor(const run_worker *w) { return 2 * (uint32_t)w->rank + 1; }
+
+/* run_state.c: everything e's run needs before its first iteration (data
+ * layout, aggregate and figures, bucket plan, compute times, the data
+ * executor on `threads` threads, every worker's compressor, memory and
+ * buffers).  sh is cleared first; on failure err says why, and
+ * run_state_clear() still frees what was made. */
+int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_outputs, int threads,
+                   ccsim_error *err);
+/* Free everything run_state_init() made (the timeline, if still open, is
+ * abandoned); sh may be partly set up. */
+void run_state_clear(run_state *sh);
+
+/* worker.c: the actors of worker arg (a run_worker) in one iteration.  The
+ * compute actor runs forward and backward and releases each bucket to the
+ * communication actor, which encodes, aggregates through the collective
+ * and decodes it. */
+void worker_compute_iter(void *arg);
+void worker_comm_iter(void *arg);
+
+/* run_loop.c: every iteration of the run (progress on stderr unless
+ * quiet), filling sh->fig; stops at the first failure with err set. */
+int run_iterations(run_state *sh, int memo_on, int quiet, ccsim_error *err);
+
+#endif

@@ -1,0 +1,325 @@
+/* src/sim/worker.c — what one worker does in one iteration, as two actors
+ * of the data executor: the compute actor (forward, then backward bucket by
+ * bucket) and the communication actor (encode, the collective, decode, for
+ * each bucket as soon as backward has produced it).  Around the collective
+ * sit the hooks it calls back (coll_io): the gradient and error feedback,
+ * device time of compression, the checks that stop a run on a non-finite
+ * number or a failed allocation; and the marks whose simulated times the
+ * timeline and the time breakdown need. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+#include "measured.h"
+#include "rng.h"
+#include "sim/run_state.h"
+
+/* Data-plane elements [lo, hi) of worker w's gradient into out: the
+ * generator's elements themselves, or, under coordinate sampling, each
+ * layer's evenly spaced sample. */
+static void fill(run_worker *w, size_t lo, size_t hi, float *out) {
+  const run_state *sh = w->sh;
+  const experiment *e = sh->e;
+  if (!e->model.sample) { /* synthetic, trace or training */
+    feed_fill(sh->feed, (uint32_t)w->rank, w->iteration, lo, hi, out);
+    return;
+  }
+  const size_t L = e->model.layers->nlayers;
+  size_t l = 0;
+  while (l + 1 < L && sh->soff[l + 1] <= lo) l++;
+  for (size_t j = lo; j < hi; l++) {
+    const size_t end = hi < sh->soff[l + 1] ? hi : sh->soff[l + 1];
+    grad_fill_sampled(&sh->grads, (uint32_t)w->rank, w->iteration, j - sh->soff[l], end - sh->soff[l],
+                      sh->foff[l], sh->foff[l + 1] - sh->foff[l], sh->soff[l + 1] - sh->soff[l],
+                      out + (j - lo));
+    j = end;
+  }
+}
+
+/* numbers: a non-finite value in x stops the simulation (sim/numcheck.h) */
+static void check_floats(run_worker *w, const float *x, size_t lo, size_t hi, const char *what) {
+  if (numcheck_floats(&w->sh->nc, x, hi - lo, w->iteration, w->rank, what, lo)) comm_abort();
+}
+
+/* worker_input's work (comm_work): the gradient on [lo, hi), error
+ * feedback into p, and where each first holds a non-finite number (the
+ * executor's thread reports it: the first failure is the simulation's). */
+typedef struct input_work {
+  run_worker *w;
+  size_t lo, hi;
+  float *p;
+  size_t bad_g, bad_p; /* index of the first non-finite element, or hi - lo */
+} input_work;
+
+/* comm_work's function of worker_input: the gradient, its check, then
+ * error feedback and its check (on whichever thread comm_work picks). */
+static void input_work_run(void *arg, int thread) {
+  (void)thread;
+  input_work *k = arg;
+  run_worker *w = k->w;
+  const size_t n = k->hi - k->lo;
+  k->bad_p = n;
+  float *g = w->mem ? w->g : k->p;
+  fill(w, k->lo, k->hi, g);
+  k->bad_g = numcheck_first_bad(g, n);
+  if (!w->mem || k->bad_g < n) return; /* a bad gradient stops the run before error feedback */
+  w->mem->type->compensate(w->mem->state, w->g, n, k->lo, k->p);
+  k->bad_p = numcheck_first_bad(k->p, n);
+}
+
+/* coll_io.input: worker arg's payload input on the bucket's [lo, hi), the
+ * gradient after error feedback; a non-finite number or a failed
+ * allocation stops the run. */
+static void worker_input(void *arg, size_t lo, size_t hi, float *p) {
+  run_worker *w = arg;
+  lo += w->base, hi += w->base;
+  if (w->mem && hi - lo > w->gcap) {
+    free(w->g);
+    w->gcap = hi - lo;
+    w->g = malloc(w->gcap * sizeof *w->g);
+    if (!w->g) { /* a runtime error naming what, never a NULL dereference */
+      if (!w->sh->nc.failed)
+        snprintf(w->sh->nc.msg, sizeof w->sh->nc.msg, "iteration %u, worker %d: out of memory for a %zu-element gradient buffer",
+                 w->iteration, w->rank, hi - lo);
+      w->sh->nc.failed = 1;
+      comm_abort();
+    }
+  }
+  input_work k = {.w = w, .lo = lo, .hi = hi, .p = p};
+  /* a replayed trace reads its files through one reader: on this thread */
+  comm_work(input_work_run, &k, feed_threadsafe(w->sh->feed) ? hi - lo : 0);
+  if (k.bad_g < hi - lo) check_floats(w, w->mem ? w->g : p, lo, hi, "the gradient");
+  if (k.bad_p < hi - lo) check_floats(w, p, lo, hi, "the gradient after error feedback");
+}
+
+/* coll_io.hop_payload: a payload decoded at hop h must be finite. */
+static void worker_hop_payload(void *arg, size_t h, const float *y, size_t lo, size_t n) {
+  run_worker *w = arg;
+  char what[64];
+  snprintf(what, sizeof what, "the payload decoded at hop %zu", h);
+  check_floats(w, y, w->base + lo, w->base + lo + n, what);
+}
+
+/* coll_io.out_of_memory: an allocation of the collective failed; like a
+ * number gone bad, it stops the run (exit 1) with msg, which names the
+ * iteration and the worker. */
+static void worker_out_of_memory(void *arg, const char *msg) {
+  run_worker *w = arg;
+  if (!w->sh->nc.failed) snprintf(w->sh->nc.msg, sizeof w->sh->nc.msg, "%s", msg);
+  w->sh->nc.failed = 1;
+  comm_abort();
+}
+
+/* coll_io.encoded: what was sent of the bucket's [lo, hi) (p, and the
+ * worker's own decode where the memory wants it) goes to the memory, which
+ * keeps the error for the next iteration. */
+static void worker_encoded(void *arg, size_t lo, size_t hi, const float *p, const float *own) {
+  run_worker *w = arg;
+  if (w->mem->type->encoded) w->mem->type->encoded(w->mem->state, p, own, hi - lo, lo + w->base);
+}
+
+/* Remember the stretch between marks m0 and m1 of an actor of w. */
+static void span_add(run_worker *w, uint32_t actor, const char *what, int bucket, uint32_t m0, uint32_t m1) {
+  run_state *sh = w->sh;
+  if (sh->nspans == sh->spancap) {
+    sh->spancap = sh->spancap ? 2 * sh->spancap : 1024;
+    sh->spans = realloc(sh->spans, sh->spancap * sizeof *sh->spans);
+    if (!sh->spans) abort(); /* out of memory inside an actor: nothing to recover */
+  }
+  sh->spans[sh->nspans++] = (span){what, w->rank, bucket, actor, m0, m1};
+}
+
+/* A timeline mark: only taken when the timeline is written. */
+static uint32_t tl_mark(const run_worker *w) { return w->sh->timeline ? comm_mark() : 0; }
+/* A timeline row from mark m0 to now, when the timeline is written. */
+static void timeline_row(run_worker *w, uint32_t actor, const char *what, int bucket, uint32_t m0) {
+  if (w->sh->timeline) span_add(w, actor, what, bucket, m0, comm_mark());
+}
+
+/* Device time of one compression operation on n elements (0 without a
+ * device): the measured device's table where it has one for this
+ * compressor, else docs/design.md, launches x overhead + bytes / bandwidth
+ * + flops / peak. */
+static double compress_seconds(const run_worker *w, enum ccomp_op op, size_t n) {
+  const experiment *e = w->sh->e;
+  if (!e->device || n == 0) return 0;
+  if (e->measured_comp && e->measured_comp->has[op])
+    return measured_curve_seconds(&e->measured_comp->op[op][e->timing], (double)n);
+  ccomp_cost c;
+  ccomp_cost_of(w->comp, n, op, &c);
+  return device_cost_seconds(e->device, &c);
+}
+
+/* The elements of the real tensor that n data-plane elements of the current
+ * bucket stand for: under model.sample the data plane holds a sample, but the
+ * device encodes, decodes and combines the whole tensor, so n sampled
+ * elements cost what n x full / sampled elements do.  n itself otherwise. */
+static size_t full_elements(const run_worker *w, size_t n) {
+  if (w->bucket_full <= w->bucket_n || w->bucket_n == 0) return n;
+  return (size_t)llround((double)n * (double)w->bucket_full / (double)w->bucket_n);
+}
+
+/* Run a compression operation on n data-plane elements on the device
+ * (sharing it with backward), charged for the full tensor they stand for;
+ * count it, and record it in the timeline as `what`. */
+static void device_run(run_worker *w, enum ccomp_op op, size_t n, const char *what, int bucket) {
+  const double d = compress_seconds(w, op, full_elements(w, n));
+  if (d <= 0) return;
+  const uint32_t m0 = tl_mark(w);
+  comm_execute(d);
+  w->compress_s += d;
+  timeline_row(w, comm_actor(w), what, bucket, m0);
+}
+
+/* coll_io.device: a compression operation inside the collective. */
+static void worker_device(void *arg, enum ccomp_op op, size_t n) {
+  device_run(arg, op, n, "compress", -1);
+}
+
+/* coll_io.input of a round: the round's fp32 payload. */
+static void round_input(void *arg, size_t lo, size_t hi, float *p) {
+  run_worker *w = arg;
+  memcpy(p, w->round_in + lo, (hi - lo) * sizeof *p);
+}
+
+/* One iteration of a multi-phase compressor: every round is encoded, summed
+ * over all workers by the experiment's all-reduce on fp32 payloads, and
+ * decoded, in order; the last round yields the aggregate. */
+static void run_phased(run_worker *w, coll_ctx *base) {
+  run_state *sh = w->sh;
+  const experiment *e = sh->e;
+  const size_t n = data_elements(sh);
+  const int N = e->workers;
+  worker_input(w, 0, n, w->x);
+  double *exact = sh->phase_exact[w->iteration % 2];
+  for (size_t i = 0; i < n; i++) exact[i] += w->x[i];
+  ccomp_call call = {.key = ccr_key(base->key, 0x9A5E),
+                     .shared_key = base->shared_key,
+                     .iteration = w->iteration};
+  const unsigned P = ccomp_phases(w->comp);
+  for (unsigned ph = 0; ph < P; ph++) {
+    const size_t bytes = ccomp_phase_bytes(w->comp, n, ph), m = bytes / 4;
+    ccomp_phase_encode(w->comp, w->x, n, ph, &call, (uint8_t *)w->round_in);
+    coll_ctx ctx = *base;
+    ctx.comp = w->sum;
+    ctx.n = m;
+    ctx.io = (coll_io){.arg = w, .input = round_input, .out_of_memory = worker_out_of_memory};
+    ctx.out = w->round_out;
+    ctx.out_shared = 0;
+    ctx.measure_cascade = 0;
+    for (size_t h = 0; h < w->phase_metrics.nhops; h++)
+      w->phase_metrics.hops[h] = w->phase_metrics.cascade[h] = (err_acc){0};
+    w->phase_metrics.final = (err_acc){0};
+    w->phase_metrics.bytes = 0;
+    ctx.metrics = &w->phase_metrics;
+    ctx.shared_key = ccr_key(base->shared_key, 0x9A5E + ph);
+    e->collective->run(&ctx);
+    base->metrics->bytes += w->phase_metrics.bytes;
+    ccomp_phase_decode(w->comp, w->x, (const uint8_t *)w->round_out, n, ph, (uint32_t)N, &call,
+                       sh->phase_y);
+  }
+  /* sh->phase_y: the decoded sum over all N (the same on every worker) */
+  ccomp_finish(w->comp, sh->phase_y, n, (uint32_t)N);
+  if (w->out || w->rank == 0) memcpy(w->out ? w->out : sh->agg, sh->phase_y, n * sizeof(float));
+  if (w->rank == 0) {
+    err_acc_add(&base->metrics->final, sh->phase_y, exact, n, 1.0 / N);
+    base->metrics->final.workers = (uint32_t)N;
+    memset(exact, 0, n * sizeof *exact);
+  }
+}
+
+/* The communication actor of a worker, one iteration: for every bucket, as
+ * soon as backward has produced it, encode on the device, aggregate through
+ * the collective, decode on the device. */
+void worker_comm_iter(void *arg) {
+  run_worker *w = arg;
+  run_state *sh = w->sh;
+  const experiment *e = sh->e;
+  const int it = (int)w->iteration;
+  coll_ctx ctx = {
+      .rank = w->rank,
+      .nworkers = e->workers,
+      .params = e->coll_params,
+      .comp = w->comp,
+      .io = {.arg = w,
+             .input = worker_input,
+             .encoded = w->mem ? worker_encoded : NULL,
+             .wants_own = w->mem && (w->mem->type->flags & CCOMP_MEM_OWN_DECODE),
+             .device = e->device ? worker_device : NULL,
+             .hop_payload = worker_hop_payload,
+             .out_of_memory = worker_out_of_memory},
+      .out_shared = w->out == NULL,
+      /* lossless: the ideal is the exact sum, nothing to add */
+      .measure_cascade = !(e->compressor->flags & (CCOMP_STATEFUL | CCOMP_LOSSLESS)),
+      .iteration = (uint32_t)it,
+      .metrics = &sh->fig.metrics[it],
+  };
+  float *out = w->out ? w->out : sh->agg;
+  const uint64_t it_key = ccr_key(ccr_key(e->seed, 0x636f6c6c /* "coll" */), (uint64_t)it);
+  const sched_plan *plan = w->plan;
+  for (size_t k = 0; k < plan->nb; k++) {
+    comm_sem_acquire(w->ready);
+    const sched_bucket *b = &plan->b[k];
+    const size_t L = e->model.layers->nlayers;
+    /* the bucket's data-plane range: forward layers [L - l1, L - l0) */
+    const size_t lo = sh->soff[L - b->l1], hi = sh->soff[L - b->l0];
+    w->base = lo;
+    ctx.offset = lo;
+    ctx.n = hi - lo;
+    ctx.n_full = b->hi - b->lo;
+    w->bucket_n = ctx.n, w->bucket_full = ctx.n_full;
+    ctx.out = out + lo;
+    ctx.exact_sum = sh->exact_sum ? sh->exact_sum + lo : NULL;
+    /* one bucket: the keys of a plain run (and its golden files) */
+    ctx.shared_key = plan->nb > 1 ? ccr_key(it_key, 1 + (uint64_t)k) : it_key;
+    ctx.key = ccr_key(ctx.shared_key, 1 + (uint64_t)w->rank);
+    device_run(w, CCOMP_ENCODE, ctx.n, "compress", (int)k);
+    const uint32_t c0 = comm_mark();
+    if (w->sum) run_phased(w, &ctx);
+    else e->collective->run(&ctx);
+    span_add(w, comm_actor(w), NULL, (int)k, c0, comm_mark());
+    timeline_row(w, comm_actor(w), "communicate", (int)k, c0);
+    device_run(w, CCOMP_DECODE, ctx.n, "decompress", (int)k);
+  }
+  w->base = 0;
+  comm_sem_release(w->done);
+}
+
+/* The compute actor of a worker, one iteration: forward, then backward layer
+ * by layer in reverse order, releasing each bucket to the communication
+ * actor when its last layer is done; then it waits for the aggregate.
+ * Iterations are separated by a barrier (run_loop.c). */
+void worker_compute_iter(void *arg) {
+  run_worker *w = arg;
+  run_state *sh = w->sh;
+  const uint32_t it = w->iteration;
+  /* the gradient (computed on the host when training; the device's
+   * compute time is the profile's, below) */
+  const double host_compute = feed_begin(sh->feed, (uint32_t)w->rank, it);
+  if (host_compute > 0) comm_sleep(host_compute);
+  uint32_t t0 = tl_mark(w);
+  const double fwd = sh->fwd_s;
+  double busy = fwd;
+  comm_execute(fwd);
+  timeline_row(w, compute_actor(w), "forward", -1, t0);
+  for (size_t k = 0; k < w->plan->nb; k++) {
+    const sched_bucket *b = &w->plan->b[k];
+    t0 = tl_mark(w);
+    for (size_t j = b->l0; j < b->l1; j++) {
+      const double d = sh->bwd_s[j];
+      comm_execute(d);
+      busy += d;
+    }
+    timeline_row(w, compute_actor(w), "backward", (int)k, t0);
+    comm_sem_release(w->ready);
+  }
+  w->m_bwd_end = comm_mark();
+  comm_sem_acquire(w->done);
+  if (w->mem && w->mem->type->aggregated)
+    w->mem->type->aggregated(w->mem->state, w->out ? w->out : sh->agg, data_elements(sh), 0);
+  feed_end(sh->feed, (uint32_t)w->rank, it, w->out ? w->out : sh->agg);
+  w->m_end = comm_mark();
+  w->busy = busy;
+}
