@@ -15,7 +15,8 @@
 # training run, after the study's own, for held-out variations (e.g.
 # SETS="workers=16"; no blanks inside a VALUE; give such a study its own
 # OUT); JOBS (default 2) runs in parallel; a run whose directory already
-# holds a summary.json is not run again.
+# holds this experiment's finished results (the same experiment hash in its
+# summary.json) is not run again; one whose experiment changed is rerun.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$HERE/../../.." && pwd)
