@@ -15,6 +15,35 @@ static void put(char *dst, size_t len, const char *fmt, ...) {
   if (n >= 0 && (size_t)n >= len && len > 4) memcpy(dst + len - 4, "...", 4);
 }
 
+/* The message is one line whatever a user wrote: control bytes that came
+ * from a file name, a JSON string or a --set value (a newline, an escape
+ * sequence) are written as \n, \t, \r or \xNN, in place; a tail that no
+ * longer fits is cut with "...". */
+void ccsim_one_line(char *s, size_t len) {
+  char out[4096];
+  size_t o = 0;
+  const size_t cap = len < sizeof out ? len : sizeof out;
+  int cut = 0;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    char esc[5];
+    size_t k;
+    if (*p >= 0x20 && *p != 0x7f) esc[0] = (char)*p, k = 1;
+    else if (*p == '\n') memcpy(esc, "\\n", 2), k = 2;
+    else if (*p == '\t') memcpy(esc, "\\t", 2), k = 2;
+    else if (*p == '\r') memcpy(esc, "\\r", 2), k = 2;
+    else k = (size_t)snprintf(esc, sizeof esc, "\\x%02x", *p);
+    if (o + k + 1 > cap) {
+      cut = 1;
+      break;
+    }
+    memcpy(out + o, esc, k);
+    o += k;
+  }
+  out[o] = 0;
+  if (cut && cap > 4) memcpy(out + (o + 4 > cap ? cap - 4 : o), "...", 4);
+  memcpy(s, out, strlen(out) + 1);
+}
+
 /* msg from the fields: the one line main prints. */
 static void render(ccsim_error *err) {
   if (err->file[0] && err->line > 0)
@@ -28,6 +57,7 @@ static void render(ccsim_error *err) {
     put(err->msg, sizeof err->msg, "%s: %s", err->path, err->text);
   else
     put(err->msg, sizeof err->msg, "%s", err->text);
+  ccsim_one_line(err->msg, sizeof err->msg);
 }
 
 int ccsim_vfail_at(ccsim_error *err, int code, const char *file, const char *path, int line,

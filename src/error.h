@@ -19,6 +19,7 @@
 #define CCSIM_ERROR_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 enum ccsim_status {
   CCSIM_OK = 0,
@@ -47,6 +48,12 @@ int ccsim_fail_at(ccsim_error *err, int code, const char *file, const char *path
                   int column, const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 int ccsim_vfail_at(ccsim_error *err, int code, const char *file, const char *path, int line,
                    int column, const char *fmt, va_list ap);
+
+/* Rewrite s (a buffer of len bytes) as one printable line: control bytes
+ * become \n, \t, \r or \xNN; a tail that no longer fits is cut with
+ * "...".  Every rendered msg has been through it; the command line passes
+ * its own messages through it too. */
+void ccsim_one_line(char *s, size_t len);
 
 /* Put context in front of err's text, keeping its location ("point X: ...");
  * returns err->code. */

@@ -105,6 +105,12 @@ typedef struct choice {
   int nsets;
 } choice;
 
+/* A field path of a --set: non-empty names joined by '.', and no '=' (which
+ * would end the path of the assignment early). */
+static int field_path_ok(const char *p) {
+  return *p && !strchr(p, '=') && p[0] != '.' && p[strlen(p) - 1] != '.' && !strstr(p, "..");
+}
+
 static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *count, char **name,
                      ccsim_error *err) {
   cfg_reader rd = {file, err};
@@ -121,6 +127,10 @@ static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *
   if (!jp && !jn) return cfg_fail(&rd, path, "give \"path\" (a field to vary) or \"name\" (labelled values)");
   if (!json_is_array(vals) || json_array_size(vals) == 0)
     return cfg_fail(&rd, path, "\"values\" must be a non-empty array");
+  if (jn && !json_string_length(jn)) return cfg_fail(&rd, path, "\"name\" must not be empty");
+  if (jp && !field_path_ok(json_string_value(jp)))
+    return cfg_fail(&rd, path, "\"path\" must be names joined by '.' such as \"platform.bandwidth\", got \"%s\"",
+                    json_string_value(jp));
   *name = strdup(json_string_value(jn ? jn : jp));
   *count = json_array_size(vals);
   *out = calloc(*count, sizeof **out);
@@ -141,10 +151,13 @@ static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *
       return cfg_fail(&rd, vp, "expected {\"label\": \"...\", \"set\": {FIELD: VALUE, ...}}");
     static const char *const vknown[] = {"label", "set", NULL};
     if ((rc = cfg_keys(&rd, v, vp, vknown, NULL, NULL, NULL))) return rc;
+    if (!json_string_length(lab)) return cfg_fail(&rd, vp, "\"label\" must not be empty");
     label_of(lab, c->label, sizeof c->label);
     const char *key;
     json_t *x;
     json_object_foreach(set, key, x) {
+      if (!field_path_ok(key))
+        return cfg_fail(&rd, vp, "set: \"%s\" is not a field path (names joined by '.')", key);
       if (c->nsets == 32) return cfg_fail(&rd, vp, "at most 32 fields per value");
       c->sets[c->nsets++] = assignment(key, x);
     }
@@ -173,23 +186,41 @@ static int sweep_load(const char *file, const char *out_override, sweep *s, ccsi
   free(tmp);
   json_t *jname = json_object_get(root, "name"), *jbase = json_object_get(root, "base");
   json_t *axes = json_object_get(root, "axes"), *jout = json_object_get(root, "output");
-  if (!json_is_string(jname)) { rc = cfg_fail(&rd, "name", "expected a string"); goto out; }
+  if (jname && (!json_is_string(jname) || !json_string_length(jname))) {
+    rc = cfg_fail(&rd, "name", "expected a non-empty string");
+    goto out;
+  }
   if (!json_is_string(jbase)) {
     rc = cfg_fail(&rd, "base", "expected the path of the base experiment (relative to this file)");
     goto out;
   }
-  s->name = strdup(json_string_value(jname));
+  if (jname) {
+    s->name = strdup(json_string_value(jname));
+  } else { /* the file name without .json, as for an experiment */
+    const char *leaf = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+    s->name = strdup(leaf);
+    const size_t l = strlen(s->name);
+    if (l > 5 && !strcmp(s->name + l - 5, ".json")) s->name[l - 5] = 0;
+  }
   const char *b = json_string_value(jbase);
   size_t need = strlen(s->dir) + strlen(b) + 2;
   s->base = malloc(need);
   if (b[0] == '/') snprintf(s->base, need, "%s", b);
   else snprintf(s->base, need, "%s/%s", s->dir, b);
+  json_t *jdir = json_is_object(jout) ? json_object_get(jout, "dir") : NULL;
+  if (jout) { /* checked even when --out overrides it */
+    static const char *const oknown[] = {"dir", NULL};
+    if (!json_is_object(jout)) { rc = cfg_fail(&rd, "output", "expected an object {\"dir\": ...}"); goto out; }
+    if ((rc = cfg_keys(&rd, jout, "output", oknown, NULL, NULL, NULL))) goto out;
+    if (!json_is_string(jdir) || !json_string_length(jdir)) {
+      rc = cfg_fail(&rd, "output.dir", "expected a non-empty string");
+      goto out;
+    }
+  }
   if (out_override) {
     s->out = strdup(out_override);
-  } else if (jout) {
-    json_t *d = json_is_object(jout) ? json_object_get(jout, "dir") : NULL;
-    if (!json_is_string(d)) { rc = cfg_fail(&rd, "output.dir", "expected a string"); goto out; }
-    s->out = strdup(json_string_value(d));
+  } else if (jdir) {
+    s->out = strdup(json_string_value(jdir));
   } else {
     char def[512];
     snprintf(def, sizeof def, "results/%s", s->name);
@@ -213,11 +244,28 @@ static int sweep_load(const char *file, const char *out_override, sweep *s, ccsi
       rc = cfg_fail(&rd, "axes", "more than 100000 points: too many");
       goto out;
     }
+    for (int b = 0; b < a; b++)
+      if (!strcmp(s->axis_names[a], s->axis_names[b])) {
+        char ap[32];
+        snprintf(ap, sizeof ap, "axes[%d]", a);
+        rc = cfg_fail(&rd, ap, "the axis name \"%s\" is axes[%d]'s too; give each axis its own name", s->axis_names[a], b);
+        goto out;
+      }
   }
   json_t *common = json_object_get(root, "set");
   if (common && !json_is_object(common)) {
     rc = cfg_fail(&rd, "set", "expected an object {FIELD: VALUE, ...} applied to every point");
     goto out;
+  }
+  if (common) {
+    const char *key;
+    json_t *x;
+    json_object_foreach(common, key, x) {
+      if (!field_path_ok(key)) {
+        rc = cfg_fail(&rd, "set", "\"%s\" is not a field path (names joined by '.')", key);
+        goto out;
+      }
+    }
   }
   const size_t ncommon = common ? json_object_size(common) : 0;
   s->points = calloc(s->npoints, sizeof *s->points);
@@ -278,7 +326,17 @@ typedef struct point_run {
   char reason[600]; /* why it failed: the child's error line, or its signal */
 } point_run;
 
-/* Every point's directory and hash; two points in one directory refused. */
+/* qsort of point indices by directory (sort_by 0) or experiment hash (1),
+ * then by index so the pair named is the first in sweep order. */
+static const point_run *sort_pr;
+static int sort_by;
+static int cmp_point(const void *a, const void *b) {
+  const point_run *x = &sort_pr[*(const size_t *)a], *y = &sort_pr[*(const size_t *)b];
+  return sort_by ? strcmp(x->hash, y->hash) : strcmp(x->dir, y->dir);
+}
+
+/* Every point's directory and hash; two points in one directory, or two
+ * that are the same experiment, refused. */
 static int plan_points(const sweep *s, point_run *pr, ccsim_error *err) {
   for (size_t i = 0; i < s->npoints; i++) {
     if (!(pr[i].dir = point_dir(s, &s->points[i], err))) return CCSIM_ERR_INPUT;
@@ -292,13 +350,42 @@ static int plan_points(const sweep *s, point_run *pr, ccsim_error *err) {
     experiment_free(e);
     if (rc) return rc;
   }
-  for (size_t i = 0; i < s->npoints; i++)
-    for (size_t j = i + 1; j < s->npoints; j++)
-      if (!strcmp(pr[i].dir, pr[j].dir))
-        return ccsim_fail(err, CCSIM_ERR_INPUT,
-                          "%s: axes: points \"%s\" and \"%s\" would share the directory %s: make their "
-                          "labels differ in more than '/', ',', ' ' and '\"' and in their first 127 characters",
-                          s->file, s->points[i].id, s->points[j].id, pr[i].dir);
+  /* pairs found by sorting (100000 points: no n^2 comparisons) */
+  size_t *ix = malloc((s->npoints + 1) * sizeof *ix);
+  if (!ix) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory");
+  int rc = 0;
+  for (int by = 0; by < 2 && !rc; by++) {
+    for (size_t i = 0; i < s->npoints; i++) ix[i] = i;
+    sort_pr = pr, sort_by = by;
+    qsort(ix, s->npoints, sizeof *ix, cmp_point);
+    for (size_t k = 0; k + 1 < s->npoints && !rc; k++) {
+      size_t i = ix[k], j = ix[k + 1];
+      if (cmp_point(&ix[k], &ix[k + 1])) continue;
+      if (i > j) i = ix[k + 1], j = ix[k];
+      if (by == 0)
+        rc = ccsim_fail(err, CCSIM_ERR_INPUT,
+                        "%s: axes: points \"%s\" and \"%s\" would share the directory %s: make their "
+                        "labels differ in more than '/', ',', ' ' and '\"' and in their first 127 characters",
+                        s->file, s->points[i].id, s->points[j].id, pr[i].dir);
+      else
+        rc = ccsim_fail(err, CCSIM_ERR_INPUT,
+                        "%s: axes: points \"%s\" and \"%s\" are the same experiment (hash %s): an axis "
+                        "repeats a value, or two axes set the same field",
+                        s->file, s->points[i].id, s->points[j].id, pr[i].hash);
+    }
+  }
+  free(ix);
+  if (rc) return rc;
+  /* a point directory that is a symbolic link was planted, not made by a
+   * sweep: its results would land wherever it points */
+  for (size_t i = 0; i < s->npoints; i++) {
+    struct stat st;
+    if (lstat(pr[i].dir, &st) == 0 && S_ISLNK(st.st_mode))
+      return ccsim_fail(err, CCSIM_ERR_INPUT,
+                        "%s: point %s: its directory %s is a symbolic link; a sweep writes only into "
+                        "directories it made (remove the link)",
+                        s->file, s->points[i].id, pr[i].dir);
+  }
   return 0;
 }
 

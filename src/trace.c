@@ -416,12 +416,23 @@ static int file_fd(trace_reader *t, unsigned w, unsigned it, ccsim_error *err) {
   if (t->files[k].fd >= 0) return t->files[k].fd;
   char path[4200];
   snprintf(path, sizeof path, "%s/w%u/it%u.npy", t->dir, w, it);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  /* O_NONBLOCK: a FIFO planted for a .npy must not block the run; anything
+   * but a regular file is refused before a byte is read */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     ffail(t, w, it, err, "cannot open: %s (index.json lists %u workers x %u iterations)",
           strerror(errno), t->workers, t->iterations);
     return -1;
   }
+  struct stat st = {0};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ffail(t, w, it, err, "not a regular file (%s); expected a .npy file",
+          S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) ? "a character device" : "a special file");
+    close(fd);
+    return -1;
+  }
+  const int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
   uint32_t off = 0;
   if (check_header(t, w, it, fd, &off, err)) {
     close(fd);

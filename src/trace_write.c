@@ -135,6 +135,20 @@ trace_writer *trace_writer_new(const char *dir, unsigned workers, unsigned itera
     trace_writer_free(w);
     return NULL;
   }
+  /* before anything runs: a planted w<k> that is not a real directory
+   * (a symbolic link out of the trace) is refused, not written through */
+  for (unsigned k = 0; k < workers; k++) {
+    char sub[4200];
+    struct stat st;
+    snprintf(sub, sizeof sub, "%s/w%u", dir, k);
+    if (lstat(sub, &st) == 0 && !S_ISDIR(st.st_mode)) {
+      ccsim_fail_at(err, CCSIM_ERR_INPUT, sub, NULL, 0, 0,
+                    "%s; expected the directory of worker %u's files (or nothing)",
+                    S_ISLNK(st.st_mode) ? "is a symbolic link" : "is not a directory", k);
+      trace_writer_free(w);
+      return NULL;
+    }
+  }
   if (unlink(path) != 0 && errno != ENOENT) {
     ccsim_fail_at(err, CCSIM_ERR_RUNTIME, path, NULL, 0, 0, "cannot remove the old index: %s",
          strerror(errno));
@@ -164,6 +178,13 @@ int trace_write(trace_writer *w, unsigned worker, unsigned iteration, const floa
   if (!w->made[worker]) {
     if (mkdir(sub, 0777) != 0 && errno != EEXIST)
       return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, sub, NULL, 0, 0, "cannot create: %s", strerror(errno));
+    /* a w<k> that is a symbolic link (or not a directory) was not made by a
+     * recording: writing through it would leave the trace directory */
+    struct stat st = {0};
+    if (lstat(sub, &st) != 0 || !S_ISDIR(st.st_mode))
+      return ccsim_fail_at(err, CCSIM_ERR_INPUT, sub, NULL, 0, 0,
+                           "%s; expected the directory of worker %u's files",
+                           S_ISLNK(st.st_mode) ? "is a symbolic link" : "is not a directory", worker);
     /* temporaries of an earlier recording that was killed */
     int rc = results_remove_stale(sub, err);
     if (rc) return rc;

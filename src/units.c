@@ -11,8 +11,17 @@ static int split(const char *text, double *value, char *unit, size_t unitlen) {
   char *end;
   while (isspace((unsigned char)*text)) text++;
   if (!*text) return -1;
+  /* a decimal number only: strtod would also take "0x10", "inf", "nan" */
+  const char *q = text + (*text == '+' || *text == '-');
+  int digits = 0;
+  while (isdigit((unsigned char)*q) || *q == '.') digits += *q++ != '.';
+  if (!digits) return -1;
+  if (*q == 'e' || *q == 'E') {
+    q += 1 + (q[1] == '+' || q[1] == '-');
+    if (!isdigit((unsigned char)*q)) return -1;
+  }
   *value = strtod(text, &end);
-  if (end == text || !isfinite(*value)) return -1;
+  if (end != q || !isfinite(*value)) return -1;
   while (isspace((unsigned char)*end)) end++;
   size_t len = strlen(end);
   while (len && isspace((unsigned char)end[len - 1])) len--;

@@ -2,6 +2,8 @@
  * subcommands' own descriptions (cli.h). */
 #include "cli.h"
 
+#include "error.h"
+
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -35,12 +37,13 @@ static void build(const cli_command *c, struct option *lo, char *shorts) {
 }
 
 int cli_bad(const cli_command *c, const char *fmt, ...) {
+  char msg[2048];
   va_list ap;
   va_start(ap, fmt);
-  fprintf(stderr, "ccsim %s: ", c->name);
-  vfprintf(stderr, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  fprintf(stderr, " (try 'ccsim %s --help')\n", c->name);
+  ccsim_one_line(msg, sizeof msg); /* an argument may hold a newline */
+  fprintf(stderr, "ccsim %s: %s (try 'ccsim %s --help')\n", c->name, msg, c->name);
   return 2;
 }
 
@@ -80,6 +83,7 @@ int cli_getopt(const cli_command *c, int argc, char **argv, const char **arg) {
         if ((optopt && o->key == optopt) || !strcmp(name + 2, o->name)) what = o->arg;
       cli_bad(c, "option %s needs %s", name, what);
     } else {
+      ccsim_one_line(name, sizeof name);
       fprintf(stderr, "ccsim %s: unknown option %s (try 'ccsim %s --help')\n", c->name, name,
               c->name);
     }

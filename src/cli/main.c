@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "error.h"
 
 static const cli_command *const commands[] = {
   &cli_run, &cli_validate, &cli_sweep, &cli_list, &cli_bench, &cli_hosts,
@@ -38,8 +39,8 @@ int main(int argc, char **argv) {
    * (mmap'd blocks above 128 KB would be faulted in again each time). */
   mallopt(M_MMAP_THRESHOLD, 512 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  if (argc < 2) {
-    top_help(stderr);
+  if (argc < 2) { /* bad input: one line, as every other */
+    fprintf(stderr, "ccsim: missing COMMAND (run, validate, sweep, list, bench, hosts; try 'ccsim --help')\n");
     return 2;
   }
   const char *cmd = argv[1];
@@ -69,9 +70,12 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(cmd, commands[i]->name))
       return commands[i]->main(commands[i], argc - 1, argv + 1);
+  char shown[512];
+  snprintf(shown, sizeof shown, "%s", cmd);
+  ccsim_one_line(shown, sizeof shown);
   if (cmd[0] == '-')
-    fprintf(stderr, "ccsim: unknown option %s (try 'ccsim --help')\n", cmd);
+    fprintf(stderr, "ccsim: unknown option %s (try 'ccsim --help')\n", shown);
   else
-    fprintf(stderr, "ccsim: unknown command \"%s\" (try 'ccsim --help')\n", cmd);
+    fprintf(stderr, "ccsim: unknown command \"%s\" (try 'ccsim --help')\n", shown);
   return 2;
 }

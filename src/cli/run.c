@@ -1,4 +1,5 @@
 /* src/cli/run.c — `ccsim run` (and the parsing `ccsim validate` shares). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,10 +112,14 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
   if (k != CLI_DONE) goto done;
   /* resources: "8GiB", "512MB", or bytes */
   char *end;
-  if (max_memory && ((o.max_memory = strtod(max_memory, &end)), *end || end == max_memory) &&
-      units_size(max_memory, &o.max_memory))
-    o.max_memory = -1;
-  if (max_memory && !(o.max_memory > 0)) {
+  /* bytes as a plain decimal, or a size with its unit; "inf", "1e400" and
+   * "0x10" are not sizes */
+  if (max_memory) {
+    const size_t digits = strspn(max_memory, "0123456789");
+    if (digits && !max_memory[digits]) o.max_memory = strtod(max_memory, &end);
+    else if (units_size(max_memory, &o.max_memory)) o.max_memory = -1;
+  }
+  if (max_memory && !(o.max_memory > 0 && isfinite(o.max_memory))) {
     rc = cli_bad(self, "--max-memory: expected a size such as \"8GiB\" or \"512MB\", got \"%s\"", max_memory);
     goto done;
   }

@@ -34,9 +34,13 @@ void err_acc_add(err_acc *a, const float *y, const double *ref, size_t n, double
 /* a += part, field by field (the count too): part is an accumulator that
  * started at zero, so a ends as if err_acc_add had added to it directly. */
 void err_acc_merge(err_acc *a, const err_acc *part);
+/* ||y - r|| / ||r||; 0 when both are zero, NaN (undefined) when r is zero
+ * and y is not. */
 double err_acc_rel(const err_acc *a);
+/* <y, r> / (||y|| ||r||); 1 when both are zero, 0 when one of them is. */
 double err_acc_cos(const err_acc *a);
-/* <y, r> / <r, r>: 1 when y is r plus noise uncorrelated with it. */
+/* <y, r> / <r, r>: 1 when y is r plus noise uncorrelated with it (and when
+ * both are zero); NaN when r is zero and y is not. */
 double err_acc_gain(const err_acc *a);
 
 /* Shared by all workers of one iteration.

@@ -42,13 +42,25 @@ void err_acc_add(err_acc *a, const float *y, const double *ref, size_t n, double
   a->count += 1;
 }
 
-double err_acc_rel(const err_acc *a) { return a->ref2 > 0 ? sqrt(a->err2 / a->ref2) : 0.0; }
-
-double err_acc_cos(const err_acc *a) {
-  return a->ref2 > 0 && a->out2 > 0 ? a->dot / sqrt(a->ref2 * a->out2) : 1.0;
+/* A zero reference is exact only when the output is zero too; otherwise no
+ * relative error or gain exists, and NaN says so (the writers of result
+ * files refuse it) rather than a 0 or a 1 that reads as "perfect". */
+double err_acc_rel(const err_acc *a) {
+  if (a->ref2 > 0) return sqrt(a->err2 / a->ref2);
+  return a->err2 == 0 ? 0.0 : NAN;
 }
 
-double err_acc_gain(const err_acc *a) { return a->ref2 > 0 ? a->dot / a->ref2 : 1.0; }
+/* Two zero vectors agree; a zero vector against a nonzero one shares none
+ * of its direction: 0, not the 1 of a perfect aggregate. */
+double err_acc_cos(const err_acc *a) {
+  if (a->ref2 > 0 && a->out2 > 0) return a->dot / sqrt(a->ref2 * a->out2);
+  return a->ref2 == 0 && a->out2 == 0 ? 1.0 : 0.0;
+}
+
+double err_acc_gain(const err_acc *a) {
+  if (a->ref2 > 0) return a->dot / a->ref2;
+  return a->out2 == 0 ? 1.0 : NAN;
+}
 
 comm_req *coll_isend(coll_ctx *ctx, int dst, void *msg, double bytes) {
   ctx->metrics->bytes += bytes;

@@ -80,7 +80,7 @@ int exp_collective(cfg_reader *rd, experiment *e, json_t *root) {
     return cfg_fail(rd, "compressor.memory",
                 "\"%s\" keeps its own error feedback across its rounds; set memory to \"none\"",
                 e->compressor->name);
-  char cerr[256];
+  char cerr[CCOMP_ERRLEN]; /* the check's text, wrapped once with the file and the path */
   if (t->check && t->check(e->workers, e->coll_params, cerr, sizeof cerr))
     return cfg_fail(rd, "collective", "%s", cerr);
   return 0;

@@ -106,8 +106,16 @@ int exp_model(cfg_reader *rd, experiment *e, json_t *root, size_t implied, const
   } else if (json_object_get(m, "size")) {
     double bytes;
     if ((rc = cfg_unit(rd, m, "model", "size", NULL, CFG_SIZE, &bytes))) return rc;
+    /* checked as a real before the conversion, and whole: "6B" is not
+     * silently one element, "1e30B" not a wrapped count */
+    const double n = bytes / 4;
     if (bytes < 4) return cfg_fail(rd, "model.size", "expected at least 4 bytes (one fp32), got %g", bytes);
-    e->model.elements = (size_t)(bytes / 4);
+    if (n > (double)(1ll << 40))
+      return cfg_fail(rd, "model.size", "expected at most %lld fp32 elements (%lld bytes), got %g bytes",
+                      1ll << 40, 1ll << 42, bytes);
+    if (n != floor(n))
+      return cfg_fail(rd, "model.size", "%.17g bytes is not a whole number of fp32 elements (4 bytes each)", bytes);
+    e->model.elements = (size_t)n;
   } else if (json_object_get(m, "layers")) {
     if ((rc = read_layers(rd, e, json_object_get(m, "layers")))) return rc;
   } else {

@@ -361,6 +361,16 @@ int cfg_unit(cfg_reader *rd, json_t *obj, const char *path, const char *key, con
   if (!isfinite(x) || x < 0 || (x == 0 && kind != CFG_TIME))
     return cfg_fail(rd, p, "expected %s %s 0, got %s", what[kind], kind == CFG_TIME ? ">=" : ">",
                     cfg_show(v, b, sizeof b));
+  /* Ranges SimGrid can simulate: it refuses a bandwidth below ~1e-308 B/s
+   * (naming only its memfd), warns on stderr about a latency under its 1 ns
+   * precision and then rounds it, and a time past 1e6 s leaves no double
+   * precision for the microseconds of the messages beside it. */
+  static const double lo[] = {0.125, 1, 1e-9}, hi[] = {1e18, 1e18, 1e6};
+  static const char *const range[] = {"from 1bps to 8000Pbps (1e18 bytes/s)", "from 1B to 1e18B",
+                                      "of 0 or from 1ns to 1e6s"};
+  if (x < lo[kind] && !(kind == CFG_TIME && x == 0)) x = -1;
+  if (!(x >= 0 && x <= hi[kind]))
+    return cfg_fail(rd, p, "expected %s %s, got %s", what[kind], range[kind], cfg_show(v, b, sizeof b));
   *out = x;
   return 0;
 }

@@ -158,8 +158,10 @@ int cfg_string(cfg_reader *rd, json_t *obj, const char *path, const char *key, c
 enum cfg_unit_kind { CFG_BANDWIDTH, CFG_SIZE, CFG_TIME };
 
 /* obj[key] as a quantity with a unit ("25Gbps", "4MB", "5us"; a bare number
- * is bytes/s, bytes, seconds), finite and > 0 (>= 0 for a time); def (NULL:
- * required) written in when missing. */
+ * is bytes/s, bytes, seconds) in the range SimGrid simulates faithfully:
+ * a bandwidth from 1 bit/s to 1e18 bytes/s, a size from 1 byte to 1e18, a
+ * time 0 or from 1 ns to 1e6 s; def (NULL: required) written in when
+ * missing. */
 int cfg_unit(cfg_reader *rd, json_t *obj, const char *path, const char *key, const char *def,
              enum cfg_unit_kind kind, double *out);
 

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <expat.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +57,33 @@ typedef struct checker {
   const char *file;
   ccsim_error *err;
   int failed, depth;
+  unsigned long long hosts; /* hosts declared so far, clusters' radicals expanded */
 } checker;
+
+/* Hosts a radical ("0-99", "1,3,5-7") declares, or ULLONG_MAX when it is
+ * not a list of numbers and ranges (SimGrid then refuses it itself: 0 is
+ * returned so only the count is judged here). */
+static unsigned long long radical_hosts(const char *r) {
+  unsigned long long total = 0;
+  const char *p = r;
+  while (*p) {
+    char *end;
+    errno = 0;
+    const unsigned long long a = strtoull(p, &end, 10);
+    if (end == p || errno) return 0;
+    unsigned long long b = a;
+    p = end;
+    if (*p == '-') {
+      b = strtoull(p + 1, &end, 10);
+      if (end == p + 1 || errno) return 0;
+      p = end;
+    }
+    if (b >= a) total += b - a + 1 > ULLONG_MAX - total ? ULLONG_MAX - total : b - a + 1;
+    if (*p == ',') p++;
+    else if (*p) return 0;
+  }
+  return total;
+}
 
 /* An element and its id for messages: <link id="l1">. */
 static void element_name(char *out, size_t len, const char *el, const char **attrs) {
@@ -100,6 +127,22 @@ static void XMLCALL on_start(void *data, const char *el, const char **attrs) {
   element_name(name, sizeof name, el, attrs);
   if (c->depth++ == 0 && strcmp(el, "platform")) {
     fail_at(c, "%s: not a SimGrid platform (the root element must be <platform>)%s%s%s", name, "", "", "");
+    return;
+  }
+  /* SimGrid builds every host a file declares: a cluster of 10^8 hosts
+   * would take minutes and gigabytes before any check could run */
+  if (!strcmp(el, "host") || !strcmp(el, "peer")) c->hosts++;
+  if (!strcmp(el, "cluster") || !strcmp(el, "cabinet"))
+    for (size_t i = 0; attrs[i]; i += 2)
+      if (!strcmp(attrs[i], "radical")) {
+        const unsigned long long n = radical_hosts(attrs[i + 1]);
+        c->hosts += n > ULLONG_MAX - c->hosts ? ULLONG_MAX - c->hosts : n;
+      }
+  if (c->hosts > PLATFORM_MAX_HOSTS) {
+    char limit[32];
+    snprintf(limit, sizeof limit, "%u", PLATFORM_MAX_HOSTS);
+    fail_at(c, "%s: the platform declares more than %s hosts so far%s%s (ccsim simulates at most that many)", name,
+            limit, "", "");
     return;
   }
   for (size_t i = 0; attrs[i]; i += 2)

@@ -4,7 +4,7 @@
  * The XML is parsed with expat: it must be well formed, its root must be
  * <platform>, and every number SimGrid would turn into a resource must be
  * one: host and cluster speeds and link bandwidths > 0, latencies >= 0, all
- * finite.  What only SimGrid knows (its DTD, routing, models, --cfg) is
+ * finite; and it declares at most PLATFORM_MAX_HOSTS hosts.  What only SimGrid knows (its DTD, routing, models, --cfg) is
  * checked by engine_probe (engine.h), in a child process. */
 #ifndef CCSIM_PLATFORM_CHECK_H
 #define CCSIM_PLATFORM_CHECK_H
@@ -12,6 +12,10 @@
 #include <stddef.h>
 
 #include "error.h"
+
+/* The most hosts a platform file may declare (clusters' radicals
+ * expanded): the generators' limit too. */
+#define PLATFORM_MAX_HOSTS (1u << 20)
 
 /* The largest platform file read (bytes). */
 #define PLATFORM_CHECK_MAX_BYTES (256u << 20)

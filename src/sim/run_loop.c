@@ -153,6 +153,24 @@ static void progress(const run_state *sh, int it, double now) {
   if (it + 1 < sh->e->iterations) progress_expect(it + 1, expected_messages(sh));
 }
 
+/* numbers: an iteration longer than SIM_MAX_ITERATION_S (run_state.h) of
+ * simulated time is refused, naming the worker: past it a double no longer
+ * resolves SimGrid's 1 ns steps (at 3e32 s a 5 us message adds nothing), so
+ * communication times would silently read 0. */
+static int check_time_scale(const run_state *sh, const loop_timing *lt, int it, ccsim_error *err) {
+  for (int r = 0; r < sh->e->workers; r++) {
+    const run_worker *w = &sh->workers[r];
+    const double end = lt->marks[lt->mark0[compute_actor(w)] + w->m_end];
+    if (!(end <= SIM_MAX_ITERATION_S))
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME,
+                        "%s: iteration %d, worker %d: the iteration takes %g s of simulated time, more than "
+                        "%g s, where double-precision times no longer resolve SimGrid's 1 ns steps; the "
+                        "compute or transfer times are out of scale (model.batch, the device, the bandwidth)",
+                        sh->e->file, it, r, end, SIM_MAX_ITERATION_S);
+  }
+  return 0;
+}
+
 int run_iterations(run_state *sh, int memo_on, int quiet, ccsim_error *err) {
   const experiment *e = sh->e;
   loop_timing lt = {.memo = memo_on ? sim_memo_new(64) : NULL,
@@ -172,6 +190,7 @@ int run_iterations(run_state *sh, int memo_on, int quiet, ccsim_error *err) {
       rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: %s", e->file, sh->nc.msg);
       goto out;
     }
+    if ((rc = check_time_scale(sh, &lt, it, err))) goto out;
     double last;
     if (settle_iteration(sh, &lt, it, start, &last)) {
       rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: out of memory for %zu timeline rows", it, sh->nspans);

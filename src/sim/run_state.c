@@ -32,6 +32,21 @@ static int compute_times(run_state *sh) {
   return 0;
 }
 
+/* numbers: compute times SimGrid could not replay (it deadlocks on an
+ * infinite or absurd duration, and past SIM_MAX_ITERATION_S a double no
+ * longer resolves its nanoseconds) stop the run before it starts. */
+static int check_compute_times(const run_state *sh, ccsim_error *err) {
+  double total = sh->fwd_s;
+  for (size_t j = 0; j < sh->e->model.layers->nlayers; j++) total += sh->bwd_s[j];
+  if (!(total <= SIM_MAX_ITERATION_S))
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME,
+                      "%s: iteration 0, worker 0: forward and backward take %g s of simulated time per "
+                      "iteration, more than %g s, where double-precision times no longer resolve SimGrid's "
+                      "1 ns steps; model.batch, the layers' flops or the device's times are out of scale",
+                      sh->e->file, total, SIM_MAX_ITERATION_S);
+  return 0;
+}
+
 /* sh->soff and sh->foff: each layer's data-plane and full offsets.  Under
  * model.sample = K, layer l keeps ceil(params_l K / elements) coordinates,
  * at least 1 and at most all of them, so every layer is represented and
@@ -110,8 +125,8 @@ static int worker_rounds_init(run_worker *w, const ccomp_setup *su, size_t n, si
   if (w->phase_metrics.hops) w->phase_metrics.cascade = w->phase_metrics.hops + H + 1;
   w->phase_metrics.nhops = H;
   if (!w->sum || !w->x || !w->round_in || !w->round_out || !w->phase_metrics.hops)
-    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot set up the rounds of %s: %s", w->sh->e->compressor->name,
-                      w->sum ? "out of memory" : cerr);
+    return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, w->sh->e->file, "compressor", 0, 0, "cannot set up the rounds of %s: %s",
+                         w->sh->e->compressor->name, w->sum ? "out of memory" : cerr);
   return 0;
 }
 
@@ -128,10 +143,10 @@ static int worker_init(run_state *sh, int r, size_t n, size_t H, ccsim_error *er
   if (sh->private_outputs && !(w->out = calloc(n ? n : 1, sizeof(float))))
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for private outputs");
   if (!(w->comp = ccomp_new(e->compressor, e->comp_params, &su, cerr, sizeof cerr)))
-    return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: compressor: %s", e->file, cerr);
+    return ccsim_fail_at(err, CCSIM_ERR_INPUT, e->file, "compressor", 0, 0, "%s", cerr);
   if (e->compressor->phases > 1 && worker_rounds_init(w, &su, n, H, err)) return err->code;
   if (e->memory && !(w->mem = ccomp_memory_new(e->memory, e->mem_params, n, cerr, sizeof cerr)))
-    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: compressor.memory: %s", e->file, cerr);
+    return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, e->file, "compressor.memory", 0, 0, "%s", cerr);
   return 0;
 }
 
@@ -152,6 +167,7 @@ int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_out
   if (!sh->agg || ((e->collective->requires & COLL_NEEDS_EXACT_SUM) && !sh->exact_sum) || !sh->workers ||
       figures_init(sh, H, phased) || compute_times(sh))
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements x %d workers", n, e->workers);
+  if (check_compute_times(sh, err)) return err->code;
   if (!(sh->exec = sim_exec_new(2 * (size_t)e->workers, threads, err))) return err->code;
   if (phased) {
     sh->phase_exact[0] = calloc(n ? n : 1, sizeof(double));

@@ -23,6 +23,10 @@
 #include "sim/exec.h"
 #include "sim/numcheck.h"
 
+/* The longest iteration, in simulated seconds, a run may take: past it a
+ * double no longer resolves SimGrid's 1 ns steps (run_loop.c, run_state.c). */
+#define SIM_MAX_ITERATION_S 1e7
+
 /* A stretch of one actor's iteration between two of its marks, whose times
  * are known once the iteration's timing is: a timeline row, or a worker's
  * time inside a collective. */

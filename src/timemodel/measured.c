@@ -50,20 +50,31 @@ static int string(rd *r, const char *path, json_t *obj, const char *key, int req
   return 0;
 }
 
+/* Measured seconds are at most MAX_S and counts (a batch) at most
+ * MAX_COUNT: a forward pass of 1e308 s would leave SimGrid deadlocked, a
+ * batch of 1e300 would scale a time to 1e-298 s. */
+#define MAX_S 1e6
+#define MAX_COUNT 1e9
+
 /* v: a finite number in [lo, hi] (lo excluded when open). */
 static int number_v(rd *r, const char *p, json_t *v, double lo, int open, double hi, double *out) {
   char b[80];
   const double x = json_is_number(v) ? json_number_value(v) : NAN;
   if (!(isfinite(x) && (open ? x > lo : x >= lo) && x <= hi))
-    return cfg_fail(r, p, "expected a number %s %g%s, got %s", open ? ">" : ">=", lo, hi < INFINITY ? " (and at most the limit above)" : "",
-                cfg_show(v, b, sizeof b));
+    return cfg_fail(r, p, "expected a number %s %g%s, got %s", open ? ">" : ">=", lo, hi < INFINITY ? hi == MAX_S ? " (at most 1e6 s)" : " (at most 1e9)" : "",
+                    cfg_show(v, b, sizeof b));
   *out = x;
   return 0;
 }
 
+/* obj[key], a number >= lo (> lo when open); seconds ("..._s") at most
+ * MAX_S, anything else (counts) at most MAX_COUNT. */
 static int number(rd *r, const char *path, json_t *obj, const char *key, double lo, int open, double *out) {
   char p[512];
-  return number_v(r, join(p, sizeof p, path, key), json_object_get(obj, key), lo, open, INFINITY, out);
+  const size_t n = strlen(key);
+  const int seconds = (n > 2 && !strcmp(key + n - 2, "_s")) || strstr(key, "_s_") != NULL;
+  return number_v(r, join(p, sizeof p, path, key), json_object_get(obj, key), lo, open, seconds ? MAX_S : MAX_COUNT,
+                  out);
 }
 
 /* obj[key]: an array of n positive seconds (n = 0: any non-empty length, *n set). */
@@ -80,7 +91,7 @@ static int seconds_array(rd *r, const char *path, json_t *obj, const char *key, 
   for (size_t i = 0; i < *n; i++) {
     char q[560];
     snprintf(q, sizeof q, "%s[%zu]", p, i);
-    int rc = number_v(r, q, json_array_get(a, i), 0, 1, INFINITY, &(*out)[i]);
+    int rc = number_v(r, q, json_array_get(a, i), 0, 1, MAX_S, &(*out)[i]);
     if (rc) return rc;
   }
   return 0;
