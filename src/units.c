@@ -19,6 +19,7 @@ static int split(const char *text, double *value, char *unit, size_t unitlen) {
   if (*q == 'e' || *q == 'E') {
     q += 1 + (q[1] == '+' || q[1] == '-');
     if (!isdigit((unsigned char)*q)) return -1;
+    while (isdigit((unsigned char)*q)) q++;
   }
   *value = strtod(text, &end);
   if (end != q || !isfinite(*value)) return -1;
