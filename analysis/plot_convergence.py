@@ -22,6 +22,14 @@ time_s, so an iteration's point sits at the simulated time it ended).
       cancels), iterations and simulated time to the target, total
       simulated time
 
+  plot_convergence.py matrix [--json CLAIMS.json] DIR...
+      the study's summary: one Markdown table per sharding (iid, noniid),
+      a row per method, a column per worker count, each cell the paired
+      difference to uncompressed (last-50 accuracy, points) with its 95%
+      t-interval over the seeds and the claim it supports; then Marsit
+      minus the naive sign ring, paired the same way. --json writes every
+      cell (mean, lo, hi, n, claim) for tests
+
 The target defaults to the final accuracy of the uncompressed run among the
 directories (compressor "none") minus one point (0.01); without one, to the
 runs' train.target_accuracy.  Run through analysis/py (needs matplotlib).
@@ -249,6 +257,65 @@ def table(args):
               f"{total} |")
 
 
+def shards(r):
+    return r.summary.get("experiment", {}).get("train", {}).get("shards", "iid")
+
+
+def contrast(a, b):
+    """Paired differences a - b (last-50 accuracy, points) over the pairs
+    (seed, workers, platform) both lists hold."""
+    bb = {pairing(r): r for r in b}
+    return [100 * (r.tail_accuracy() - bb[pairing(r)].tail_accuracy()) for r in a if pairing(r) in bb]
+
+
+def matrix(args):
+    """Runs grouped by sharding, workers and method; each cell a paired
+    interval against uncompressed over the seeds."""
+    runs = load(args.dirs)
+    cells = {}
+    for r in runs:
+        cells.setdefault(shards(r), {}).setdefault(r.label, {}).setdefault(r.summary["workers"], []).append(r)
+    out = {}
+    for sh in sorted(cells):
+        methods = cells[sh]
+        none = [lab for lab, by in methods.items() if next(iter(by.values()))[0].summary["compressor"] == "none"]
+        if len(none) != 1:
+            sys.exit(f"matrix: {sh}: expected one uncompressed method, found {none or 'none'}")
+        ws = sorted({w for by in methods.values() for w in by})
+        print(f"\n**{sh}** — last-50 test accuracy minus uncompressed (same seed, workers, platform), "
+              "points: mean [95% t-interval over the seeds]; claim where the interval excludes zero\n")
+        print("| method | " + " | ".join(f"{w} workers" for w in ws) + " |")
+        print("|---|" + "---|" * len(ws))
+        base = methods[none[0]]
+        acc = " | ".join(f"{sum(r.tail_accuracy() for r in base[w]) / len(base[w]):.4f} (n={len(base[w])})"
+                         if w in base else "-" for w in ws)
+        print(f"| {none[0]} (last-50 accuracy) | {acc} |")
+        out[sh] = {}
+        rows = [(lab, by) for lab, by in methods.items() if lab != none[0]]
+        pairs = [(lab, methods[lab], base) for lab, _ in rows]
+        lab_m = next((lab for lab in methods if lab.endswith("marsit")), None)
+        lab_s = next((lab for lab in methods if lab.endswith("sign-ring")), None)
+        if lab_m and lab_s:
+            pairs.append((f"{lab_m} minus {lab_s}", methods[lab_m], methods[lab_s]))
+        for lab, by, ref in pairs:
+            row = []
+            out[sh][lab] = {}
+            for w in ws:
+                d = contrast(by.get(w, []), ref.get(w, []))
+                mean, lo, hi = paired_ci(d)
+                if not d:
+                    row.append("-")
+                    continue
+                v = verdict(lo, hi)
+                out[sh][lab][str(w)] = {"mean": mean, "lo": None if math.isnan(lo) else lo,
+                                        "hi": None if math.isnan(hi) else hi, "n": len(d), "claim": v}
+                row.append(f"{mean:+.2f} [{lo:+.2f}, {hi:+.2f}] {v}" if not math.isnan(lo) else f"{mean:+.2f}")
+            print(f"| {lab} | " + " | ".join(row) + " |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=1, sort_keys=True, allow_nan=False)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -263,10 +330,13 @@ def main():
     b = sub.add_parser("table")
     b.add_argument("dirs", nargs="+")
     b.add_argument("--target", type=float)
+    x = sub.add_parser("matrix")
+    x.add_argument("dirs", nargs="+")
+    x.add_argument("--json", help="write every cell to this file")
     args = p.parse_args()
     if args.cmd == "tta" and any(len(g) < 2 for g in args.speed):
         p.error("--speed LABEL DIR...: a label and at least one directory")
-    {"curves": curves, "tta": tta, "table": table}[args.cmd](args)
+    {"curves": curves, "tta": tta, "table": table, "matrix": matrix}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -7,8 +7,9 @@
 # for time to accuracy (10 Gbps is the report run). Tables
 # OUT/table-{iid,noniid}-W.md with, per method, the paired difference to
 # uncompressed (same seed, workers, platform) and its 95% t-interval over
-# the seeds (analysis/plot_convergence.py table), and
-# OUT/tta.png. METHODS, WORKERS, SEEDS and SHARDS (environment) restrict the
+# the seeds (analysis/plot_convergence.py table); OUT/matrix.md and
+# OUT/claims.json, all of them in one table per sharding
+# (plot_convergence.py matrix); and OUT/tta.png. METHODS, WORKERS, SEEDS and SHARDS (environment) restrict the
 # study (defaults: all methods, "8 16 32 64", "4 5 6 7 8", "iid noniid");
 # TTA= (empty) skips the time-to-accuracy runs.
 set -eu
@@ -53,6 +54,13 @@ for sh in $SHARDS; do
     echo
   done
 done
+# the summary: every method at every worker count and sharding, with its
+# paired interval, and Marsit minus the naive sign ring
+alldirs=$(for sh in $SHARDS; do for w in $WORKERS; do for m in $METHODS; do
+  for s in $SEEDS; do echo "$OUT/$sh/w$w/seed$s/$m"; done; done; done; done)
+# shellcheck disable=SC2086
+$P matrix $alldirs --json "$OUT/claims.json" >"$OUT/matrix.md"
+cat "$OUT/matrix.md"
 if [ -n "${TTA-1}" ]; then
   d() { for m in $METHODS; do echo "$1/$m"; done; }
   # shellcheck disable=SC2046
