@@ -9,8 +9,9 @@
 # uncompressed (same seed, workers, platform) and its 95% t-interval over
 # the seeds (analysis/plot_convergence.py table); OUT/matrix.md and
 # OUT/claims.json, all of them in one table per sharding
-# (plot_convergence.py matrix); and OUT/tta.png. METHODS, WORKERS, SEEDS and SHARDS (environment) restrict the
-# study (defaults: all methods, "8 16 32 64", "4 5 6 7 8", "iid noniid");
+# (plot_convergence.py matrix); and OUT/tta.png. METHODS, WORKERS, SEEDS
+# and SHARDS (environment) restrict the study (defaults: all methods,
+# "8 16 32 64", "4 5 6 7 8", "iid noniid");
 # TTA= (empty) skips the time-to-accuracy runs.
 set -eu
 CCSIM=$(realpath "$1")
