@@ -70,7 +70,7 @@ typedef struct experiment {
   int iterations;
 
   /* Where the workers run: a SimGrid XML file, or one of the generators of
-   * src/platform.c (platforms/README.md documents each and its fields). */
+   * src/platforms/ (platforms/README.md documents each and its fields). */
   struct {
     char *file;     /* SimGrid XML platform (resolved path), or NULL when generated */
     char *generate; /* "crossbar", "fat-tree", "torus", "dragonfly", "cloud", "multigpu", "pcie-server" */

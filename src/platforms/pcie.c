@@ -29,6 +29,9 @@
 
 #include <string.h>
 
+#include "config/sections.h"
+#include "platforms/generator.h"
+
 const char *const pcie_nvlink_names[] = {"none", "cube-mesh", "switch", NULL};
 
 /* NVLink 2 links per V100 in the switch option (V100 datasheet: six). */
@@ -95,6 +98,8 @@ static int cube_relay(int a, int b) {
   return best;
 }
 
+/* The zone of GPUs, switches and sockets, its links, and the route of every
+ * ordered pair of GPUs. */
 void pcie_server_write(FILE *f, const experiment *e, const char *name) {
   const int G = e->platform.pcie.gpus, per_sw = e->platform.pcie.gpus_per_switch, S = e->platform.pcie.sockets;
   const int nsw = G / per_sw, nv = e->platform.pcie.nvlink;
@@ -182,6 +187,7 @@ void pcie_server_write(FILE *f, const experiment *e, const char *name) {
   fputs("  </zone>\n</platform>\n", f);
 }
 
+/* End-to-end latency under CM02 of the route from GPU 0 to GPU 1. */
 double pcie_server_hop_latency(const experiment *e) {
   if (e->platform.pcie.nvlink == PCIE_NVLINK_CUBE_MESH) return e->platform.pcie.nvlink_latency; /* 0-1 joined */
   if (e->platform.pcie.nvlink == PCIE_NVLINK_SWITCH) return 2.0 * e->platform.pcie.nvlink_latency;
@@ -191,3 +197,69 @@ double pcie_server_hop_latency(const experiment *e) {
   if (sw_per_sock > 1) return 4.0 * e->platform.latency;     /* two switches of one socket */
   return 4.0 * e->platform.latency + e->platform.pcie.socket_latency; /* two sockets */
 }
+
+/* Switches hold GPUs evenly, sockets hold switches evenly, and the cube
+ * mesh is DGX-1's of 8 GPUs.  One server: its GPUs are one node. */
+static int pcie_finish(cfg_reader *rd, experiment *e, json_t *p) {
+  (void)p;
+  const int g = e->platform.pcie.gpus, per = e->platform.pcie.gpus_per_switch, s = e->platform.pcie.sockets;
+  if (g % per)
+    return cfg_fail(rd, "platform.gpus_per_switch", "expected a divisor of platform.gpus (%d), got %d", g, per);
+  if ((g / per) % s)
+    return cfg_fail(rd, "platform.sockets",
+                    "expected a divisor of the switch count (platform.gpus / platform.gpus_per_switch = %d) so "
+                    "that sockets hold switches evenly, got %d",
+                    g / per, s);
+  e->platform.gpus_per_node = g;
+  if (e->platform.pcie.nvlink == PCIE_NVLINK_CUBE_MESH && g != 8)
+    return cfg_fail(rd, "platform.nvlink", "\"cube-mesh\" is DGX-1's mesh of 8 GPUs, but platform.gpus is %d", g);
+  return 0;
+}
+
+/* platform.gpus. */
+static long long pcie_hosts(const experiment *e, long long max) {
+  return e->platform.pcie.gpus <= max ? e->platform.pcie.gpus : -1;
+}
+
+/* "platform.gpus = 8". */
+static void pcie_formula(const experiment *e, char *out, size_t len) {
+  snprintf(out, len, "platform.gpus = %d", e->platform.pcie.gpus);
+}
+
+/* Defaults: 8 GPUs, 2 per switch, 2 sockets (a DGX-1-like server); PCIe 3.0
+ * x16 links, 15.75 GB/s per direction (8 GT/s x 16 lanes x 128/130 / 8,
+ * PCI-SIG PCIe Base Specification 3.0); one UPI link at 10.4 GT/s between
+ * sockets, 20.8 GB/s per direction (Intel Xeon Gold 6230, MergeComp's
+ * server); NVLink 2 links of 25 GB/s per direction (V100 datasheet: 6 links,
+ * 300 GB/s in all).  The latencies (1 us per PCIe, QPI and NVLink link) are
+ * assumptions of the order of GPU peer-to-peer latencies, not datasheet
+ * figures. */
+#define PCIE_INT(k, d)                                                                                   \
+  {.name = #k, .type = PGEN_INT, .off = offsetof(experiment, platform.pcie.k), .def = d, .min = 1,        \
+   .max = PCIE_MAX_GPUS}
+#define PCIE_UNIT(k, t, d) {.name = #k, .type = t, .off = offsetof(experiment, platform.pcie.k), .def = d}
+static const pgen_key pcie_keys[] = {
+    PCIE_INT(gpus, "8"),
+    PCIE_INT(gpus_per_switch, "2"),
+    PCIE_INT(sockets, "2"),
+    PGEN_LINK_KEYS("15.75GBps", "1us"),
+    PCIE_UNIT(socket_bandwidth, PGEN_BANDWIDTH, "20.8GBps"),
+    PCIE_UNIT(socket_latency, PGEN_TIME, "1us"),
+    {.name = "nvlink", .type = PGEN_CHOICE, .off = offsetof(experiment, platform.pcie.nvlink), .def = "none",
+     .choices = pcie_nvlink_names},
+    PCIE_UNIT(nvlink_bandwidth, PGEN_BANDWIDTH, "25GBps"),
+    PCIE_UNIT(nvlink_latency, PGEN_TIME, "1us"),
+    PGEN_END,
+};
+
+const platform_generator pgen_pcie_server = {
+    .name = "pcie-server",
+    .summary = "one server: GPUs under PCIe switches under CPU sockets (QPI/UPI), optional NVLink (cube mesh or switch)",
+    .example = "{}",
+    .keys = pcie_keys,
+    .finish = pcie_finish,
+    .hosts = pcie_hosts,
+    .formula = pcie_formula,
+    .write = pcie_server_write,
+    .hop_latency = pcie_server_hop_latency,
+};
