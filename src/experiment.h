@@ -27,10 +27,6 @@ enum schedule_kind { SCHED_SINGLE, SCHED_LAYERWISE, SCHED_BUCKETS, SCHED_MERGECO
 /* Their names in experiment files and reports, indexed by the enum, NULL-terminated. */
 extern const char *const schedule_kind_names[];
 
-/* Bounds of the generated platforms' parameter lists. */
-#define PLATFORM_MAX_LEVELS 8
-#define PLATFORM_MAX_DIMS 8
-#define PLATFORM_MAX_NICS 16
 
 enum grad_distribution { GRAD_NORMAL, GRAD_LAPLACE, GRAD_UNIFORM };
 
@@ -81,41 +77,10 @@ typedef struct experiment {
     double latency;   /* s, per link */
     char *network_model;
     int crosstraffic;
-    struct {          /* fat-tree: SimGrid FAT_TREE, levels = length of down */
-      int levels;
-      int down[PLATFORM_MAX_LEVELS];     /* children of a switch of level i+1 */
-      int up[PLATFORM_MAX_LEVELS];       /* parents of a node of level i */
-      int parallel[PLATFORM_MAX_LEVELS]; /* parallel links between a node of level i and each parent */
-    } fat_tree;
-    struct {
-      int ndims;
-      int dims[PLATFORM_MAX_DIMS];
-    } torus;
-    struct {          /* dragonfly: SimGrid DRAGONFLY */
-      int groups, chassis, routers, nodes_per_router;
-      int group_links, chassis_links, router_links; /* parallel links of each level */
-    } dragonfly;
-    struct {
-      int racks, hosts_per_rack;
-      double oversubscription; /* a rack's NIC bandwidth over its uplink's */
-      double uplink_latency;   /* s, rack switch to core */
-      int nnics;               /* 0: every NIC has platform.bandwidth */
-      struct {
-        int count;
-        double bandwidth;
-      } nics[PLATFORM_MAX_NICS]; /* cycled over the hosts in order */
-    } cloud;
-    struct {
-      int nodes, nics_per_node;
-      double intra_bandwidth; /* bytes/s per direction, each GPU to the node's fabric */
-      double intra_latency;   /* s, each GPU to the node's fabric */
-    } multigpu;
-    struct { /* pcie-server (src/platforms/pcie.c); its PCIe links: bandwidth, latency */
-      int gpus, gpus_per_switch, sockets;
-      double socket_bandwidth, socket_latency; /* each inter-socket (QPI/UPI) link */
-      int nvlink;                              /* PCIE_NVLINK_NONE, _CUBE_MESH, _SWITCH */
-      double nvlink_bandwidth, nvlink_latency; /* one NVLink link, per direction */
-    } pcie;
+    /* The generator's own parameters: the struct its file defines
+     * (src/platforms/NAME.c, platform_generator.params_size), filled from
+     * its keys; NULL for a platform file. */
+    void *params;
   } platform;
 
   struct {

@@ -20,7 +20,7 @@
  * (platforms/generator.h); the default, when the key is missing, is
  * written back into p, so the resolved experiment shows it. */
 static int read_key(cfg_reader *rd, experiment *e, json_t *p, const platform_generator *g, const pgen_key *k) {
-  char *at = (char *)e + k->off;
+  char *base = k->common ? (char *)e : (char *)e->platform.params, *at = base + k->off;
   long long x;
   int rc = 0;
   switch (k->type) {
@@ -32,7 +32,7 @@ static int read_key(cfg_reader *rd, experiment *e, json_t *p, const platform_gen
   case PGEN_INTS:
     return cfg_int_array(rd, p, "platform", k->name, k->def ? json_loads(k->def, 0, NULL) : NULL,
                          (long long)k->min, (long long)k->max, k->maxlen, k->example, (int *)at,
-                         (int *)((char *)e + k->len_off));
+                         (int *)(base + k->len_off));
   case PGEN_REAL:
     return cfg_real(rd, p, "platform", k->name, k->def ? strtod(k->def, NULL) : CFG_REQUIRED, k->min, k->max,
                     (double *)at);
@@ -53,10 +53,13 @@ static int read_key(cfg_reader *rd, experiment *e, json_t *p, const platform_gen
   return cfg_fail(rd, "platform", "generator %s: key %s has no type", g->name, k->name); /* not reached */
 }
 
-/* A generated platform: every key of generator g in its order, its checks,
- * then the host count its keys give, which must hold the workers. */
+/* A generated platform: the generator's parameters (zeroed), every key of
+ * generator g in its order, its checks, then the host count its keys give,
+ * which must hold the workers. */
 static int read_generated(cfg_reader *rd, experiment *e, json_t *p, const platform_generator *g) {
   int rc;
+  if (!(e->platform.params = calloc(1, g->params_size ? g->params_size : 1)))
+    return cfg_fail(rd, "platform", "out of memory for the parameters of generator %s", g->name);
   for (const pgen_key *k = g->keys; k->name; k++)
     if ((rc = read_key(rd, e, p, g, k))) return rc;
   if (g->finish && (rc = g->finish(rd, e, p))) return rc;

@@ -190,6 +190,7 @@ void experiment_free(experiment *e) {
   free(e->name);
   free(e->platform.file);
   free(e->platform.generate);
+  free(e->platform.params);
   free(e->platform.network_model);
   free(e->out_dir);
   profile_free(e->model.layers);

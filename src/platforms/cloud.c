@@ -7,6 +7,24 @@
 #include "config/sections.h"
 #include "platforms/generator.h"
 
+#define PLATFORM_MAX_NICS 16
+
+/* The cloud's parameters (e->platform.params); the NICs' bandwidth without
+ * a pattern, and their latency, are the experiment's platform.bandwidth and
+ * platform.latency. */
+typedef struct cloud_params {
+  int racks, hosts_per_rack;
+  double oversubscription; /* a rack's NIC bandwidth over its uplink's */
+  double uplink_latency;   /* s, rack switch to core */
+  int nnics;               /* 0: every NIC has platform.bandwidth */
+  struct {
+    int count;
+    double bandwidth;
+  } nics[PLATFORM_MAX_NICS]; /* cycled over the hosts in order */
+} cloud_params;
+
+static cloud_params *cloud_of(const experiment *e) { return e->platform.params; }
+
 /* bandwidth and nics: one NIC bandwidth for all (bandwidth) or a pattern of
  * NICs cycled over the hosts (nics), never both; read together at
  * "bandwidth", so "nics" has nothing left to read.  uplink_latency: the
@@ -16,14 +34,14 @@ static int cloud_read_key(cfg_reader *rd, experiment *e, json_t *p, const pgen_k
   if (!strcmp(k->name, "uplink_latency")) {
     if (!json_object_get(p, "uplink_latency"))
       json_object_set_new(p, "uplink_latency", json_deep_copy(json_object_get(p, "latency")));
-    return cfg_unit(rd, p, "platform", "uplink_latency", NULL, CFG_TIME, &e->platform.cloud.uplink_latency);
+    return cfg_unit(rd, p, "platform", "uplink_latency", NULL, CFG_TIME, &cloud_of(e)->uplink_latency);
   }
   json_t *nics = json_object_get(p, "nics");
   char b[80];
   long long x;
   int rc;
   if (!nics) {
-    e->platform.cloud.nnics = 0;
+    cloud_of(e)->nnics = 0;
     return cfg_unit(rd, p, "platform", "bandwidth", "25Gbps", CFG_BANDWIDTH, &e->platform.bandwidth);
   }
   if (json_object_get(p, "bandwidth"))
@@ -35,8 +53,8 @@ static int cloud_read_key(cfg_reader *rd, experiment *e, json_t *p, const pgen_k
                     "got %s",
                     PLATFORM_MAX_NICS, cfg_show(nics, b, sizeof b));
   static const char *const nic_keys[] = {"count", "bandwidth", NULL};
-  e->platform.cloud.nnics = (int)json_array_size(nics);
-  for (int i = 0; i < e->platform.cloud.nnics; i++) {
+  cloud_of(e)->nnics = (int)json_array_size(nics);
+  for (int i = 0; i < cloud_of(e)->nnics; i++) {
     char pi[64];
     snprintf(pi, sizeof pi, "platform.nics[%d]", i);
     json_t *nic = json_array_get(nics, (size_t)i);
@@ -45,34 +63,34 @@ static int cloud_read_key(cfg_reader *rd, experiment *e, json_t *p, const pgen_k
                       cfg_show(nic, b, sizeof b));
     if ((rc = cfg_keys(rd, nic, pi, nic_keys, NULL, NULL, NULL))) return rc;
     if ((rc = cfg_int(rd, nic, pi, "count", 0, 1, 1, MAX_HOSTS, &x))) return rc;
-    e->platform.cloud.nics[i].count = (int)x;
-    if ((rc = cfg_unit(rd, nic, pi, "bandwidth", NULL, CFG_BANDWIDTH, &e->platform.cloud.nics[i].bandwidth)))
+    cloud_of(e)->nics[i].count = (int)x;
+    if ((rc = cfg_unit(rd, nic, pi, "bandwidth", NULL, CFG_BANDWIDTH, &cloud_of(e)->nics[i].bandwidth)))
       return rc;
   }
-  e->platform.bandwidth = e->platform.cloud.nics[0].bandwidth;
+  e->platform.bandwidth = cloud_of(e)->nics[0].bandwidth;
   return 0;
 }
 
 /* racks x hosts_per_rack. */
 static long long cloud_hosts(const experiment *e, long long max) {
-  const long long n = pgen_mul_capped(e->platform.cloud.racks, e->platform.cloud.hosts_per_rack, max);
+  const long long n = pgen_mul_capped(cloud_of(e)->racks, cloud_of(e)->hosts_per_rack, max);
   return n > max ? -1 : n;
 }
 
 /* "racks x hosts_per_rack = 4 x 16". */
 static void cloud_formula(const experiment *e, char *out, size_t len) {
-  snprintf(out, len, "racks x hosts_per_rack = %d x %d", e->platform.cloud.racks, e->platform.cloud.hosts_per_rack);
+  snprintf(out, len, "racks x hosts_per_rack = %d x %d", cloud_of(e)->racks, cloud_of(e)->hosts_per_rack);
 }
 
 /* NIC bandwidth of cloud host i: the nics pattern cycled over the hosts. */
 static double cloud_nic(const experiment *e, long long i) {
-  if (!e->platform.cloud.nnics) return e->platform.bandwidth;
+  if (!cloud_of(e)->nnics) return e->platform.bandwidth;
   long long period = 0;
-  for (int k = 0; k < e->platform.cloud.nnics; k++) period += e->platform.cloud.nics[k].count;
+  for (int k = 0; k < cloud_of(e)->nnics; k++) period += cloud_of(e)->nics[k].count;
   long long pos = i % period;
-  for (int k = 0; k < e->platform.cloud.nnics; k++) {
-    if (pos < e->platform.cloud.nics[k].count) return e->platform.cloud.nics[k].bandwidth;
-    pos -= e->platform.cloud.nics[k].count;
+  for (int k = 0; k < cloud_of(e)->nnics; k++) {
+    if (pos < cloud_of(e)->nics[k].count) return cloud_of(e)->nics[k].bandwidth;
+    pos -= cloud_of(e)->nics[k].count;
   }
   return e->platform.bandwidth; /* not reached */
 }
@@ -80,8 +98,8 @@ static double cloud_nic(const experiment *e, long long i) {
 /* A zone per rack, the uplinks, and a route between every ordered pair of
  * racks; each rack's uplink is its NICs' sum over the oversubscription. */
 static void cloud_write(FILE *f, const experiment *e, const char *name) {
-  const int R = e->platform.cloud.racks, H = e->platform.cloud.hosts_per_rack;
-  const double over = e->platform.cloud.oversubscription;
+  const int R = cloud_of(e)->racks, H = cloud_of(e)->hosts_per_rack;
+  const double over = cloud_of(e)->oversubscription;
   const long long n = (long long)R * H;
   fprintf(f,
           "%s"
@@ -95,11 +113,11 @@ static void cloud_write(FILE *f, const experiment *e, const char *name) {
           "       r0-h%d ..nic.. +                      +.. uplink%d ..+\n"
           "\n",
           pgen_xml_head, CCSIM_VERSION, name, R, R > 1 ? "s" : "", H, R - 1, n - 1, H - 1, R - 1);
-  if (e->platform.cloud.nnics) {
+  if (cloud_of(e)->nnics) {
     fputs("     NICs (bytes/s per direction), a pattern cycled over the hosts in order:", f);
-    for (int k = 0; k < e->platform.cloud.nnics; k++)
-      fprintf(f, "%s %d x %.17g", k ? "," : "", e->platform.cloud.nics[k].count,
-              e->platform.cloud.nics[k].bandwidth);
+    for (int k = 0; k < cloud_of(e)->nnics; k++)
+      fprintf(f, "%s %d x %.17g", k ? "," : "", cloud_of(e)->nics[k].count,
+              cloud_of(e)->nics[k].bandwidth);
     fputs(".\n", f);
   } else {
     fprintf(f, "     NICs: %.17g bytes/s per direction each.\n", e->platform.bandwidth);
@@ -111,7 +129,7 @@ static void cloud_write(FILE *f, const experiment *e, const char *name) {
           "     sender's uplink, receiver's uplink, receiver's NIC. -->\n"
           "<platform version=\"4.1\">\n"
           "  <zone id=\"cloud\" routing=\"Full\">\n",
-          e->platform.latency, over, e->platform.cloud.uplink_latency);
+          e->platform.latency, over, cloud_of(e)->uplink_latency);
   for (int r = 0; r < R; r++) {
     fprintf(f, "    <zone id=\"rack%d\" routing=\"Cluster\">\n      <router id=\"tor%d\"/>\n", r, r);
     for (int h = 0; h < H; h++) {
@@ -132,7 +150,7 @@ static void cloud_write(FILE *f, const experiment *e, const char *name) {
     fprintf(f,
             "    <link id=\"uplink%d\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" "
             "sharing_policy=\"SPLITDUPLEX\"/>\n",
-            r, uplink / over, e->platform.cloud.uplink_latency);
+            r, uplink / over, cloud_of(e)->uplink_latency);
   }
   for (int a = 0; a < R; a++)
     for (int b = 0; b < R; b++)
@@ -149,19 +167,20 @@ static void cloud_write(FILE *f, const experiment *e, const char *name) {
 
 /* Same rack: two NIC links; else also across two uplinks. */
 static double cloud_hop_latency(const experiment *e) {
-  return 2.0 * (e->platform.latency + (e->platform.cloud.hosts_per_rack > 1 ? 0 : e->platform.cloud.uplink_latency));
+  return 2.0 * (e->platform.latency + (cloud_of(e)->hosts_per_rack > 1 ? 0 : cloud_of(e)->uplink_latency));
 }
 
 static const pgen_key cloud_keys[] = {
-    {.name = "racks", .type = PGEN_INT, .off = offsetof(experiment, platform.cloud.racks), .min = 1,
+    {.name = "racks", .type = PGEN_INT, .off = offsetof(cloud_params, racks), .min = 1,
      .max = MAX_HOSTS},
-    {.name = "hosts_per_rack", .type = PGEN_INT, .off = offsetof(experiment, platform.cloud.hosts_per_rack),
+    {.name = "hosts_per_rack", .type = PGEN_INT, .off = offsetof(cloud_params, hosts_per_rack),
      .min = 1, .max = MAX_HOSTS},
-    {.name = "oversubscription", .type = PGEN_REAL, .off = offsetof(experiment, platform.cloud.oversubscription),
+    {.name = "oversubscription", .type = PGEN_REAL, .off = offsetof(cloud_params, oversubscription),
      .def = "1", .min = 1, .max = 1e6},
     PGEN_CUSTOM_KEY("bandwidth"),
     PGEN_CUSTOM_KEY("nics"),
-    {.name = "latency", .type = PGEN_TIME, .off = offsetof(experiment, platform.latency), .def = "5us"},
+    {.name = "latency", .type = PGEN_TIME, .off = offsetof(experiment, platform.latency), .common = 1,
+     .def = "5us"},
     PGEN_CUSTOM_KEY("uplink_latency"),
     PGEN_END,
 };
@@ -170,6 +189,7 @@ const platform_generator pgen_cloud = {
     .name = "cloud",
     .summary = "racks of hosts (NICs of mixed speeds) behind oversubscribed uplinks to a non-blocking core",
     .example = "{\"racks\": 4, \"hosts_per_rack\": 16}",
+    .params_size = sizeof(cloud_params),
     .keys = cloud_keys,
     .read_key = cloud_read_key,
     .hosts = cloud_hosts,

@@ -9,21 +9,34 @@
 #include "config/sections.h"
 #include "platforms/generator.h"
 
+#define PLATFORM_MAX_LEVELS 8
+
+/* The tree's parameters (e->platform.params), one entry per level; levels
+ * = the length of down. */
+typedef struct fat_tree_params {
+  int levels;
+  int down[PLATFORM_MAX_LEVELS];     /* children of a switch of level i+1 */
+  int up[PLATFORM_MAX_LEVELS];       /* parents of a node of level i */
+  int parallel[PLATFORM_MAX_LEVELS]; /* parallel links between a node of level i and each parent */
+} fat_tree_params;
+
+static fat_tree_params *fat_tree_of(const experiment *e) { return e->platform.params; }
+
 /* up (default: as many parents as the level below has children, a
  * non-blocking tree; 1 for the hosts) and parallel (default 1), each one
  * per level like down. */
 static int fat_tree_read_key(cfg_reader *rd, experiment *e, json_t *p, const pgen_key *k) {
-  const int L = e->platform.fat_tree.levels, *down = e->platform.fat_tree.down;
+  const int L = fat_tree_of(e)->levels, *down = fat_tree_of(e)->down;
   const int up = !strcmp(k->name, "up");
   json_t *def = json_array();
   for (int i = 0; i < L; i++) json_array_append_new(def, json_integer(up ? (i ? down[i - 1] : 1) : 1));
   int rc, n;
   if (up)
     rc = cfg_int_array(rd, p, "platform", "up", def, 1, MAX_HOSTS, PLATFORM_MAX_LEVELS, "[1, 8]",
-                       e->platform.fat_tree.up, &n);
+                       fat_tree_of(e)->up, &n);
   else
     rc = cfg_int_array(rd, p, "platform", "parallel", def, 1, MAX_PARALLEL, PLATFORM_MAX_LEVELS, "[1, 1]",
-                       e->platform.fat_tree.parallel, &n);
+                       fat_tree_of(e)->parallel, &n);
   if (rc) return rc;
   if (n != L)
     return cfg_fail(rd, up ? "platform.up" : "platform.parallel",
@@ -34,7 +47,7 @@ static int fat_tree_read_key(cfg_reader *rd, experiment *e, json_t *p, const pge
 /* No level may have more switches than a platform has hosts at most. */
 static int fat_tree_finish(cfg_reader *rd, experiment *e, json_t *p) {
   (void)p;
-  const int L = e->platform.fat_tree.levels, *down = e->platform.fat_tree.down, *up = e->platform.fat_tree.up;
+  const int L = fat_tree_of(e)->levels, *down = fat_tree_of(e)->down, *up = fat_tree_of(e)->up;
   for (int l = 1; l <= L; l++) { /* switches of level l: up[0..l-1] x down[l..L-1] */
     double sw = 1;
     for (int i = 0; i < l; i++) sw *= up[i];
@@ -48,23 +61,23 @@ static int fat_tree_finish(cfg_reader *rd, experiment *e, json_t *p) {
 /* The product of down. */
 static long long fat_tree_hosts(const experiment *e, long long max) {
   long long n = 1;
-  for (int i = 0; i < e->platform.fat_tree.levels; i++) n = pgen_mul_capped(n, e->platform.fat_tree.down[i], max);
+  for (int i = 0; i < fat_tree_of(e)->levels; i++) n = pgen_mul_capped(n, fat_tree_of(e)->down[i], max);
   return n > max ? -1 : n;
 }
 
 /* "product of platform.down = 8 x 8". */
 static void fat_tree_formula(const experiment *e, char *out, size_t len) {
   char v[256];
-  pgen_join_ints(v, sizeof v, e->platform.fat_tree.down, e->platform.fat_tree.levels, " x ");
+  pgen_join_ints(v, sizeof v, fat_tree_of(e)->down, fat_tree_of(e)->levels, " x ");
   snprintf(out, len, "product of platform.down = %s", v);
 }
 
 /* The <cluster topology="FAT_TREE">, after a comment that counts each
  * level's switches and its oversubscription. */
 static void fat_tree_write(FILE *f, const experiment *e, const char *name) {
-  const int L = e->platform.fat_tree.levels;
-  const int *down = e->platform.fat_tree.down, *up = e->platform.fat_tree.up,
-            *par = e->platform.fat_tree.parallel;
+  const int L = fat_tree_of(e)->levels;
+  const int *down = fat_tree_of(e)->down, *up = fat_tree_of(e)->up,
+            *par = fat_tree_of(e)->parallel;
   const long long n = fat_tree_hosts(e, 1ll << 40);
   char d[128], u[128], p[128], topo[400];
   pgen_join_ints(d, sizeof d, down, L, ",");
@@ -101,15 +114,15 @@ static void fat_tree_write(FILE *f, const experiment *e, const char *name) {
 
 /* h0 and h1 meet at the lowest level whose subtree holds both: 2 x l links. */
 static double fat_tree_hop_latency(const experiment *e) {
-  long long below = e->platform.fat_tree.down[0];
+  long long below = fat_tree_of(e)->down[0];
   int l = 1;
-  while (below < 2 && l < e->platform.fat_tree.levels) below *= e->platform.fat_tree.down[l++];
+  while (below < 2 && l < fat_tree_of(e)->levels) below *= fat_tree_of(e)->down[l++];
   return 2.0 * l * e->platform.latency;
 }
 
 static const pgen_key fat_tree_keys[] = {
-    {.name = "down", .type = PGEN_INTS, .off = offsetof(experiment, platform.fat_tree.down), .min = 1,
-     .max = MAX_HOSTS, .len_off = offsetof(experiment, platform.fat_tree.levels), .maxlen = PLATFORM_MAX_LEVELS,
+    {.name = "down", .type = PGEN_INTS, .off = offsetof(fat_tree_params, down), .min = 1,
+     .max = MAX_HOSTS, .len_off = offsetof(fat_tree_params, levels), .maxlen = PLATFORM_MAX_LEVELS,
      .example = "[8, 8]"},
     PGEN_CUSTOM_KEY("up"),
     PGEN_CUSTOM_KEY("parallel"),
@@ -121,6 +134,7 @@ const platform_generator pgen_fat_tree = {
     .name = "fat-tree",
     .summary = "SimGrid FAT_TREE: hosts under levels of switches (children, parents, parallel links per level)",
     .example = "{\"down\": [8, 8]}",
+    .params_size = sizeof(fat_tree_params),
     .keys = fat_tree_keys,
     .read_key = fat_tree_read_key,
     .finish = fat_tree_finish,

@@ -26,12 +26,16 @@ enum pgen_type {
   PGEN_CUSTOM,    /* read by the generator's read_key (defaults that follow other keys, objects) */
 };
 
-/* One key of a generator's "platform" object.  Values go into the
- * experiment at byte offset `off` (offsetof(experiment, platform.X)). */
+/* One key of a generator's "platform" object.  Its value goes into the
+ * generator's own parameters, e->platform.params, at byte offset `off`
+ * (offsetof(NAME_params, field)); a `common` key's into the experiment
+ * (offsetof(experiment, platform.field)). */
 typedef struct pgen_key {
   const char *name;
   enum pgen_type type;
-  size_t off;
+  size_t off;   /* into the generator's params struct, or with `common` into the experiment */
+  int common;   /* the value is one of the experiment's platform fields (bandwidth, latency,
+                   gpus_per_node), which the rest of ccsim reads */
   /* the default written into the resolved experiment when the key is
    * missing: a number for PGEN_INT and PGEN_REAL ("8", "1"), a JSON array
    * for PGEN_INTS ("[1, 1]"), the text itself for units and choices
@@ -52,13 +56,15 @@ typedef struct pgen_key {
 /* A generator's last keys, most of them share: every link's bandwidth and
  * latency, with these defaults. */
 #define PGEN_LINK_KEYS(bw, lat)                                                                          \
-  {.name = "bandwidth", .type = PGEN_BANDWIDTH, .off = offsetof(experiment, platform.bandwidth), .def = bw}, \
-  {.name = "latency", .type = PGEN_TIME, .off = offsetof(experiment, platform.latency), .def = lat}
+  {.name = "bandwidth", .type = PGEN_BANDWIDTH, .off = offsetof(experiment, platform.bandwidth), .common = 1, \
+   .def = bw},                                                                                           \
+  {.name = "latency", .type = PGEN_TIME, .off = offsetof(experiment, platform.latency), .common = 1, .def = lat}
 
 typedef struct platform_generator {
   const char *name;    /* "generate": NAME */
   const char *summary; /* one line for `ccsim list platforms` */
   const char *example; /* its required keys with example values, a JSON object ("{}": none) */
+  size_t params_size;  /* sizeof its own parameters' struct (e->platform.params), 0: none */
   const pgen_key *keys; /* read in this order (the order the defaults appear in the resolved
                            experiment); ended by {NULL} */
   /* Read key k (a PGEN_CUSTOM one) of the "platform" object p; 0, or

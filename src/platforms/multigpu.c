@@ -7,32 +7,42 @@
 #include "config/sections.h"
 #include "platforms/generator.h"
 
+/* The nodes' parameters (e->platform.params); GPUs per node is the
+ * experiment's platform.gpus_per_node, which the collectives read. */
+typedef struct multigpu_params {
+  int nodes, nics_per_node;
+  double intra_bandwidth; /* bytes/s per direction, each GPU to the node's fabric */
+  double intra_latency;   /* s, each GPU to the node's fabric */
+} multigpu_params;
+
+static multigpu_params *multigpu_of(const experiment *e) { return e->platform.params; }
+
 /* The GPUs of a node share its NICs evenly. */
 static int multigpu_finish(cfg_reader *rd, experiment *e, json_t *p) {
   (void)p;
-  if (e->platform.gpus_per_node % e->platform.multigpu.nics_per_node)
+  if (e->platform.gpus_per_node % multigpu_of(e)->nics_per_node)
     return cfg_fail(rd, "platform.nics_per_node",
                     "expected a divisor of platform.gpus_per_node (%d) so that GPUs share NICs evenly, got %d",
-                    e->platform.gpus_per_node, e->platform.multigpu.nics_per_node);
+                    e->platform.gpus_per_node, multigpu_of(e)->nics_per_node);
   return 0;
 }
 
 /* nodes x gpus_per_node. */
 static long long multigpu_hosts(const experiment *e, long long max) {
-  const long long n = pgen_mul_capped(e->platform.multigpu.nodes, e->platform.gpus_per_node, max);
+  const long long n = pgen_mul_capped(multigpu_of(e)->nodes, e->platform.gpus_per_node, max);
   return n > max ? -1 : n;
 }
 
 /* "nodes x gpus_per_node = 8 x 8". */
 static void multigpu_formula(const experiment *e, char *out, size_t len) {
-  snprintf(out, len, "nodes x gpus_per_node = %d x %d", e->platform.multigpu.nodes, e->platform.gpus_per_node);
+  snprintf(out, len, "nodes x gpus_per_node = %d x %d", multigpu_of(e)->nodes, e->platform.gpus_per_node);
 }
 
 /* Every GPU a host with its NIC as host link and its fabric link, and a
  * bypass route over the fabric for every ordered pair inside a node. */
 static void multigpu_write(FILE *f, const experiment *e, const char *name) {
-  const int N = e->platform.multigpu.nodes, G = e->platform.gpus_per_node,
-            K = e->platform.multigpu.nics_per_node;
+  const int N = multigpu_of(e)->nodes, G = e->platform.gpus_per_node,
+            K = multigpu_of(e)->nics_per_node;
   char share[64];
   if (K == G) snprintf(share, sizeof share, "one per GPU");
   else if (K == 1) snprintf(share, sizeof share, "shared by its %d GPUs", G);
@@ -57,7 +67,7 @@ static void multigpu_write(FILE *f, const experiment *e, const char *name) {
           "  <zone id=\"multigpu\" routing=\"Cluster\">\n"
           "    <prop id=\"gpus_per_node\" value=\"%d\"/>\n",
           pgen_xml_head, CCSIM_VERSION, name, N, N > 1 ? "s" : "", G, N - 1, G - 1, G,
-          e->platform.multigpu.intra_bandwidth, e->platform.multigpu.intra_latency, K, K > 1 ? "s" : "",
+          multigpu_of(e)->intra_bandwidth, multigpu_of(e)->intra_latency, K, K > 1 ? "s" : "",
           share, e->platform.bandwidth, e->platform.latency, G - 1, K - 1, G);
   for (int nd = 0; nd < N; nd++) {
     for (int k = 0; k < K; k++)
@@ -71,7 +81,7 @@ static void multigpu_write(FILE *f, const experiment *e, const char *name) {
               "    <link id=\"n%d-gpu%d-intra\" bandwidth=\"%.17gBps\" latency=\"%.17gs\" "
               "sharing_policy=\"SPLITDUPLEX\"/>\n"
               "    <host_link id=\"n%d-gpu%d\" up=\"n%d-nic%d_UP\" down=\"n%d-nic%d_DOWN\"/>\n",
-              nd, g, nd, g, e->platform.multigpu.intra_bandwidth, e->platform.multigpu.intra_latency, nd, g,
+              nd, g, nd, g, multigpu_of(e)->intra_bandwidth, multigpu_of(e)->intra_latency, nd, g,
               nd, g / (G / K), nd, g / (G / K));
   }
   for (int nd = 0; nd < N; nd++)
@@ -87,20 +97,21 @@ static void multigpu_write(FILE *f, const experiment *e, const char *name) {
 
 /* Inside a node: the two GPUs' fabric links; else their NICs. */
 static double multigpu_hop_latency(const experiment *e) {
-  return e->platform.gpus_per_node > 1 ? 2.0 * e->platform.multigpu.intra_latency : 2.0 * e->platform.latency;
+  return e->platform.gpus_per_node > 1 ? 2.0 * multigpu_of(e)->intra_latency : 2.0 * e->platform.latency;
 }
 
 static const pgen_key multigpu_keys[] = {
-    {.name = "nodes", .type = PGEN_INT, .off = offsetof(experiment, platform.multigpu.nodes), .min = 1,
+    {.name = "nodes", .type = PGEN_INT, .off = offsetof(multigpu_params, nodes), .min = 1,
      .max = MAX_HOSTS},
-    {.name = "gpus_per_node", .type = PGEN_INT, .off = offsetof(experiment, platform.gpus_per_node), .min = 1,
+    {.name = "gpus_per_node", .type = PGEN_INT, .off = offsetof(experiment, platform.gpus_per_node), .common = 1,
+     .min = 1,
      .max = MAX_HOSTS},
-    {.name = "nics_per_node", .type = PGEN_INT, .off = offsetof(experiment, platform.multigpu.nics_per_node),
+    {.name = "nics_per_node", .type = PGEN_INT, .off = offsetof(multigpu_params, nics_per_node),
      .def = "1", .min = 1, .max = MAX_HOSTS},
     PGEN_LINK_KEYS("25Gbps", "5us"),
-    {.name = "intra_bandwidth", .type = PGEN_BANDWIDTH, .off = offsetof(experiment, platform.multigpu.intra_bandwidth),
+    {.name = "intra_bandwidth", .type = PGEN_BANDWIDTH, .off = offsetof(multigpu_params, intra_bandwidth),
      .def = "150GBps"},
-    {.name = "intra_latency", .type = PGEN_TIME, .off = offsetof(experiment, platform.multigpu.intra_latency),
+    {.name = "intra_latency", .type = PGEN_TIME, .off = offsetof(multigpu_params, intra_latency),
      .def = "1us"},
     PGEN_END,
 };
@@ -109,6 +120,7 @@ const platform_generator pgen_multigpu = {
     .name = "multigpu",
     .summary = "nodes of GPUs: a fast intra-node fabric (NVLink-like) and NICs to a non-blocking switch",
     .example = "{\"nodes\": 8, \"gpus_per_node\": 8}",
+    .params_size = sizeof(multigpu_params),
     .keys = multigpu_keys,
     .finish = multigpu_finish,
     .hosts = multigpu_hosts,

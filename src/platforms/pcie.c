@@ -34,6 +34,8 @@
 
 const char *const pcie_nvlink_names[] = {"none", "cube-mesh", "switch", NULL};
 
+static pcie_params *pcie_of(const experiment *e) { return e->platform.params; }
+
 /* NVLink 2 links per V100 in the switch option (V100 datasheet: six). */
 #define NVLINKS_PER_GPU 6
 
@@ -67,8 +69,8 @@ static void cube_hop(FILE *f, int a, int b) {
 /* The PCIe route a -> b: up to the lowest common switch or socket, across
  * the inter-socket link if the sockets differ, and down. */
 static void pcie_route(FILE *f, const experiment *e, int a, int b) {
-  const int per_sw = e->platform.pcie.gpus_per_switch;
-  const int sw_per_sock = e->platform.pcie.gpus / per_sw / e->platform.pcie.sockets;
+  const int per_sw = pcie_of(e)->gpus_per_switch;
+  const int sw_per_sock = pcie_of(e)->gpus / per_sw / pcie_of(e)->sockets;
   const int swa = a / per_sw, swb = b / per_sw, sa = swa / sw_per_sock, sb = swb / sw_per_sock;
   char id[48];
   snprintf(id, sizeof id, "pcie-gpu%d", a);
@@ -101,8 +103,8 @@ static int cube_relay(int a, int b) {
 /* The zone of GPUs, switches and sockets, its links, and the route of every
  * ordered pair of GPUs. */
 void pcie_server_write(FILE *f, const experiment *e, const char *name) {
-  const int G = e->platform.pcie.gpus, per_sw = e->platform.pcie.gpus_per_switch, S = e->platform.pcie.sockets;
-  const int nsw = G / per_sw, nv = e->platform.pcie.nvlink;
+  const int G = pcie_of(e)->gpus, per_sw = pcie_of(e)->gpus_per_switch, S = pcie_of(e)->sockets;
+  const int nsw = G / per_sw, nv = pcie_of(e)->nvlink;
   fprintf(f,
           "<?xml version='1.0'?>\n"
           "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
@@ -116,20 +118,20 @@ void pcie_server_write(FILE *f, const experiment *e, const char *name) {
           "     the switches differ, the inter-socket link if the sockets differ, then\n"
           "     down the same way.\n",
           CCSIM_VERSION, name, G, G - 1, per_sw, nsw, nsw > 1 ? "es" : "", S, S > 1 ? "s" : "",
-          e->platform.bandwidth, e->platform.latency, e->platform.pcie.socket_bandwidth,
-          e->platform.pcie.socket_latency);
+          e->platform.bandwidth, e->platform.latency, pcie_of(e)->socket_bandwidth,
+          pcie_of(e)->socket_latency);
   if (nv == PCIE_NVLINK_CUBE_MESH)
     fprintf(f,
             "     NVLink: DGX-1's hybrid cube mesh (V100: 6 links per GPU), every GPU pair\n"
             "     over NVLink: a joined pair over its own link object of 1 or 2 links x\n"
             "     %.17g bytes/s per direction (%.17g s); a pair not joined relays through\n"
             "     the common neighbour with the widest two-hop path. -->\n",
-            e->platform.pcie.nvlink_bandwidth, e->platform.pcie.nvlink_latency);
+            pcie_of(e)->nvlink_bandwidth, pcie_of(e)->nvlink_latency);
   else if (nv == PCIE_NVLINK_SWITCH)
     fprintf(f,
             "     NVLink: every GPU pair over an NVSwitch-like non-blocking fabric, each GPU\n"
             "     one link of %d x %.17g bytes/s per direction (%.17g s). -->\n",
-            NVLINKS_PER_GPU, e->platform.pcie.nvlink_bandwidth, e->platform.pcie.nvlink_latency);
+            NVLINKS_PER_GPU, pcie_of(e)->nvlink_bandwidth, pcie_of(e)->nvlink_latency);
   else
     fputs("     No NVLink: GPU-to-GPU traffic goes over PCIe. -->\n", f);
   fprintf(f,
@@ -150,19 +152,19 @@ void pcie_server_write(FILE *f, const experiment *e, const char *name) {
   for (int a = 0; a < S; a++)
     for (int b = a + 1; b < S; b++) {
       snprintf(id, sizeof id, "upi-%d-%d", a, b);
-      bw(f, id, e->platform.pcie.socket_bandwidth, e->platform.pcie.socket_latency);
+      bw(f, id, pcie_of(e)->socket_bandwidth, pcie_of(e)->socket_latency);
     }
   if (nv == PCIE_NVLINK_CUBE_MESH)
     for (int a = 0; a < 8; a++)
       for (int b = a + 1; b < 8; b++)
         if (cube_mesh[a][b]) {
           snprintf(id, sizeof id, "nvlink-%d-%d", a, b);
-          bw(f, id, cube_mesh[a][b] * e->platform.pcie.nvlink_bandwidth, e->platform.pcie.nvlink_latency);
+          bw(f, id, cube_mesh[a][b] * pcie_of(e)->nvlink_bandwidth, pcie_of(e)->nvlink_latency);
         }
   if (nv == PCIE_NVLINK_SWITCH)
     for (int g = 0; g < G; g++) {
       snprintf(id, sizeof id, "nvswitch-gpu%d", g);
-      bw(f, id, NVLINKS_PER_GPU * e->platform.pcie.nvlink_bandwidth, e->platform.pcie.nvlink_latency);
+      bw(f, id, NVLINKS_PER_GPU * pcie_of(e)->nvlink_bandwidth, pcie_of(e)->nvlink_latency);
     }
   for (int a = 0; a < G; a++)
     for (int b = 0; b < G; b++) {
@@ -189,20 +191,20 @@ void pcie_server_write(FILE *f, const experiment *e, const char *name) {
 
 /* End-to-end latency under CM02 of the route from GPU 0 to GPU 1. */
 double pcie_server_hop_latency(const experiment *e) {
-  if (e->platform.pcie.nvlink == PCIE_NVLINK_CUBE_MESH) return e->platform.pcie.nvlink_latency; /* 0-1 joined */
-  if (e->platform.pcie.nvlink == PCIE_NVLINK_SWITCH) return 2.0 * e->platform.pcie.nvlink_latency;
-  const int per_sw = e->platform.pcie.gpus_per_switch;
-  const int sw_per_sock = e->platform.pcie.gpus / per_sw / e->platform.pcie.sockets;
+  if (pcie_of(e)->nvlink == PCIE_NVLINK_CUBE_MESH) return pcie_of(e)->nvlink_latency; /* 0-1 joined */
+  if (pcie_of(e)->nvlink == PCIE_NVLINK_SWITCH) return 2.0 * pcie_of(e)->nvlink_latency;
+  const int per_sw = pcie_of(e)->gpus_per_switch;
+  const int sw_per_sock = pcie_of(e)->gpus / per_sw / pcie_of(e)->sockets;
   if (per_sw > 1) return 2.0 * e->platform.latency;          /* one switch */
   if (sw_per_sock > 1) return 4.0 * e->platform.latency;     /* two switches of one socket */
-  return 4.0 * e->platform.latency + e->platform.pcie.socket_latency; /* two sockets */
+  return 4.0 * e->platform.latency + pcie_of(e)->socket_latency; /* two sockets */
 }
 
 /* Switches hold GPUs evenly, sockets hold switches evenly, and the cube
  * mesh is DGX-1's of 8 GPUs.  One server: its GPUs are one node. */
 static int pcie_finish(cfg_reader *rd, experiment *e, json_t *p) {
   (void)p;
-  const int g = e->platform.pcie.gpus, per = e->platform.pcie.gpus_per_switch, s = e->platform.pcie.sockets;
+  const int g = pcie_of(e)->gpus, per = pcie_of(e)->gpus_per_switch, s = pcie_of(e)->sockets;
   if (g % per)
     return cfg_fail(rd, "platform.gpus_per_switch", "expected a divisor of platform.gpus (%d), got %d", g, per);
   if ((g / per) % s)
@@ -211,19 +213,19 @@ static int pcie_finish(cfg_reader *rd, experiment *e, json_t *p) {
                     "that sockets hold switches evenly, got %d",
                     g / per, s);
   e->platform.gpus_per_node = g;
-  if (e->platform.pcie.nvlink == PCIE_NVLINK_CUBE_MESH && g != 8)
+  if (pcie_of(e)->nvlink == PCIE_NVLINK_CUBE_MESH && g != 8)
     return cfg_fail(rd, "platform.nvlink", "\"cube-mesh\" is DGX-1's mesh of 8 GPUs, but platform.gpus is %d", g);
   return 0;
 }
 
 /* platform.gpus. */
 static long long pcie_hosts(const experiment *e, long long max) {
-  return e->platform.pcie.gpus <= max ? e->platform.pcie.gpus : -1;
+  return pcie_of(e)->gpus <= max ? pcie_of(e)->gpus : -1;
 }
 
 /* "platform.gpus = 8". */
 static void pcie_formula(const experiment *e, char *out, size_t len) {
-  snprintf(out, len, "platform.gpus = %d", e->platform.pcie.gpus);
+  snprintf(out, len, "platform.gpus = %d", pcie_of(e)->gpus);
 }
 
 /* Defaults: 8 GPUs, 2 per switch, 2 sockets (a DGX-1-like server); PCIe 3.0
@@ -235,9 +237,9 @@ static void pcie_formula(const experiment *e, char *out, size_t len) {
  * assumptions of the order of GPU peer-to-peer latencies, not datasheet
  * figures. */
 #define PCIE_INT(k, d)                                                                                   \
-  {.name = #k, .type = PGEN_INT, .off = offsetof(experiment, platform.pcie.k), .def = d, .min = 1,        \
+  {.name = #k, .type = PGEN_INT, .off = offsetof(pcie_params, k), .def = d, .min = 1,        \
    .max = PCIE_MAX_GPUS}
-#define PCIE_UNIT(k, t, d) {.name = #k, .type = t, .off = offsetof(experiment, platform.pcie.k), .def = d}
+#define PCIE_UNIT(k, t, d) {.name = #k, .type = t, .off = offsetof(pcie_params, k), .def = d}
 static const pgen_key pcie_keys[] = {
     PCIE_INT(gpus, "8"),
     PCIE_INT(gpus_per_switch, "2"),
@@ -245,7 +247,7 @@ static const pgen_key pcie_keys[] = {
     PGEN_LINK_KEYS("15.75GBps", "1us"),
     PCIE_UNIT(socket_bandwidth, PGEN_BANDWIDTH, "20.8GBps"),
     PCIE_UNIT(socket_latency, PGEN_TIME, "1us"),
-    {.name = "nvlink", .type = PGEN_CHOICE, .off = offsetof(experiment, platform.pcie.nvlink), .def = "none",
+    {.name = "nvlink", .type = PGEN_CHOICE, .off = offsetof(pcie_params, nvlink), .def = "none",
      .choices = pcie_nvlink_names},
     PCIE_UNIT(nvlink_bandwidth, PGEN_BANDWIDTH, "25GBps"),
     PCIE_UNIT(nvlink_latency, PGEN_TIME, "1us"),
@@ -256,6 +258,7 @@ const platform_generator pgen_pcie_server = {
     .name = "pcie-server",
     .summary = "one server: GPUs under PCIe switches under CPU sockets (QPI/UPI), optional NVLink (cube mesh or switch)",
     .example = "{}",
+    .params_size = sizeof(pcie_params),
     .keys = pcie_keys,
     .finish = pcie_finish,
     .hosts = pcie_hosts,

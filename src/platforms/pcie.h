@@ -8,6 +8,15 @@
 
 #include "experiment.h"
 
+/* The server's parameters (e->platform.params); its PCIe links are the
+ * experiment's platform.bandwidth and platform.latency. */
+typedef struct pcie_params {
+  int gpus, gpus_per_switch, sockets;
+  double socket_bandwidth, socket_latency; /* each inter-socket (QPI/UPI) link */
+  int nvlink;                              /* PCIE_NVLINK_NONE, _CUBE_MESH, _SWITCH */
+  double nvlink_bandwidth, nvlink_latency; /* one NVLink link, per direction */
+} pcie_params;
+
 /* GPUs of one server at most (every ordered pair gets a route). */
 #define PCIE_MAX_GPUS 64
 

@@ -5,24 +5,34 @@
 #include "config/sections.h"
 #include "platforms/generator.h"
 
+#define PLATFORM_MAX_DIMS 8
+
+/* The torus's parameters (e->platform.params): its size in each dimension. */
+typedef struct torus_params {
+  int ndims;
+  int dims[PLATFORM_MAX_DIMS];
+} torus_params;
+
+static torus_params *torus_of(const experiment *e) { return e->platform.params; }
+
 /* The product of dims. */
 static long long torus_hosts(const experiment *e, long long max) {
   long long n = 1;
-  for (int i = 0; i < e->platform.torus.ndims; i++) n = pgen_mul_capped(n, e->platform.torus.dims[i], max);
+  for (int i = 0; i < torus_of(e)->ndims; i++) n = pgen_mul_capped(n, torus_of(e)->dims[i], max);
   return n > max ? -1 : n;
 }
 
 /* "product of platform.dims = 4 x 4 x 4". */
 static void torus_formula(const experiment *e, char *out, size_t len) {
   char v[256];
-  pgen_join_ints(v, sizeof v, e->platform.torus.dims, e->platform.torus.ndims, " x ");
+  pgen_join_ints(v, sizeof v, torus_of(e)->dims, torus_of(e)->ndims, " x ");
   snprintf(out, len, "product of platform.dims = %s", v);
 }
 
 /* The <cluster topology="TORUS">, after a comment on coordinates and routes. */
 static void torus_write(FILE *f, const experiment *e, const char *name) {
-  const int D = e->platform.torus.ndims;
-  const int *dims = e->platform.torus.dims;
+  const int D = torus_of(e)->ndims;
+  const int *dims = torus_of(e)->dims;
   const long long n = torus_hosts(e, 1ll << 40);
   /* Dimensions of size 1 change no coordinate; SimGrid 3.32 gives each a
    * self-link named after the host, so two of them would clash: leave them out. */
@@ -56,8 +66,8 @@ static void torus_write(FILE *f, const experiment *e, const char *name) {
 static double torus_hop_latency(const experiment *e) { return e->platform.latency; }
 
 static const pgen_key torus_keys[] = {
-    {.name = "dims", .type = PGEN_INTS, .off = offsetof(experiment, platform.torus.dims), .min = 1,
-     .max = MAX_HOSTS, .len_off = offsetof(experiment, platform.torus.ndims), .maxlen = PLATFORM_MAX_DIMS,
+    {.name = "dims", .type = PGEN_INTS, .off = offsetof(torus_params, dims), .min = 1,
+     .max = MAX_HOSTS, .len_off = offsetof(torus_params, ndims), .maxlen = PLATFORM_MAX_DIMS,
      .example = "[4, 4, 4]"},
     PGEN_LINK_KEYS("25Gbps", "5us"),
     PGEN_END,
@@ -67,6 +77,7 @@ const platform_generator pgen_torus = {
     .name = "torus",
     .summary = "SimGrid TORUS: hosts on a wrap-around grid, one link per dimension each",
     .example = "{\"dims\": [4, 4, 4]}",
+    .params_size = sizeof(torus_params),
     .keys = torus_keys,
     .hosts = torus_hosts,
     .formula = torus_formula,
