@@ -5,15 +5,13 @@
 # the direction of each claim from the numbers it produced
 # (OUT/claims.json), as the study's README states them:
 #   - simulated time per iteration: Marsit < fp32 on the same topology (one
-#     bit per coordinate), the torus < the ring (fewer hops);
-#   - "35% less time at the same accuracy" does not hold at fp32's accuracy
-#     (minus a point): Marsit misses it in at least one seed; at the highest
-#     accuracy every run reaches, Marsit over the torus saves time against
-#     fp32 over the torus;
-#   - "same convergence as uncompressed" does not hold here: Marsit's paired
-#     interval (ring and torus) lies below zero;
-#   - "the naive sign ring degrades (where Marsit does not)" does not hold
-#     here: Marsit minus the sign ring is not above zero.
+#     bit per coordinate; at least 10% shorter over the ring, 30% over the
+#     torus), the torus < the ring (fewer hops);
+#   - time to the highest accuracy every run reaches: Marsit over the torus
+#     saves at least 10% of fp32 over the torus's time.
+# Not asserted, because the README states no claim for them at 8 workers
+# (their 95% intervals include zero): Marsit's accuracy against fp32, Marsit
+# against the naive sign ring, the sign ring against fp32.
 set -u
 CCSIM=$1
 SRC=$2
@@ -35,21 +33,12 @@ def check(ok, what):
     print(("ok   " if ok else "FAIL ") + what)
     bad |= not ok
 it = {k: v["ms_per_iteration"] for k, v in m.items()}
-check(it["marsit-ring"] < it["fp32-ring"] and it["marsit-torus"] < it["fp32-torus"] < it["fp32-ring"],
-      "ms per iteration: marsit ring {marsit-ring:.3f} < fp32 ring {fp32-ring:.3f}; "
-      "marsit torus {marsit-torus:.3f} < fp32 torus {fp32-torus:.3f}".format(**it))
-for k in ("marsit-ring", "marsit-torus"):
-    e = m[k]
-    check(e["reached_same"] < len(e["seeds"]),
-          f"{k} reaches fp32's accuracy {c['targets']['same']:.4f} in {e['reached_same']} of {len(e['seeds'])} seeds")
+check(it["marsit-ring"] < 0.9 * it["fp32-ring"] and it["marsit-torus"] < 0.7 * it["fp32-torus"]
+      and it["fp32-torus"] < it["fp32-ring"],
+      "ms per iteration: marsit ring {marsit-ring:.3f} < 0.9 x fp32 ring {fp32-ring:.3f}; "
+      "marsit torus {marsit-torus:.3f} < 0.7 x fp32 torus {fp32-torus:.3f}".format(**it))
 s = m["marsit-torus"]["saved_common"]
-check(s is not None and s > 0, f"Marsit (torus) saves {s} of fp32 (torus)'s time to {c['targets']['common']:.2f}")
-for k in ("marsit-ring", "marsit-torus"):
-    e = m[k]
-    check(e["hi"] is not None and e["hi"] < 0,
-          f"{k}: paired difference {100 * e['diff']:+.2f} [{100 * e['lo']:+.2f}, {100 * e['hi']:+.2f}] below zero")
-x = c["marsit_minus_sign_ring"]
-check(x["lo"] is not None and x["lo"] < 0,
-      f"Marsit minus sign ring {100 * x['diff']:+.2f} [{100 * x['lo']:+.2f}, {100 * x['hi']:+.2f}] not above zero")
+check(s is not None and s > 0.10,
+      f"Marsit (torus) saves {s} of fp32 (torus)'s time to {c['targets']['common']:.2f} (> 0.10)")
 sys.exit(bad)
 PY
