@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -136,16 +137,33 @@ out:
   return rc;
 }
 
+/* Before anything is written (feed_new starts a recorded trace by removing
+ * its old index.json): a trace recorded into the trace the run replays is
+ * refused (inputs are never overwritten), and the result files and the
+ * trace must fit on their disks. */
+static int check_outputs(const experiment *e, const run_opts *o, const char *dir, ccsim_error *err) {
+  struct stat rt, gt;
+  if (o->record_trace && e->gradients.source == GRAD_TRACE && stat(o->record_trace, &rt) == 0 &&
+      stat(e->gradients.trace, &gt) == 0 && rt.st_dev == gt.st_dev && rt.st_ino == gt.st_ino)
+    return ccsim_fail_at(err, CCSIM_ERR_INPUT, e->file, "gradients.trace", 0, 0,
+                         "--record-trace %s is the trace this run replays; record into another directory",
+                         o->record_trace);
+  return resources_check_disk(e, dir, o->record_trace, err);
+}
+
 /* The gradient source is set up (and checked: a trace is read once, the
  * training data loaded) before anything else, so `validate` checks it too. */
 int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsim_error *err) {
   const double host0 = host_seconds();
   memset(rep, 0, sizeof *rep);
+  const char *dir = o->out_dir ? o->out_dir : e->out_dir;
+  int rc;
+  if (!o->validate_only && (rc = check_outputs(e, o, dir, err))) return rc;
   feed *fd = feed_new(e, o->validate_only ? NULL : o->record_trace, err);
   if (!fd) return err->code;
-  const char *dir = o->out_dir ? o->out_dir : e->out_dir;
   snprintf(rep->out_dir, sizeof rep->out_dir, "%s", dir);
-  int done, rc = prepare(e, o, dir, rep, &done, err);
+  int done;
+  rc = prepare(e, o, dir, rep, &done, err);
   if (!rc && !done) rc = run_prepared(e, o, fd, dir, host0, rep, err);
   feed_free(fd);
   return rc;

@@ -319,12 +319,21 @@ x2 max-memory-newline 'ccsim validate: --max-memory: expected a size such as "8G
 x2 jobs-zero 'ccsim sweep: --jobs: expected an integer in [1, 4096], got "0"' "$CCSIM" sweep noname.json --jobs 0
 x2 out-dev-null '/dev/null: cannot create output directory: /dev/null is not a directory' "$CCSIM" run good.json --out /dev/null --quiet
 x2 out-under-a-file 'good.json/sub: cannot create output directory: good.json is not a directory' "$CCSIM" run good.json --out good.json/sub --quiet
-x1 out-in-proc '/proc/1/nonexistent/x: cannot create output directory' "$CCSIM" run good.json --out /proc/1/nonexistent/x --quiet
+x2 out-in-proc 'good.json: iterations: 1 iterations need at least 90 B of result files (iterations.csv, hops.csv), but the file system of /proc/1/nonexistent/x has 0 B free' "$CCSIM" run good.json --out /proc/1/nonexistent/x --quiet
 x2 record-trace-into-file '--record-trace: good.json: cannot create output directory: good.json is not a directory' "$CCSIM" run good.json --out o2 --record-trace good.json --quiet
 # a planted symbolic link in a trace being recorded is refused, not written through
 mkdir -p trp victim2 && ln -s ../victim2 trp/w0
 x2 record-trace-planted 'trp/w0: --record-trace: is a symbolic link; expected the directory of worker 0' "$CCSIM" run good.json --out o3 --record-trace trp --quiet
 [ -z "$(ls victim2)" ] && pass=$((pass + 1)) || bad "record-trace-planted: wrote into the link's target"
+
+# a trace recorded into the trace a run replays would lose its index: refused, the trace intact
+printf '{"workers": 2, "iterations": 1, "gradients": {"source": "trace", "trace": "tr"}}\n' >replay.json
+x2 record-into-replayed-trace 'replay.json: gradients.trace: --record-trace ./tr/ is the trace this run replays' "$CCSIM" run replay.json --out o4 --record-trace ./tr/ --quiet
+[ -f tr/index.json ] && pass=$((pass + 1)) || bad "record-into-replayed-trace: the replayed trace lost its index.json"
+# a trace larger than the disk: refused before anything is written
+x2 record-trace-too-big 'good.json: --record-trace: the trace needs ' "$CCSIM" run good.json --set model.elements=100000000000 \
+  --set iterations=100000 --out o5 --record-trace big --max-memory 1000TB --quiet
+[ ! -e big ] && [ ! -e o5 ] && pass=$((pass + 1)) || bad "record-trace-too-big: wrote $(ls -d big o5 2>/dev/null)"
 
 # ---- numbers that go bad at run time ----
 # a zero aggregate is not a perfect one: cosine 0, not 1

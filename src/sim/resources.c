@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 
 #include "collectives/collective.h"
 
@@ -98,6 +99,61 @@ int resources_check(const experiment *e, double max_bytes, resource_estimate *ou
                       "%s: workers: the run needs about %s (workers' state %s, payloads in flight %s, actor "
                       "stacks %s, ...), more than %s, %s: fewer workers or elements, or model.sample",
                       e->file, t, w, p, s, what, l);
+  }
+  return 0;
+}
+
+/* Free bytes (for an unprivileged writer) on the file system that path, or
+ * its nearest existing ancestor, lies on; -1 when unknown. */
+static double free_bytes(const char *path) {
+  char *p = strdup(path);
+  if (!p) return -1;
+  struct statvfs st;
+  double v = -1;
+  for (;;) {
+    if (statvfs(*p ? p : ".", &st) == 0) {
+      v = (double)st.f_bavail * (double)st.f_frsize;
+      break;
+    }
+    char *slash = strrchr(p, '/');
+    if (!slash || slash == p) {
+      if (statvfs(slash ? "/" : ".", &st) == 0) v = (double)st.f_bavail * (double)st.f_frsize;
+      break;
+    }
+    *slash = 0;
+  }
+  free(p);
+  return v;
+}
+
+/* The fewest bytes a row of each result file takes ("0,1.2e-05,...\n"). */
+enum { ITER_ROW = 60, HOP_ROW = 30, TIMELINE_ROW = 30, NPY_HEADER = 128 };
+
+int resources_check_disk(const experiment *e, const char *dir, const char *trace_dir, ccsim_error *err) {
+  const double T = e->iterations, N = e->workers;
+  const double H = (double)e->collective->hops(e->workers, e->coll_params);
+  const double results = T * ITER_ROW + T * H * HOP_ROW + (e->timeline ? T * N * 2 * TIMELINE_ROW : 0);
+  const double have = free_bytes(dir);
+  char need_s[32], have_s[32];
+  if (have >= 0 && results > have) {
+    resources_format(results, need_s, sizeof need_s);
+    resources_format(have, have_s, sizeof have_s);
+    return ccsim_fail(err, CCSIM_ERR_INPUT,
+                      "%s: iterations: %d iterations need at least %s of result files (iterations.csv, hops.csv%s), "
+                      "but the file system of %s has %s free",
+                      e->file, e->iterations, need_s, e->timeline ? ", timeline.csv" : "", dir, have_s);
+  }
+  if (!trace_dir) return 0;
+  const double elements = (double)(e->model.sample ? e->model.sample : e->model.elements);
+  const double trace = N * T * (elements * 4 + NPY_HEADER);
+  const double thave = free_bytes(trace_dir);
+  if (thave >= 0 && trace > thave) {
+    resources_format(trace, need_s, sizeof need_s);
+    resources_format(thave, have_s, sizeof have_s);
+    return ccsim_fail(err, CCSIM_ERR_INPUT,
+                      "%s: --record-trace: the trace needs %s (%d workers x %d iterations x %.0f elements of 4 "
+                      "bytes), but the file system of %s has %s free",
+                      e->file, need_s, e->workers, e->iterations, elements, trace_dir, have_s);
   }
   return 0;
 }

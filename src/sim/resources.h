@@ -30,6 +30,15 @@ void resources_estimate(const experiment *e, resource_estimate *r);
  * vm.max_map_count allows.  r (may be NULL) gets the estimate. */
 int resources_check(const experiment *e, double max_bytes, resource_estimate *r, ccsim_error *err);
 
+/* The result files of a run into dir (iterations.csv, hops.csv, and
+ * timeline.csv when asked; at least a row's worth of bytes each) and the
+ * trace it records into trace_dir (NULL: none; workers x iterations .npy
+ * files of the data plane's elements) must fit in the free space of their
+ * file systems (statvfs of the nearest existing directory): else
+ * CCSIM_ERR_INPUT naming the field that makes them large.  A lower bound:
+ * a run it lets through may still fill a disk that others fill too. */
+int resources_check_disk(const experiment *e, const char *dir, const char *trace_dir, ccsim_error *err);
+
 /* "1.5 GiB" for bytes, into out[len]. */
 void resources_format(double bytes, char *out, size_t len);
 
