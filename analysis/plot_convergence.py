@@ -178,15 +178,6 @@ def pairing(r):
     return (x.get("seed"), r.summary.get("workers"), json.dumps(x.get("platform"), sort_keys=True))
 
 
-def paired_gaps(g, runs):
-    """Last-50 accuracy of each run of g minus that of the uncompressed run
-    (compressor "none") with the same seed, workers and platform among runs;
-    None where there is no such run."""
-    none = {pairing(r): r for r in runs if r.summary.get("compressor") == "none"}
-    return [r.tail_accuracy() - none[pairing(r)].tail_accuracy() if pairing(r) in none else None
-            for r in g]
-
-
 # t_{0.975, df}: the two-sided 95% quantile of Student's t (standard tables);
 # a df between the listed ones takes the next smaller listed df, which is
 # conservative (a wider interval).
@@ -242,7 +233,7 @@ def table(args):
         accs = [r.summary["final_accuracy"] for r in g]
         acc = f"{sum(accs) / len(accs):.4f}" + (f" ({min(accs):.4f}-{max(accs):.4f})" if len(g) > 1 else "")
         tail = sum(r.tail_accuracy() for r in g) / len(g)
-        gaps = [x * 100 for x in paired_gaps(g, runs) if x is not None]
+        gaps = contrast(g, [r for r in runs if r.summary.get("compressor") == "none"])
         gap = (f"{sum(gaps) / len(gaps):+.2f}" + (f" ({min(gaps):+.2f} to {max(gaps):+.2f})"
                                                    if len(gaps) > 1 else "")) if gaps else "-"
         mean, lo, hi = paired_ci(gaps)
@@ -263,7 +254,9 @@ def shards(r):
 
 def contrast(a, b):
     """Paired differences a - b (last-50 accuracy, points) over the pairs
-    (seed, workers, platform) both lists hold."""
+    (seed, workers, platform) both lists hold, in a's order; table() and
+    matrix() both pair through it (b: the uncompressed runs, or another
+    method's)."""
     bb = {pairing(r): r for r in b}
     return [100 * (r.tail_accuracy() - bb[pairing(r)].tail_accuracy()) for r in a if pairing(r) in bb]
 
@@ -291,8 +284,7 @@ def matrix(args):
                          if w in base else "-" for w in ws)
         print(f"| {none[0]} (last-50 accuracy) | {acc} |")
         out[sh] = {}
-        rows = [(lab, by) for lab, by in methods.items() if lab != none[0]]
-        pairs = [(lab, methods[lab], base) for lab, _ in rows]
+        pairs = [(lab, by, base) for lab, by in methods.items() if lab != none[0]]
         lab_m = next((lab for lab in methods if lab.endswith("marsit")), None)
         lab_s = next((lab for lab in methods if lab.endswith("sign-ring")), None)
         if lab_m and lab_s:
