@@ -2,6 +2,7 @@
 #include "units.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +22,26 @@ static int split(const char *text, double *value, char *unit, size_t unitlen) {
     if (!isdigit((unsigned char)*q)) return -1;
     while (isdigit((unsigned char)*q)) q++;
   }
+  errno = 0;
   *value = strtod(text, &end);
-  if (end != q || !isfinite(*value)) return -1;
+  /* ERANGE: out of the doubles' range, or so small it lost its digits
+   * ("1e-330" would read as 0) */
+  if (end != q || !isfinite(*value) || errno == ERANGE) return -1;
   while (isspace((unsigned char)*end)) end++;
   size_t len = strlen(end);
   while (len && isspace((unsigned char)end[len - 1])) len--;
   if (len >= unitlen) return -1;
   memcpy(unit, end, len);
   unit[len] = 0;
+  return 0;
+}
+
+/* v * f, or -1 when it leaves the doubles: overflows to Inf ("1e307min"),
+ * or a non-zero quantity underflows to 0 ("1e-320ps"). */
+static int scaled(double v, double f, double *out) {
+  const double x = v * f;
+  if (!isfinite(x) || (v != 0 && x == 0)) return -1;
+  *out = x;
   return 0;
 }
 
@@ -54,10 +67,9 @@ int units_bandwidth(const char *text, double *out) {
   if (split(text, &v, unit, sizeof unit)) return -1;
   const char *u = unit;
   double f = prefix(&u);
-  if (strcmp(u, "Bps") == 0 || strcmp(u, "B/s") == 0) *out = v * f;
-  else if (strcmp(u, "bps") == 0 || strcmp(u, "b/s") == 0) *out = v * f / 8.0;
-  else return -1;
-  return 0;
+  if (strcmp(u, "Bps") == 0 || strcmp(u, "B/s") == 0) return scaled(v, f, out);
+  if (strcmp(u, "bps") == 0 || strcmp(u, "b/s") == 0) return scaled(v, f / 8.0, out);
+  return -1;
 }
 
 int units_size(const char *text, double *out) {
@@ -66,10 +78,9 @@ int units_size(const char *text, double *out) {
   if (split(text, &v, unit, sizeof unit)) return -1;
   const char *u = unit;
   double f = prefix(&u);
-  if (strcmp(u, "B") == 0) *out = v * f;
-  else if (strcmp(u, "b") == 0) *out = v * f / 8.0;
-  else return -1;
-  return 0;
+  if (strcmp(u, "B") == 0) return scaled(v, f, out);
+  if (strcmp(u, "b") == 0) return scaled(v, f / 8.0, out);
+  return -1;
 }
 
 int units_time(const char *text, double *out) {
@@ -81,9 +92,6 @@ int units_time(const char *text, double *out) {
   char unit[32];
   if (split(text, &v, unit, sizeof unit)) return -1;
   for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-    if (strcmp(unit, table[i].u) == 0) {
-      *out = v * table[i].f;
-      return 0;
-    }
+    if (strcmp(unit, table[i].u) == 0) return scaled(v, table[i].f, out);
   return -1;
 }

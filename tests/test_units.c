@@ -25,11 +25,14 @@ int main(void) {
   CHECK(units_time("1e-3s", &v) == 0 && v == 1e-3, "1e-3s = %g", v);
   CHECK(units_bandwidth("2.5E+1Gbps", &v) == 0 && v == 25e9 / 8, "2.5E+1Gbps = %g", v);
   static const char *const bad_bw[] = {"", "fast", "25", "25Gb", "25 Gbps x", "Gbps", "25GHz", "nan Gbps", "0x10Gbps",
-                                       "infGbps", "1e400Gbps", "1eGbps", ".Gbps", NULL};
+                                       "infGbps", "1e400Gbps", "1eGbps", ".Gbps",
+                                       /* finite number, product out of range (fuzz finding) */
+                                       "1e300PBps", "1e-330bps", "1e-310Gbps", NULL};
   for (int i = 0; bad_bw[i]; i++) CHECK(units_bandwidth(bad_bw[i], &v) == -1, "accepted bandwidth \"%s\"", bad_bw[i]);
-  static const char *const bad_size[] = {"", "4", "4Mb/s", "4 meg", "MB", "4MBB", NULL};
+  static const char *const bad_size[] = {"", "4", "4Mb/s", "4 meg", "MB", "4MBB", "1.7e308KiB", "1e-330b", NULL};
   for (int i = 0; bad_size[i]; i++) CHECK(units_size(bad_size[i], &v) == -1, "accepted size \"%s\"", bad_size[i]);
-  static const char *const bad_time[] = {"", "5", "5 sec", "us", "5uss", "inf s", "0x1p-3s", "1e5e5s", NULL};
+  static const char *const bad_time[] = {"", "5", "5 sec", "us", "5uss", "inf s", "0x1p-3s", "1e5e5s",
+                                         "1e307min", "1e306h", "1e-320ps", NULL};
   for (int i = 0; bad_time[i]; i++) CHECK(units_time(bad_time[i], &v) == -1, "accepted time \"%s\"", bad_time[i]);
   return check_status("test_units");
 }
