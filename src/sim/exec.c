@@ -182,6 +182,8 @@ struct sim_exec {
   comm_sem **sems;
   size_t nsems, semcap;
   int stopped; /* comm_abort was called */
+  const char *oom;  /* what found no memory (the iteration stops) */
+  int oom_worker;
   sim_trace trace;
   coro main;
   pool pool;
@@ -294,11 +296,14 @@ void sim_exec_reset(sim_exec *x) {
   }
   x->n = 0;
   x->stopped = 0;
+  x->oom = NULL;
   free_pairs(x);
   memset(x->pairs, 0, x->pcap * sizeof *x->pairs);
   x->pcount = 0;
   x->rhead = x->rcount = 0;
 }
+
+static _Noreturn void out_of_memory(const char *what);
 
 static void ready_push(sim_exec *x, int a) {
   x->ready[(x->rhead + x->rcount++) % x->max] = a;
@@ -314,14 +319,18 @@ static void entry(void) {
   abort(); /* a finished actor is never resumed */
 }
 
-void sim_exec_spawn(sim_exec *x, int host, void (*fn)(void *), void *arg) {
+int sim_exec_spawn(sim_exec *x, int host, void (*fn)(void *), void *arg) {
   if (x->n == x->max) abort(); /* a caller's bug: more actors than it asked room for */
   const int i = (int)x->n++;
   actor *a = &x->actors[i];
   if (!a->stack) {
     a->stack = mmap(NULL, GUARD_BYTES + STACK_BYTES, PROT_READ | PROT_WRITE,
                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (a->stack == MAP_FAILED) abort();
+    if (a->stack == MAP_FAILED) {
+      a->stack = NULL;
+      x->n--;
+      return -1;
+    }
     mprotect(a->stack, GUARD_BYTES, PROT_NONE);
   }
   a->fn = fn;
@@ -332,6 +341,19 @@ void sim_exec_spawn(sim_exec *x, int host, void (*fn)(void *), void *arg) {
   coro_make(&a->ctx, (char *)a->stack + GUARD_BYTES, STACK_BYTES, entry, &x->main);
   x->tr[i].host = host;
   ready_push(x, i);
+  return 0;
+}
+
+/* No memory for `what`: inside an actor the iteration stops (sim_exec_run
+ * reports it, with the worker); outside one, nothing can go on. */
+static _Noreturn void out_of_memory(const char *what) {
+  if (X && X->cur >= 0) {
+    X->oom = what;
+    X->oom_worker = X->tr[X->cur].host;
+    comm_abort();
+  }
+  fprintf(stderr, "ccsim: out of memory for %s\n", what);
+  exit(1);
 }
 
 /* Append an operation to the current actor's trace. */
@@ -339,8 +361,9 @@ static void record(unsigned kind, int peer, uint32_t aux, double v) {
   sim_actor_trace *t = &X->tr[X->cur];
   if (t->n == t->cap) {
     t->cap = t->cap ? 2 * t->cap : 256;
-    t->ops = realloc(t->ops, t->cap * sizeof *t->ops);
-    if (!t->ops) abort(); /* out of memory mid-iteration: nothing to recover */
+    sim_op *ops = realloc(t->ops, t->cap * sizeof *t->ops);
+    if (!ops) out_of_memory("the iteration's trace");
+    t->ops = ops;
   }
   t->ops[t->n++] = (sim_op){.kind = kind, .peer = (uint32_t)peer, .aux = aux, .v = v};
 }
@@ -376,7 +399,7 @@ static void pairs_grow(sim_exec *x) {
   const size_t ocap = x->pcap;
   x->pcap *= 2;
   x->pairs = calloc(x->pcap, sizeof *x->pairs);
-  if (!x->pairs) abort();
+  if (!x->pairs) out_of_memory("the message table");
   for (size_t i = 0; i < ocap; i++) {
     if (!old[i].key) continue;
     size_t j = mix64(old[i].key) & (x->pcap - 1);
@@ -429,7 +452,7 @@ static void deliver(int src, int dst, void *msg) {
     return;
   }
   msg_node *m = malloc(sizeof *m);
-  if (!m) abort();
+  if (!m) out_of_memory("a message");
   *m = (msg_node){.seq = seq, .payload = msg};
   if (p->tail) p->tail->next = m;
   else p->head = m;
@@ -456,7 +479,7 @@ void *comm_recv(int src, int dst) {
 
 comm_rreq *comm_irecv(int src, int dst) {
   comm_rreq *r = malloc(sizeof *r);
-  if (!r) abort();
+  if (!r) out_of_memory("a posted receive");
   r->src = src;
   r->dst = dst;
   r->seq = pair_of(src, dst)->posted++;
@@ -494,11 +517,12 @@ uint32_t comm_mark(void) {
 
 comm_sem *comm_sem_new(void) {
   comm_sem *s = calloc(1, sizeof *s);
-  if (!s) abort();
+  if (!s) out_of_memory("a semaphore");
   if (X->nsems == X->semcap) {
     X->semcap = X->semcap ? 2 * X->semcap : 64;
-    X->sems = realloc(X->sems, X->semcap * sizeof *X->sems);
-    if (!X->sems) abort();
+    comm_sem **sems = realloc(X->sems, X->semcap * sizeof *X->sems);
+    if (!sems) out_of_memory("the semaphores");
+    X->sems = sems;
   }
   s->id = (uint32_t)X->nsems;
   X->sems[X->nsems++] = s;
@@ -637,6 +661,8 @@ int sim_exec_run(sim_exec *x, ccsim_error *err) {
     pool_wait(x, -1);
     for (size_t a = 0; a < x->n; a++) x->actors[a].task_pending = 0, x->actors[a].task_state = TASK_NONE;
   }
+  if (x->stopped && x->oom)
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "worker %d: out of memory for %s", x->oom_worker, x->oom);
   if (x->stopped) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "an actor stopped the iteration");
   for (size_t a = 0; a < x->n; a++) {
     const actor *w = &x->actors[a];
@@ -660,7 +686,7 @@ int sim_exec_run(sim_exec *x, ccsim_error *err) {
   return CCSIM_OK;
 }
 
-const sim_trace *sim_exec_trace(const sim_exec *x) { return &x->trace; }
+sim_trace *sim_exec_trace(sim_exec *x) { return &x->trace; }
 
 void sim_trace_hash(const sim_trace *t, uint64_t h[2]) {
   uint64_t a = 0x6a09e667f3bcc908ULL ^ t->nactors, b = 0xbb67ae8584caa73bULL ^ t->nsems;

@@ -31,12 +31,12 @@ void sim_exec_free(sim_exec *x);
 /* Start an iteration afresh: no actors, an empty trace. */
 void sim_exec_reset(sim_exec *x);
 /* Add an actor running fn(arg) on rank host's host; actors are numbered
- * from 0 in spawn order. */
-void sim_exec_spawn(sim_exec *x, int host, void (*fn)(void *), void *arg);
+ * from 0 in spawn order.  0, or -1 when its stack finds no memory. */
+int sim_exec_spawn(sim_exec *x, int host, void (*fn)(void *), void *arg);
 /* Run every actor to its end.  CCSIM_ERR_RUNTIME with a message if they
  * deadlock (actors left waiting) or leave a semaphore above 0. */
 int sim_exec_run(sim_exec *x, ccsim_error *err);
 /* The trace of the last run (the executor's; valid until the next reset). */
-const sim_trace *sim_exec_trace(const sim_exec *x);
+sim_trace *sim_exec_trace(sim_exec *x);
 
 #endif

@@ -45,8 +45,8 @@ static int data_iteration(run_state *sh, int it, ccsim_error *err) {
     w->iteration = (uint32_t)it;
     w->plan = plan;
     w->compress_s = w->busy = 0;
-    sim_exec_spawn(sh->exec, r, worker_compute_iter, w);
-    sim_exec_spawn(sh->exec, r, worker_comm_iter, w);
+    if (sim_exec_spawn(sh->exec, r, worker_compute_iter, w) || sim_exec_spawn(sh->exec, r, worker_comm_iter, w))
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: worker %d: no memory for its actors' stacks", it, r);
   }
   if (!sim_exec_run(sh->exec, err)) return 0;
   if (sh->nc.failed) /* numbers went bad: an actor stopped the iteration */
@@ -57,7 +57,7 @@ static int data_iteration(run_state *sh, int it, ccsim_error *err) {
 /* The timing of iteration it's trace into lt->marks: the memo's copy when
  * it has timed the same trace, else a replay in SimGrid (remembered). */
 static int time_iteration(run_state *sh, loop_timing *lt, int it, ccsim_error *err) {
-  const sim_trace *t = sim_exec_trace(sh->exec);
+  sim_trace *t = sim_exec_trace(sh->exec);
   for (size_t a = 0; a < t->nactors; a++) lt->mark0[a + 1] = lt->mark0[a] + t->actors[a].nmarks;
   const size_t nmarks = lt->mark0[t->nactors];
   if (nmarks > lt->markcap) {
