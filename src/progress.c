@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,6 +34,10 @@ void progress_begin(int iterations, int quiet) {
   double x = v && *v ? strtod(v, &end) : -1;
   P.every = v && *v && !*end && x >= 0 ? x : P.tty ? 0.5 : 10.0;
 }
+
+_Static_assert(sizeof P <= PROGRESS_STATE_BYTES, "PROGRESS_STATE_BYTES too small");
+void progress_state_save(unsigned char buf[PROGRESS_STATE_BYTES]) { memcpy(buf, &P, sizeof P); }
+void progress_state_load(const unsigned char buf[PROGRESS_STATE_BYTES]) { memcpy(&P, buf, sizeof P); }
 
 void progress_timing(uint64_t messages) {
   P.timing = 1;

@@ -28,6 +28,12 @@ void progress_expect(int it, uint64_t messages);
  * current iteration starts; the ticks that follow count them. */
 void progress_timing(uint64_t messages);
 
+/* The whole state, copied into a process forked before it was set (the
+ * timing executor's replays fork from a process started early). */
+#define PROGRESS_STATE_BYTES 128
+void progress_state_save(unsigned char buf[PROGRESS_STATE_BYTES]);
+void progress_state_load(const unsigned char buf[PROGRESS_STATE_BYTES]);
+
 /* One message sent. */
 void progress_tick(void);
 

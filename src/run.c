@@ -94,6 +94,8 @@ static int prepare(const experiment *e, const run_opts *o, const char *dir, run_
     return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: workers: %d workers but platform %s has %zu hosts",
                       e->file, e->workers, platform_path, nhosts);
   *done = o->validate_only;
+  /* replays fork from this moment's small heap, not the data executor's */
+  if (!o->validate_only && (rc = engine_timing_start(err))) return rc;
   return 0;
 }
 
@@ -127,6 +129,7 @@ static int run_prepared(const experiment *e, const run_opts *o, feed *fd, const 
   }
   rep->host_time_s = host_seconds() - host0;
   rep->peak_rss_mb = peak_rss_mb();
+  rep->timing_cpu_s = engine_timing_cpu(&rep->timing_replays);
   rc = run_results_write(e, &sh.fig, dir, rep, err);
   if (!rc && o->keep_aggregate) {
     rep->aggregate = sh.agg;
@@ -165,6 +168,7 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
   int done;
   rc = prepare(e, o, dir, rep, &done, err);
   if (!rc && !done) rc = run_prepared(e, o, fd, dir, host0, rep, err);
+  engine_timing_stop();
   feed_free(fd);
   return rc;
 }

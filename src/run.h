@@ -29,6 +29,8 @@ typedef struct run_opts {
 typedef struct run_report {
   double sim_time_s, iteration_time_s, bytes_on_wire, compression_ratio;
   double agg_rel_error, agg_cosine, host_time_s, peak_rss_mb;
+  double timing_cpu_s;               /* CPU seconds of the timing executor's replays (host-dependent: not in summary.json) */
+  unsigned long long timing_replays;
   size_t hosts;
   double memory_estimate; /* bytes the run is expected to need (sim/resources.h) */
   char out_dir[PATH_MAX];

@@ -30,8 +30,21 @@ const char *const *engine_hosts(size_t *count);
 /* The timing executor (timing.c): replay trace t from simulated time 0
  * on an idle network and store, actor after actor, the simulated time of
  * each actor's marks in marks[] (t->actors[i].nmarks of them for actor i).
- * CCSIM_ERR_RUNTIME with a message if the replay fails. */
-int engine_replay(const sim_trace *t, double *marks, ccsim_error *err);
+ * With the zygote, each actor's operations are moved out of t (ops freed,
+ * NULL, cap 0: the trace is recorded anew next iteration), so a run holds
+ * one copy of a trace, not two.  CCSIM_ERR_RUNTIME with a message if the
+ * replay fails. */
+int engine_replay(sim_trace *t, double *marks, ccsim_error *err);
+
+/* Start the timing executor's zygote: every later engine_replay forks
+ * from this moment's process (call it once the platform is loaded, before
+ * the data executor allocates).  Without it engine_replay forks from the
+ * caller.  engine_timing_stop ends it (also at the next start). */
+int engine_timing_start(ccsim_error *err);
+void engine_timing_stop(void);
+/* CPU seconds (user + system) spent in replays since engine_timing_start,
+ * and their count. */
+double engine_timing_cpu(unsigned long long *count);
 
 /* The network model and its options actually in force (after --cfg). */
 const char *engine_network_model(void);

@@ -9,6 +9,8 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <simgrid/actor.h>
 #include <simgrid/comm.h>
 #include <simgrid/engine.h>
@@ -19,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,6 +47,12 @@ typedef struct replay {
 } replay;
 
 static replay R; /* the child's one replay */
+static double cpu_total; /* CPU seconds of every replay so far */
+static unsigned long long replays;
+
+static double cpu_of(const struct rusage *u) {
+  return (double)u->ru_utime.tv_sec + u->ru_utime.tv_usec * 1e-6 + (double)u->ru_stime.tv_sec + u->ru_stime.tv_usec * 1e-6;
+}
 static char token; /* S4U refuses a NULL payload */
 
 static uint64_t mix64(uint64_t z) {
@@ -152,7 +162,23 @@ static int child(const sim_trace *t, double *marks) {
   return R.done == t->nactors ? 0 : 4;
 }
 
-int engine_replay(const sim_trace *t, double *marks, ccsim_error *err) {
+/* What the child's wait status says. */
+static int replay_status(int status, ccsim_error *err) {
+  if (WIFSIGNALED(status))
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor died of signal %d", WTERMSIG(status));
+  if (!WIFEXITED(status) || WEXITSTATUS(status) == 3)
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor ran out of memory");
+  if (WEXITSTATUS(status) == 4)
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor deadlocked: the trace's actors never all finished");
+  if (WEXITSTATUS(status) == 5)
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor could not start a replay (fork failed)");
+  if (WEXITSTATUS(status) != 0)
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor failed (exit %d)", WEXITSTATUS(status));
+  return CCSIM_OK;
+}
+
+/* Without a zygote: the child forked from this process. */
+static int replay_forked(const sim_trace *t, double *marks, ccsim_error *err) {
   size_t nmarks = 0;
   for (size_t i = 0; i < t->nactors; i++) nmarks += t->actors[i].nmarks;
   const size_t bytes = (nmarks + 1) * sizeof(double);
@@ -167,24 +193,205 @@ int engine_replay(const sim_trace *t, double *marks, ccsim_error *err) {
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot fork the timing executor: %s", strerror(errno));
   }
   if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     const int rc = child(t, shared);
     fflush(stderr);
     _exit(rc);
   }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  struct rusage u = {0};
+  while (wait4(pid, &status, 0, &u) < 0 && errno == EINTR) {
   }
-  int rc = CCSIM_OK;
-  if (WIFSIGNALED(status))
-    rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor died of signal %d", WTERMSIG(status));
-  else if (!WIFEXITED(status) || WEXITSTATUS(status) == 3)
-    rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor ran out of memory");
-  else if (WEXITSTATUS(status) == 4)
-    rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor deadlocked: the trace's actors never all finished");
-  else if (WEXITSTATUS(status) != 0)
-    rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor failed (exit %d)", WEXITSTATUS(status));
-  else
-    memcpy(marks, shared, nmarks * sizeof *marks);
+  cpu_total += cpu_of(&u), replays++;
+  const int rc = replay_status(status, err);
+  if (rc == CCSIM_OK) memcpy(marks, shared, nmarks * sizeof *marks);
   munmap(shared, bytes);
   return rc;
+}
+
+/* The zygote (engine_timing_start): a process forked right after the
+ * platform is loaded, before the data executor has allocated anything.
+ * Every replay is forked from it, so SimGrid runs on the small, compact
+ * heap of that moment instead of a copy of the data executor's (a child
+ * forked from a heap fragmented by millions of small allocations ran the
+ * same replay 1.6-2x slower: bench/README.md).  The trace travels through a
+ * memfd both map; the marks come back in it. */
+typedef struct zreq {
+  uint64_t bytes;  /* the memfd's used size */
+  uint64_t nactors, nsems, nmarks;
+  unsigned char progress[PROGRESS_STATE_BYTES];
+} zreq;
+
+/* memfd layout: zactor[nactors], then every actor's ops, then the marks */
+typedef struct zactor {
+  uint32_t host, nmarks, nsends, nirecvs;
+  uint64_t n, off; /* off: byte offset of the ops */
+} zactor;
+
+static struct {
+  pid_t pid;        /* 0: no zygote */
+  int req, ans, fd; /* request pipe (write end), answer pipe (read end), the memfd */
+  unsigned char *map;
+  size_t cap;
+} Z;
+
+static int full_io(int fd, void *buf, size_t n, int writing) {
+  unsigned char *p = buf;
+  while (n) {
+    const ssize_t k = writing ? write(fd, p, n) : read(fd, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return -1;
+    p += k, n -= (size_t)k;
+  }
+  return 0;
+}
+
+/* In a child of the zygote: the trace from the memfd, replayed. */
+static int replay_request(const zreq *q) {
+  unsigned char *m = mmap(NULL, q->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, Z.fd, 0);
+  if (m == MAP_FAILED) return 3;
+  const zactor *za = (const zactor *)m;
+  sim_trace t = {.nactors = q->nactors, .nsems = q->nsems};
+  t.actors = calloc(q->nactors + 1, sizeof *t.actors);
+  if (!t.actors) return 3;
+  uint64_t end = q->nactors * sizeof(zactor);
+  for (size_t i = 0; i < q->nactors; i++) {
+    sim_actor_trace *a = &t.actors[i];
+    a->host = (int)za[i].host;
+    a->nmarks = za[i].nmarks, a->nsends = za[i].nsends, a->nirecvs = za[i].nirecvs;
+    a->n = a->cap = za[i].n;
+    a->ops = (sim_op *)(m + za[i].off);
+    end = za[i].off + za[i].n * sizeof(sim_op);
+  }
+  progress_state_load(q->progress);
+  return child(&t, (double *)(m + end));
+}
+
+static _Noreturn void zygote_main(int req, int ans) {
+  for (;;) {
+    zreq q;
+    if (full_io(req, &q, sizeof q, 0)) _exit(0); /* the parent is gone or done */
+    struct {
+      int status;
+      double cpu;
+    } ans_ = {5 << 8, 0}; /* "exited 5": no child */
+    struct rusage u = {0};
+    const pid_t pid = fork();
+    if (pid == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      close(req), close(ans);
+      const int rc = replay_request(&q);
+      fflush(stderr);
+      _exit(rc);
+    }
+    if (pid > 0) {
+      while (wait4(pid, &ans_.status, 0, &u) < 0 && errno == EINTR) {
+      }
+      ans_.cpu = cpu_of(&u);
+    }
+    if (full_io(ans, &ans_, sizeof ans_, 1)) _exit(0);
+  }
+}
+
+int engine_timing_start(ccsim_error *err) {
+  engine_timing_stop();
+  cpu_total = 0, replays = 0;
+  int rq[2], an[2];
+  const int fd = memfd_create("ccsim-trace", MFD_CLOEXEC);
+  if (fd < 0) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot create the timing executor's memfd: %s", strerror(errno));
+  if (pipe2(rq, O_CLOEXEC)) {
+    close(fd);
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot create a pipe: %s", strerror(errno));
+  }
+  if (pipe2(an, O_CLOEXEC)) {
+    close(fd), close(rq[0]), close(rq[1]);
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot create a pipe: %s", strerror(errno));
+  }
+  fflush(NULL);
+  const pid_t parent = getpid();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fd), close(rq[0]), close(rq[1]), close(an[0]), close(an[1]);
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot fork the timing executor: %s", strerror(errno));
+  }
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(0);
+    close(rq[1]), close(an[0]);
+    Z.fd = fd;
+    zygote_main(rq[0], an[1]);
+  }
+  close(rq[0]), close(an[1]);
+  Z.pid = pid, Z.req = rq[1], Z.ans = an[0], Z.fd = fd;
+  return CCSIM_OK;
+}
+
+void engine_timing_stop(void) {
+  if (!Z.pid) return;
+  close(Z.req), close(Z.ans);
+  while (waitpid(Z.pid, NULL, 0) < 0 && errno == EINTR) {
+  }
+  if (Z.map) munmap(Z.map, Z.cap);
+  close(Z.fd);
+  memset(&Z, 0, sizeof Z);
+}
+
+static int replay_zygote(sim_trace *t, double *marks, ccsim_error *err) {
+  zreq q = {.nactors = t->nactors, .nsems = t->nsems};
+  uint64_t off = t->nactors * sizeof(zactor);
+  for (size_t i = 0; i < t->nactors; i++) {
+    off += t->actors[i].n * sizeof(sim_op);
+    q.nmarks += t->actors[i].nmarks;
+  }
+  const uint64_t marks_off = off;
+  q.bytes = off + (q.nmarks + 1) * sizeof(double);
+  if (q.bytes > Z.cap) {
+    if (Z.map) munmap(Z.map, Z.cap);
+    Z.map = NULL;
+    const size_t cap = q.bytes + q.bytes / 4;
+    if (ftruncate(Z.fd, (off_t)cap))
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot size the timing executor's trace (%zu bytes): %s", cap,
+                        strerror(errno));
+    void *m = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_SHARED, Z.fd, 0);
+    if (m == MAP_FAILED)
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot map the timing executor's trace (%zu bytes): %s", cap,
+                        strerror(errno));
+    Z.map = m, Z.cap = cap;
+  }
+  zactor *za = (zactor *)Z.map;
+  off = t->nactors * sizeof(zactor);
+  for (size_t i = 0; i < t->nactors; i++) {
+    sim_actor_trace *a = &t->actors[i];
+    za[i] = (zactor){(uint32_t)a->host, a->nmarks, a->nsends, a->nirecvs, a->n, off};
+    memcpy(Z.map + off, a->ops, a->n * sizeof(sim_op));
+    off += a->n * sizeof(sim_op);
+    free(a->ops); /* moved: one copy of the trace at a time */
+    a->ops = NULL, a->cap = 0;
+  }
+  progress_state_save(q.progress);
+  fflush(NULL);
+  struct {
+    int status;
+    double cpu;
+  } a;
+  if (full_io(Z.req, &q, sizeof q, 1) || full_io(Z.ans, &a, sizeof a, 0))
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor's zygote died");
+  cpu_total += a.cpu, replays++;
+  const int rc = replay_status(a.status, err);
+  if (rc == CCSIM_OK) memcpy(marks, Z.map + marks_off, q.nmarks * sizeof *marks);
+  /* give the pages back until the next replay */
+  munmap(Z.map, Z.cap);
+  Z.map = NULL, Z.cap = 0;
+  if (ftruncate(Z.fd, 0) && rc == CCSIM_OK)
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot empty the timing executor's trace: %s", strerror(errno));
+  return rc;
+}
+
+int engine_replay(sim_trace *t, double *marks, ccsim_error *err) {
+  return Z.pid ? replay_zygote(t, marks, err) : replay_forked(t, marks, err);
+}
+
+double engine_timing_cpu(unsigned long long *count) {
+  if (count) *count = replays;
+  return cpu_total;
 }
