@@ -8,12 +8,15 @@
  * an element); an all-gather holds every worker's share at once. */
 #include "resources.h"
 
+#include <math.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
 
 #include "collectives/collective.h"
+#include "timemodel/profile.h"
 
 /* SimGrid 3.32 maps each actor's stack and its guard page: two maps an
  * actor, two actors a worker (compute and communication). */
@@ -22,6 +25,33 @@ enum { MAPS_PER_WORKER = 4, MAPS_SPARE = 4096 };
  * actors, about 1.1 GiB above the run's other memory). */
 static const double STACK_RESIDENT = 36.0 * 1024;
 static const double HOST_BYTES = 16.0 * 1024; /* a host, its links and routing entries */
+
+/* Collective calls of an iteration, at most: one per bucket, times the
+ * compressor's rounds. */
+static double calls_per_iteration(const experiment *e) {
+  const double layers = e->model.layers ? (double)e->model.layers->nlayers : 1;
+  double nb = 1;
+  switch (e->schedule.kind) {
+  case SCHED_SINGLE: nb = 1; break;
+  case SCHED_BUCKETS:
+    nb = e->schedule.bucket_bytes > 0 ? ceil(4.0 * (double)e->model.elements / e->schedule.bucket_bytes) + 1 : 1;
+    if (nb > layers) nb = layers;
+    break;
+  case SCHED_LAYERWISE:
+  case SCHED_MERGECOMP: nb = layers; break;
+  }
+  return nb * (e->compressor->phases > 1 ? e->compressor->phases : 1);
+}
+
+/* The iteration's trace (src/sim/itrace.h): per collective call, every
+ * worker sends about twice per hop of the collective (reduce, then gather
+ * or broadcast), each message three 16-byte operations (send, receive,
+ * wait), held once (the timing executor moves it, engine.h). */
+static double trace_bytes(const experiment *e) {
+  const double N = e->workers;
+  const double hops = e->collective->hops ? (double)e->collective->hops(e->workers, e->coll_params) : N;
+  return calls_per_iteration(e) * 2.0 * N * (hops > 1 ? hops : 1) * 3 * 16 + N * 4096;
+}
 
 void resources_estimate(const experiment *e, resource_estimate *r) {
   memset(r, 0, sizeof *r);
@@ -45,7 +75,8 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
               (double)e->iterations * (N * 8 + 4096);
   r->platform = HOST_BYTES * (e->platform.hosts > e->workers ? e->platform.hosts : e->workers);
   r->stacks = 2 * N * STACK_RESIDENT;
-  r->total = r->workers_state + r->payloads + r->shared + r->platform + r->stacks + 32.0 * (1 << 20);
+  r->trace = trace_bytes(e);
+  r->total = r->workers_state + r->payloads + r->shared + r->platform + r->stacks + r->trace + 32.0 * (1 << 20);
 }
 
 void resources_format(double b, char *out, size_t len) {
@@ -89,16 +120,19 @@ int resources_check(const experiment *e, double max_bytes, resource_estimate *ou
     what = "the memory available (MemAvailable)";
   }
   if (limit > 0 && r.total > limit) {
-    char t[32], l[32], w[32], p[32], s[32];
+    char t[32], l[32], w[32], p[32], s[32], tr[32], pl[32];
     resources_format(r.total, t, sizeof t);
     resources_format(limit, l, sizeof l);
     resources_format(r.workers_state, w, sizeof w);
     resources_format(r.payloads, p, sizeof p);
     resources_format(r.stacks, s, sizeof s);
+    resources_format(r.trace, tr, sizeof tr);
+    resources_format(r.platform, pl, sizeof pl);
     return ccsim_fail(err, CCSIM_ERR_INPUT,
                       "%s: workers: the run needs about %s (workers' state %s, payloads in flight %s, actor "
-                      "stacks %s, ...), more than %s, %s: fewer workers or elements, or model.sample",
-                      e->file, t, w, p, s, what, l);
+                      "stacks %s, trace %s, platform %s, ...), more than %s, %s: fewer workers or elements, or "
+                      "model.sample",
+                      e->file, t, w, p, s, tr, pl, what, l);
   }
   return 0;
 }

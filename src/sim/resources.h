@@ -18,6 +18,7 @@ typedef struct resource_estimate {
   double shared;        /* the aggregate, exact sums, per-iteration metrics */
   double platform;      /* SimGrid's hosts, links and routes */
   double stacks;        /* actor stacks, as far as they are touched */
+  double trace;         /* the iteration's trace of messages, for the timing executor */
   double total;
 } resource_estimate;
 
