@@ -46,6 +46,7 @@
 #include "outputs/lock.h"
 #include "outputs/outdir.h"
 #include "results.h"
+#include "sim/resources.h"
 #include "sweep_slurm.h"
 
 typedef struct point {
@@ -324,6 +325,7 @@ typedef struct point_run {
   char hash[17];   /* of its resolved experiment */
   int changed;     /* its directory holds results of another experiment */
   char reason[600]; /* why it failed: the child's error line, or its signal */
+  double need;      /* its memory estimate, bytes */
 } point_run;
 
 /* qsort of point indices by directory (sort_by 0) or experiment hash (1),
@@ -347,6 +349,9 @@ static int plan_points(const sweep *s, point_run *pr, ccsim_error *err) {
       return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: point %s: %s", s->file, s->points[i].id, msg);
     }
     int rc = outdir_hash(e, pr[i].hash, err);
+    resource_estimate est;
+    resources_estimate(e, &est);
+    pr[i].need = est.total;
     experiment_free(e);
     if (rc) return rc;
   }
@@ -695,6 +700,18 @@ int sweep_run(const sweep_opts *o) {
     if (rc && err.msg[0]) fprintf(stderr, "ccsim sweep: %s\n", err.msg);
     err.code = 0;
     goto done;
+  }
+  if (jobs > 1 && todo > 1) { /* the points that run side by side must fit together */
+    double *need = malloc(todo * sizeof *need);
+    const char **ids = malloc(todo * sizeof *ids);
+    size_t k = 0;
+    for (size_t i = 0; need && ids && i < s.npoints; i++)
+      if (!s.points[i].status) need[k] = pr[i].need, ids[k++] = s.points[i].id;
+    rc = need && ids ? resources_check_jobs(s.file, need, ids, k, jobs, &err)
+                     : ccsim_fail(&err, CCSIM_ERR_RUNTIME, "out of memory");
+    free(need);
+    free(ids);
+    if (rc) goto done;
   }
   if (!quiet || dry)
     fprintf(stderr,

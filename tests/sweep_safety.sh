@@ -163,5 +163,18 @@ EOF
 [ "$(find "$T/esc" -name summary.json | wc -l)" -eq 1 ] && [ -z "$(find "$T" -maxdepth 1 -name 'up*')" ] &&
   [ -n "$(find "$T/esc/in" -mindepth 2 -name summary.json)" ] && ok || bad "escaping names left the directory: $(find "$T/esc")"
 
+# 8. points that each fit but not --jobs of them at once: refused before
+# anything runs, naming the --jobs that fits (sized from this machine's
+# MemAvailable: each point about 0.6 of it at ~100 estimated bytes an element)
+avail=$(awk '/^MemAvailable:/ { print $2 * 1024 }' /proc/meminfo)
+el=$(awk -v a="$avail" 'BEGIN { printf "%d", a * 0.6 / 100 }')
+printf '{"name": "m", "base": "base.json", "set": {"iterations": 1},\n "axes": [{"path": "seed", "values": [1, 2]}, {"path": "model.elements", "values": [%s]}]}\n' "$el" >mem.json
+"$CCSIM" sweep mem.json --out "$T/mem" --jobs 2 >out 2>err
+rc=$?
+{ [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q -- '--jobs 2: the 2 largest points need about .*use --jobs 1$' err; } &&
+  ok || bad "--jobs over memory: exit $rc: $(cat err)"
+[ -z "$(find "$T/mem" -name summary.json 2>/dev/null)" ] && ok || bad "a point ran"
+"$CCSIM" sweep mem.json --out "$T/mem" --jobs 1 --dry-run >out 2>err && ok || bad "--jobs 1 refused: $(cat err)"
+
 echo "sweep safety: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -191,3 +191,43 @@ int resources_check_disk(const experiment *e, const char *dir, const char *trace
   }
   return 0;
 }
+
+static int by_need_desc(const void *a, const void *b) {
+  const double x = **(const double *const *)a, y = **(const double *const *)b;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+int resources_check_jobs(const char *file, const double *need, const char *const *ids, size_t n, int jobs,
+                         ccsim_error *err) {
+  if (jobs <= 1 || n <= 1) return 0;
+  const double avail = proc_value("/proc/meminfo", "MemAvailable") * 1024;
+  if (avail <= 0) return 0; /* unknown here: each point is still checked alone when it runs */
+  const double **ix = malloc(n * sizeof *ix);
+  if (!ix) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory");
+  /* a point that alone exceeds the machine is refused when it runs (and
+   * marked failed): it does not count against the others */
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (need[i] <= avail) ix[m++] = &need[i];
+  qsort(ix, m, sizeof *ix, by_need_desc);
+  const size_t k = (size_t)jobs < m ? (size_t)jobs : m;
+  double sum = 0;
+  size_t fit = 0;
+  for (size_t i = 0; i < k; i++) {
+    sum += *ix[i];
+    if (sum <= avail) fit = i + 1;
+  }
+  int rc = 0;
+  if (sum > avail) {
+    char t[32], a[32], big[32];
+    resources_format(sum, t, sizeof t);
+    resources_format(avail, a, sizeof a);
+    resources_format(*ix[0], big, sizeof big);
+    rc = ccsim_fail(err, CCSIM_ERR_INPUT,
+                    "%s: --jobs %d: the %zu largest points need about %s at once (point %s alone %s), more than "
+                    "the memory available (MemAvailable), %s: use --jobs %zu",
+                    file, jobs, k, t, ids[ix[0] - need], big, a, fit ? fit : 1);
+  }
+  free(ix);
+  return rc;
+}

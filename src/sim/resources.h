@@ -31,6 +31,14 @@ void resources_estimate(const experiment *e, resource_estimate *r);
  * vm.max_map_count allows.  r (may be NULL) gets the estimate. */
 int resources_check(const experiment *e, double max_bytes, resource_estimate *r, ccsim_error *err);
 
+/* A sweep's points run `jobs` at a time: refuse (CCSIM_ERR_INPUT, naming
+ * the largest point and the --jobs that fits) when the `jobs` largest of
+ * need[n] (each point's estimate; ids[i] its name) exceed MemAvailable
+ * together.  Each point alone is checked when it runs (one that alone
+ * exceeds the machine fails then, and is left out here). */
+int resources_check_jobs(const char *file, const double *need, const char *const *ids, size_t n, int jobs,
+                         ccsim_error *err);
+
 /* The result files of a run into dir (iterations.csv, hops.csv, and
  * timeline.csv when asked; at least a row's worth of bytes each) and the
  * trace it records into trace_dir (NULL: none; workers x iterations .npy
