@@ -11,7 +11,7 @@ worker computes the gradient of its own mini-batch's mean cross-entropy at
 the SAME model state, and the model then takes one SGD step along the mean
 of the workers' gradients -- what an all-reduce based data-parallel run
 computes.  Every worker's gradient at every iteration is written in ccsim's
-trace format (src/trace.h, analysis/TRACES.md): DIR/index.json plus
+trace format (src/data/trace.h, analysis/TRACES.md): DIR/index.json plus
 DIR/w{worker}/it{iteration}.npy, one little-endian float32 vector of all
 layers concatenated in order.  index.json is written last, so an interrupted
 recording leaves no trace ccsim would accept.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/sbc_delay.sh CCSIM SRCDIR — SBC's communication delay in training
-# (src/trainer.h): the digits workload workloads/convergence/sbc.json, 40
+# (src/train/trainer.h): the digits workload workloads/convergence/sbc.json, 40
 # iterations, 16 workers.
 #   - delay 1 given explicitly is the run without a delay, byte for byte
 #     (the same code path: nothing of the delay machinery runs at m = 1);

@@ -125,6 +125,25 @@ int main(void) {
   CHECK(fabs(dot / M) < 5 / sqrt(M), "workers 3 and 4 correlate: %g", dot / M);
   grad_fill(&g, 3, 8, 0, 16, y);
   CHECK(memcmp(x, y, 16 * sizeof *y) != 0, "iterations 7 and 8 agree");
+  /* a sampled fill reads element base + floor(j * full / sample) for any
+   * chunk [lo, hi) of the sample: the normal fast path and the general one
+   * (correlated), with sample sizes that do and do not divide full */
+  {
+    const size_t fulls[] = {M - 1000, M - 7, 999983}, samples[] = {65536, 4093, 1000};
+    const grad_source gs[] = {g, {.distribution = GRAD_NORMAL, .scale = 0.5, .correlation = 0.6, .seed = 9}};
+    size_t bad = 0;
+    for (size_t v = 0; v < 2; v++) {
+      float *full_x = malloc(M * sizeof *full_x);
+      grad_fill(&gs[v], 1, 2, 0, M, full_x);
+      for (size_t a = 0; a < 3; a++) {
+        const size_t fl = fulls[a], sm = samples[a], base = 500, lo = sm / 3, hi = sm - 5;
+        grad_fill_sampled(&gs[v], 1, 2, lo, hi, base, fl, sm, y);
+        for (size_t j = lo; j < hi; j++) bad += y[j - lo] != full_x[base + (size_t)((unsigned __int128)j * fl / sm)];
+      }
+      free(full_x);
+    }
+    CHECK(bad == 0, "sampled fill: %zu elements not floor(j * full / sample)", bad);
+  }
 
   /* scale and correlation: corr(g_a, g_b) = rho, var = scale^2 */
   grad_source c = {.distribution = GRAD_NORMAL, .scale = 0.5, .correlation = 0.6, .seed = 9};

@@ -1,4 +1,4 @@
-/* tests/test_trace.c — gradient traces (src/trace.h).
+/* tests/test_trace.c — gradient traces (src/data/trace.h).
  *
  *   test_trace                 unit tests: write a trace, read back exact bits at
  *                              random ranges; every refusal names its file

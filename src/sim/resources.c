@@ -1,6 +1,6 @@
 /* src/sim/resources.c — the memory estimate and its checks (resources.h).
  *
- * The per-element figures follow the run loop (src/run.c) and the
+ * The per-element figures follow the run loop (src/sim/run.c) and the
  * collectives (src/collectives/common.c): a worker keeps a gradient scratch
  * and, with error feedback, a memory; training and private outputs give it
  * its own aggregate; a payload in flight carries its bytes and, to measure

@@ -2,7 +2,7 @@
  * carry it out: run_state.c sets it up and frees it, worker.c holds the two
  * actors of each worker (compute, communication) that the data executor
  * runs every iteration, run_loop.c drives the iterations (data, timing,
- * memo, figures).  Nothing outside src/run.c and these files sees it. */
+ * memo, figures).  Nothing outside src/sim/run.c and these files sees it. */
 #ifndef CCSIM_SIM_RUN_STATE_H
 #define CCSIM_SIM_RUN_STATE_H
 

@@ -1,4 +1,4 @@
-/* src/gradients.h — the synthetic gradient source.
+/* src/data/gradients.h — the synthetic gradient source.
  *
  * Element t of worker w's gradient at iteration i is a pure function of
  * (seed, w, i, t), drawn from counter-based random numbers (compressors/rng.h),

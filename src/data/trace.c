@@ -1,4 +1,4 @@
-/* src/trace.c — reading gradient traces (the format: trace.h).
+/* src/data/trace.c — reading gradient traces (the format: trace.h).
  *
  * index.json is validated once, strictly, in trace_open.  A .npy file is
  * opened when first read: its header is parsed and its size checked against

@@ -1,4 +1,4 @@
-/* src/run.c — one experiment, start to finish: its inputs checked against
+/* src/sim/run.c — one experiment, start to finish: its inputs checked against
  * this machine and its platform, the output directory claimed, the
  * platform written and loaded, the run's state set up (sim/run_state.c),
  * its iterations run (sim/run_loop.c, the actors in sim/worker.c), and its

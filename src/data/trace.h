@@ -1,4 +1,4 @@
-/* src/trace.h — gradient traces: the gradients of a real data-parallel
+/* src/data/trace.h — gradient traces: the gradients of a real data-parallel
  * training run, written to disk once and replayed by ccsim in place of the
  * synthetic source (gradients.h).
  *

@@ -1,4 +1,4 @@
-/* src/trainer.c — one shared model trained by the simulated workers with
+/* src/train/trainer.c — one shared model trained by the simulated workers with
  * the aggregate their collective produced (trainer.h says why one copy of
  * theta is enough and when each update is applied). */
 #include "trainer.h"

@@ -1,4 +1,4 @@
-/* src/trainer.h — live training inside a run (gradients.source "train").
+/* src/train/trainer.h — live training inside a run (gradients.source "train").
  *
  * Data-parallel SGD as the simulated workers run it: at iteration i every
  * worker w computes the gradient of its own mini-batch (tshards_batch with

@@ -1,4 +1,4 @@
-/* src/sweep_slurm.c — see sweep_slurm.h. */
+/* src/sweep/sweep_slurm.c — see sweep_slurm.h. */
 #include "sweep_slurm.h"
 
 #include <ctype.h>

@@ -1,4 +1,4 @@
-/* src/gradients.c — deterministic synthetic gradients.
+/* src/data/gradients.c — deterministic synthetic gradients.
  *
  * Normal variates use the ziggurat method of G. Marsaglia and W. W. Tsang,
  * "The Ziggurat Method for Generating Random Variables", J. Stat. Softw. 5(8),
@@ -267,6 +267,24 @@ void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration
     return;
   }
   const grad_stream st = stream_of(g, worker, iteration);
-  for (size_t j = lo; j < hi; j++)
-    out[j - lo] = element(g, &st, base + (uint64_t)((unsigned __int128)j * full / sample));
+  /* coordinate j stands for element base + floor(j * full / sample), the
+   * same integers stepped without a 128-bit division per element: full =
+   * q * sample + rem, and the fraction (j * rem) mod sample carries */
+  const uint64_t q = full / sample, rem = full % sample;
+  uint64_t t = base + (uint64_t)((unsigned __int128)lo * full / sample);
+  uint64_t frac = (uint64_t)((unsigned __int128)lo * rem % sample);
+  if (g->correlation <= 0 && g->distribution == GRAD_NORMAL) { /* the common case, as in grad_fill */
+    const double scale = g->scale;
+    for (size_t j = lo; j < hi; j++) {
+      out[j - lo] = (float)(scale * normal_fast(st.wkey, t));
+      t += q, frac += rem;
+      if (frac >= sample) t++, frac -= sample;
+    }
+    return;
+  }
+  for (size_t j = lo; j < hi; j++) {
+    out[j - lo] = element(g, &st, t);
+    t += q, frac += rem;
+    if (frac >= sample) t++, frac -= sample;
+  }
 }

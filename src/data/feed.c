@@ -1,4 +1,4 @@
-/* src/feed.c — the gradient sources of a run and the trace recorder. */
+/* src/data/feed.c — the gradient sources of a run and the trace recorder. */
 #include "feed.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* src/run.h — run one experiment: engine, workers, results. */
+/* src/sim/run.h — run one experiment: engine, workers, results. */
 #ifndef CCSIM_RUN_H
 #define CCSIM_RUN_H
 

@@ -1,4 +1,4 @@
-/* src/sweep.c — `ccsim sweep SWEEP.json`: a base experiment run over a grid
+/* src/sweep/sweep.c — `ccsim sweep SWEEP.json`: a base experiment run over a grid
  * of values, one `ccsim run` process per point (SimGrid starts once per
  * process), several at a time with --jobs, resumable.
  *

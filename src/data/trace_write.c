@@ -1,4 +1,4 @@
-/* src/trace_write.c — writing gradient traces (the format: trace.h).
+/* src/data/trace_write.c — writing gradient traces (the format: trace.h).
  *
  * Files are written as they come, each by the atomic idiom of results.h (a
  * temporary in the same directory, written, fsync'd, renamed), so no .npy

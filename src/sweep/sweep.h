@@ -1,4 +1,4 @@
-/* src/sweep.h — `ccsim sweep`: a base experiment over a grid of values. */
+/* src/sweep/sweep.h — `ccsim sweep`: a base experiment over a grid of values. */
 #ifndef CCSIM_SWEEP_H
 #define CCSIM_SWEEP_H
 

@@ -1,4 +1,4 @@
-/* src/sweep_slurm.h — a sweep's points as a Slurm job array.
+/* src/sweep/sweep_slurm.h — a sweep's points as a Slurm job array.
  *
  * `ccsim sweep SWEEP.json --slurm` writes DIR/slurm/sweep.sbatch, one array
  * task per point still to run (the local sweep's resume rule decides which),

@@ -1,4 +1,4 @@
-/* src/results.h — the result files of a run (docs/design.md), written by
+/* src/outputs/results.h — the result files of a run (docs/design.md), written by
  * the atomic idiom: a temporary created exclusively (never through a
  * symlink) in the same directory, written, fsync'd, renamed, and the
  * directory fsync'd; a killed run never leaves a truncated result behind and

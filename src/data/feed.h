@@ -1,4 +1,4 @@
-/* src/feed.h — where a worker's gradient comes from during a run, and where
+/* src/data/feed.h — where a worker's gradient comes from during a run, and where
  * it is recorded.
  *
  * Three sources (gradients.source): "synthetic" generates any chunk on

@@ -1,4 +1,4 @@
-/* src/results.c — result files written the way databases write theirs
+/* src/outputs/results.c — result files written the way databases write theirs
  * (SQLite's and git's lockfile idiom): a temporary is created beside the
  * target with O_CREAT|O_EXCL|O_NOFOLLOW (a name that exists, a planted
  * symlink included, is never opened: the next candidate name is tried),
