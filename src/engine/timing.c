@@ -108,19 +108,20 @@ static void actor_main(int argc, char **argv) {
   void *slot;
   const double speed = sg_host_get_speed(sg_host_self());
   double *marks = R.marks + R.mark0[i];
+  const double *val = a->vals;
   for (size_t k = 0; k < a->n; k++) {
     const sim_op *o = &a->ops[k];
     switch (o->kind) {
     case SIM_SEND:
-      sends[o->aux] = sg_mailbox_put_async(box(a->host, (int)o->peer), &token, (long)(o->v + 0.5));
+      sends[o->aux] = sg_mailbox_put_async(box(a->host, (int)o->peer), &token, (long)(*val++ + 0.5));
       progress_tick();
       break;
     case SIM_WAIT: sg_comm_wait(sends[o->aux]); break;
     case SIM_RECV: sg_mailbox_get(box((int)o->peer, a->host)); break;
     case SIM_IRECV: recvs[o->aux] = sg_mailbox_get_async(box((int)o->peer, a->host), &slot); break;
     case SIM_WAITRECV: sg_comm_wait(recvs[o->aux]); break;
-    case SIM_EXEC: sg_actor_execute(o->v * speed); break;
-    case SIM_SLEEP: sg_actor_sleep_for(o->v); break;
+    case SIM_EXEC: sg_actor_execute(*val++ * speed); break;
+    case SIM_SLEEP: sg_actor_sleep_for(*val++); break;
     case SIM_ACQUIRE: sg_sem_acquire(R.sems[o->aux]); break;
     case SIM_RELEASE: sg_sem_release(R.sems[o->aux]); break;
     case SIM_MARK: marks[o->aux] = simgrid_get_clock(); break;
@@ -219,13 +220,16 @@ static int replay_forked(const sim_trace *t, double *marks, ccsim_error *err) {
 typedef struct zreq {
   uint64_t bytes;  /* the memfd's used size */
   uint64_t nactors, nsems, nmarks;
+  uint64_t marks_off; /* the marks' byte offset in the memfd */
   unsigned char progress[PROGRESS_STATE_BYTES];
 } zreq;
 
-/* memfd layout: zactor[nactors], then every actor's ops, then the marks */
+/* memfd layout: zactor[nactors], then every actor's ops and values, then
+ * the marks */
 typedef struct zactor {
   uint32_t host, nmarks, nsends, nirecvs;
-  uint64_t n, off; /* off: byte offset of the ops */
+  uint64_t n, off;   /* off: byte offset of the ops */
+  uint64_t nv, voff; /* the values */
 } zactor;
 
 static struct {
@@ -254,17 +258,17 @@ static int replay_request(const zreq *q) {
   sim_trace t = {.nactors = q->nactors, .nsems = q->nsems};
   t.actors = calloc(q->nactors + 1, sizeof *t.actors);
   if (!t.actors) return 3;
-  uint64_t end = q->nactors * sizeof(zactor);
   for (size_t i = 0; i < q->nactors; i++) {
     sim_actor_trace *a = &t.actors[i];
     a->host = (int)za[i].host;
     a->nmarks = za[i].nmarks, a->nsends = za[i].nsends, a->nirecvs = za[i].nirecvs;
     a->n = a->cap = za[i].n;
     a->ops = (sim_op *)(m + za[i].off);
-    end = za[i].off + za[i].n * sizeof(sim_op);
+    a->nv = a->vcap = za[i].nv;
+    a->vals = (double *)(m + za[i].voff);
   }
   progress_state_load(q->progress);
-  return child(&t, (double *)(m + end));
+  return child(&t, (double *)(m + q->marks_off));
 }
 
 static _Noreturn void zygote_main(int req, int ans) {
@@ -340,10 +344,12 @@ static int replay_zygote(sim_trace *t, double *marks, ccsim_error *err) {
   zreq q = {.nactors = t->nactors, .nsems = t->nsems};
   uint64_t off = t->nactors * sizeof(zactor);
   for (size_t i = 0; i < t->nactors; i++) {
-    off += t->actors[i].n * sizeof(sim_op);
+    off += t->actors[i].nv * sizeof(double) + t->actors[i].n * sizeof(sim_op);
+    off = (off + 7) & ~(uint64_t)7; /* the next actor's values stay aligned */
     q.nmarks += t->actors[i].nmarks;
   }
   const uint64_t marks_off = off;
+  q.marks_off = marks_off;
   q.bytes = off + (q.nmarks + 1) * sizeof(double);
   if (q.bytes > Z.cap) {
     if (Z.map) munmap(Z.map, Z.cap);
@@ -362,11 +368,15 @@ static int replay_zygote(sim_trace *t, double *marks, ccsim_error *err) {
   off = t->nactors * sizeof(zactor);
   for (size_t i = 0; i < t->nactors; i++) {
     sim_actor_trace *a = &t->actors[i];
-    za[i] = (zactor){(uint32_t)a->host, a->nmarks, a->nsends, a->nirecvs, a->n, off};
-    memcpy(Z.map + off, a->ops, a->n * sizeof(sim_op));
-    off += a->n * sizeof(sim_op);
+    const uint64_t voff = off, ooff = off + a->nv * sizeof(double);
+    za[i] = (zactor){(uint32_t)a->host, a->nmarks, a->nsends, a->nirecvs, a->n, ooff, a->nv, voff};
+    if (a->nv) memcpy(Z.map + voff, a->vals, a->nv * sizeof(double));
+    if (a->n) memcpy(Z.map + ooff, a->ops, a->n * sizeof(sim_op));
+    off = (ooff + a->n * sizeof(sim_op) + 7) & ~(uint64_t)7;
     free(a->ops); /* moved: one copy of the trace at a time */
+    free(a->vals);
     a->ops = NULL, a->cap = 0;
+    a->vals = NULL, a->vcap = 0;
   }
   progress_state_save(q.progress);
   fflush(NULL);

@@ -278,6 +278,7 @@ void sim_exec_free(sim_exec *x) {
     if (x->actors[i].ctx.fiber) __tsan_destroy_fiber(x->actors[i].ctx.fiber);
 #endif
     free(x->tr[i].ops);
+    free(x->tr[i].vals);
   }
   if (x->pairs) free_pairs(x);
   free(x->pairs);
@@ -291,7 +292,7 @@ void sim_exec_free(sim_exec *x) {
 
 void sim_exec_reset(sim_exec *x) {
   for (size_t i = 0; i < x->n; i++) {
-    x->tr[i].n = 0;
+    x->tr[i].n = x->tr[i].nv = 0;
     x->tr[i].nmarks = x->tr[i].nsends = x->tr[i].nirecvs = 0;
   }
   x->n = 0;
@@ -365,7 +366,15 @@ static void record(unsigned kind, int peer, uint32_t aux, double v) {
     if (!ops) out_of_memory("the iteration's trace");
     t->ops = ops;
   }
-  t->ops[t->n++] = (sim_op){.kind = kind, .peer = (uint32_t)peer, .aux = aux, .v = v};
+  t->ops[t->n++] = (sim_op){.kind = kind, .peer = (uint32_t)peer, .aux = aux};
+  if (!sim_op_has_value(kind)) return;
+  if (t->nv == t->vcap) {
+    t->vcap = t->vcap ? 2 * t->vcap : 128;
+    double *vals = realloc(t->vals, t->vcap * sizeof *t->vals);
+    if (!vals) out_of_memory("the iteration's trace");
+    t->vals = vals;
+  }
+  t->vals[t->nv++] = v;
 }
 
 static uint64_t mix64(uint64_t z) {
@@ -694,9 +703,10 @@ void sim_trace_hash(const sim_trace *t, uint64_t h[2]) {
     const sim_actor_trace *s = &t->actors[i];
     a = mix64(a ^ (uint64_t)s->host ^ ((uint64_t)s->n << 32));
     b = mix64(b + (uint64_t)s->host * 0x9e3779b97f4a7c15ULL + s->n);
-    for (size_t k = 0; k < s->n; k++) {
-      uint64_t w[2];
-      memcpy(w, &s->ops[k], sizeof w);
+    for (size_t k = 0, j = 0; k < s->n; k++) {
+      uint64_t w[2] = {0, 0};
+      memcpy(&w[0], &s->ops[k], sizeof w[0]);
+      if (sim_op_has_value(s->ops[k].kind)) memcpy(&w[1], &s->vals[j++], sizeof w[1]);
       a = mix64(a ^ w[0]) + w[1];
       b = (b ^ mix64(w[1] + 0x632be59bd9b4e019ULL)) * 0x9e3779b97f4a7c15ULL + w[0];
     }

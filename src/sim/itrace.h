@@ -27,17 +27,26 @@ enum sim_op_kind {
   SIM_MARK,     /* record the simulated time as mark aux of this actor */
 };
 
-/* 16 bytes: a trace of millions of messages stays in memory. */
+/* 8 bytes: a trace of millions of messages stays in memory.  The
+ * operations that carry a number (SEND its bytes, EXEC and SLEEP their
+ * seconds) take it, in order, from the actor's vals[]: a message costs
+ * 32 bytes (send, its size, receive, wait), not 48. */
 typedef struct sim_op {
   uint32_t kind : 4, peer : 28; /* peer: a rank (SEND, RECV, IRECV) */
   uint32_t aux;
-  double v;
 } sim_op;
+
+/* Whether an operation of this kind takes the next of vals[]. */
+static inline int sim_op_has_value(unsigned kind) {
+  return kind == SIM_SEND || kind == SIM_EXEC || kind == SIM_SLEEP;
+}
 
 typedef struct sim_actor_trace {
   int host; /* the rank whose host it runs on */
   sim_op *ops;
   size_t n, cap;
+  double *vals; /* the numbers of its SEND, EXEC and SLEEP operations, in order */
+  size_t nv, vcap;
   uint32_t nmarks, nsends, nirecvs;
 } sim_actor_trace;
 

@@ -45,12 +45,12 @@ static double calls_per_iteration(const experiment *e) {
 
 /* The iteration's trace (src/sim/itrace.h): per collective call, every
  * worker sends about twice per hop of the collective (reduce, then gather
- * or broadcast), each message three 16-byte operations (send, receive,
- * wait), held once (the timing executor moves it, engine.h). */
+ * or broadcast), each message 32 bytes (send, its size, receive, wait:
+ * itrace.h), held once (the timing executor moves it, engine.h). */
 static double trace_bytes(const experiment *e) {
   const double N = e->workers;
   const double hops = e->collective->hops ? (double)e->collective->hops(e->workers, e->coll_params) : N;
-  return calls_per_iteration(e) * 2.0 * N * (hops > 1 ? hops : 1) * 3 * 16 + N * 4096;
+  return calls_per_iteration(e) * 2.0 * N * (hops > 1 ? hops : 1) * 32 + N * 4096;
 }
 
 void resources_estimate(const experiment *e, resource_estimate *r) {
