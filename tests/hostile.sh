@@ -371,6 +371,39 @@ x1 compute-out-of-scale 'flops.json: iteration 0, worker 0: forward and backward
 e div '{"workers": 2, "iterations": 20, "gradients": {"source": "train"}, "train": {"dataset": "teacher", "optimizer": {"lr": 1000, "momentum": 0.9999, "weight_decay": 1}}}'
 x1 training-diverges "div.json: training diverged: worker 0's loss at iteration" "$CCSIM" run div.json --out div --quiet
 
+# ---- the timing executor's processes killed under a run ----
+# the zygote: exit 1 naming the iteration (not SIGPIPE, not a hang), no
+# process left; a replay: exit 1 naming the signal
+# (64 workers: a replay lasts long enough to be caught)
+e slow '{"workers": 64, "iterations": 100000, "model": {"elements": 64}}'
+for victim in zygote replay; do
+  timeout 60 "$CCSIM" run slow.json --out "slow-$victim" --quiet --no-memo >out 2>err </dev/null &
+  runner=$!
+  parent=""
+  zyg=""
+  for _ in $(seq 1 400); do
+    parent=$(pgrep -f -- "^[^ ]*ccsim run slow.json --out slow-$victim" | head -1)
+    [ -n "$parent" ] && zyg=$(pgrep -x -P "$parent" ccsim-zygote | head -1)
+    [ -n "$zyg" ] && break
+    sleep 0.05
+  done
+  if [ "$victim" = zygote ]; then kill -9 "$zyg" 2>/dev/null; else
+    for _ in $(seq 1 500); do rep=$(pgrep -x -P "$zyg" ccsim-replay | head -1); [ -n "$rep" ] && break; sleep 0.01; done
+    kill -9 "$rep" 2>/dev/null
+  fi
+  wait "$runner"
+  rc=$?
+  asan_notices
+  case $victim in
+    zygote) want="the timing executor's zygote died" ;;
+    replay) want="the timing executor died of signal 9" ;;
+  esac
+  { [ $rc -eq 1 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q "^ccsim: iteration [0-9]*: $want" err; } && pass=$((pass + 1)) ||
+    bad "$victim killed: exit $rc: $(head -c 300 err)"
+  sleep 0.2
+  [ -z "$(pgrep -f -- "--out slow-$victim")" ] && pass=$((pass + 1)) || bad "$victim killed: processes left"
+done
+
 # ---- no result file anywhere holds a NaN or an infinity ----
 found=$(find "$T" -type f \( -name '*.csv' -o -name 'summary.json' \) -exec grep -liE '(^|[,:[ ])[-+]?(nan|inf|infinity)([],} ]|$)' {} + 2>/dev/null)
 [ -z "$found" ] && pass=$((pass + 1)) || bad "non-finite numbers in result files: $found"

@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -195,6 +196,7 @@ static int replay_forked(const sim_trace *t, double *marks, ccsim_error *err) {
   }
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    prctl(PR_SET_NAME, "ccsim-replay");
     const int rc = child(t, shared);
     fflush(stderr);
     _exit(rc);
@@ -234,7 +236,7 @@ typedef struct zactor {
 
 static struct {
   pid_t pid;        /* 0: no zygote */
-  int req, ans, fd; /* request pipe (write end), answer pipe (read end), the memfd */
+  int req, ans, fd; /* request socket (our end), answer socket (our end), the memfd */
   unsigned char *map;
   size_t cap;
 } Z;
@@ -242,7 +244,9 @@ static struct {
 static int full_io(int fd, void *buf, size_t n, int writing) {
   unsigned char *p = buf;
   while (n) {
-    const ssize_t k = writing ? write(fd, p, n) : read(fd, p, n);
+    /* requests go over a socket, sent without SIGPIPE: a zygote that died
+     * is an error to report, not a signal that ends the run silently */
+    const ssize_t k = writing ? send(fd, p, n, MSG_NOSIGNAL) : read(fd, p, n);
     if (k < 0 && errno == EINTR) continue;
     if (k <= 0) return -1;
     p += k, n -= (size_t)k;
@@ -283,6 +287,7 @@ static _Noreturn void zygote_main(int req, int ans) {
     const pid_t pid = fork();
     if (pid == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);
+      prctl(PR_SET_NAME, "ccsim-replay"); /* what ps and top show */
       close(req), close(ans);
       const int rc = replay_request(&q);
       fflush(stderr);
@@ -303,13 +308,13 @@ int engine_timing_start(ccsim_error *err) {
   int rq[2], an[2];
   const int fd = memfd_create("ccsim-trace", MFD_CLOEXEC);
   if (fd < 0) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot create the timing executor's memfd: %s", strerror(errno));
-  if (pipe2(rq, O_CLOEXEC)) {
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rq)) {
     close(fd);
-    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot create a pipe: %s", strerror(errno));
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot create a socket pair: %s", strerror(errno));
   }
-  if (pipe2(an, O_CLOEXEC)) {
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, an)) {
     close(fd), close(rq[0]), close(rq[1]);
-    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot create a pipe: %s", strerror(errno));
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot create a socket pair: %s", strerror(errno));
   }
   fflush(NULL);
   const pid_t parent = getpid();
@@ -320,6 +325,7 @@ int engine_timing_start(ccsim_error *err) {
   }
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
+    prctl(PR_SET_NAME, "ccsim-zygote");
     if (getppid() != parent) _exit(0);
     close(rq[1]), close(an[0]);
     Z.fd = fd;
