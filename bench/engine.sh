@@ -37,6 +37,8 @@ row() { # case what "cpu wall mb" sim ratio
   printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$4" "$5" "$6" "$7"
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+# the replays' CPU seconds, from the run's own "host" line (timing executor X CPU s)
+tex() { sed -n 's/.*timing executor \([0-9.e+]*\) CPU s.*/\1/p' "$T/$1.log"; }
 printf '| case | run | CPU s | wall s | peak MB | simulated s | ratio |\n|---|---|---|---|---|---|---|\n'
 ring_exp() { # N sample iterations out
   local extra=""; [ "$2" != 0 ] && extra="--set model.sample=$2"
@@ -70,6 +72,8 @@ for c in $CASES; do
     # shellcheck disable=SC2086
     bare=$(measure bbare "$RING" "$T/bsamp/platform.xml" 1024 1048576 1 $SG)
     row b "ccsim sampled, N=1024, 1 it" "$samp" "$(sim_of "$T/bsamp")" "this/bare $(ratio "${samp%% *}" "${bare%% *}")"
+    t=$(tex bsamp)
+    row b "its timing executor (the replay alone)" "$t - -" - "this/bare $(ratio "$t" "${bare%% *}")"
     row b "bare S4U ring" "$bare" "$(sed -n 's/^simulated_s //p' "$T/bbare.log")" 1
     ;;
   c | d)
@@ -79,7 +83,7 @@ for c in $CASES; do
       --set workers=$N --set iterations=$IT --set platform.bandwidth=25Gbps \
       --set 'compressor={"name": "marsit", "memory": "marsit"}' $OPTS)
     sims=$(field "$T/$c" simulated_iterations)
-    row "$c" "ResNet-50 marsit, N=$N, $IT it (simulated ${sims:-all})" "$r" "$(sim_of "$T/$c")" -
+    row "$c" "ResNet-50 marsit, N=$N, $IT it (simulated ${sims:-all}; replay $(tex "$c") CPU s)" "$r" "$(sim_of "$T/$c")" -
     ;;
   esac
 done
