@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "engine.h"
 #include "error.h"
 
 static const cli_command *const commands[] = {
@@ -34,6 +35,9 @@ static void top_help(FILE *out) {
 }
 
 int main(int argc, char **argv) {
+  /* the timing executor's zygote: ccsim executed again by a run (timing.c),
+   * with malloc's defaults (SimGrid's replays, not the data plane) */
+  if (argc > 1 && !strcmp(argv[1], ENGINE_ZYGOTE_FLAG)) return engine_zygote_main(argc, argv);
   /* Payloads and their shadows are allocated and freed at every hop; keep
    * the freed blocks for reuse instead of returning them to the kernel
    * (mmap'd blocks above 128 KB would be faulted in again each time). */
@@ -44,6 +48,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *cmd = argv[1];
+  engine_zygote_exec = 1;
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     if (argc > 2 && strcmp(cmd, "help") == 0)
       for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

@@ -13,6 +13,11 @@
 static const char **hosts;
 static size_t nhosts;
 static char model_in_force[128];
+/* What engine_init and engine_load_platform were given: the timing
+ * executor's zygote starts SimGrid again from them (timing.c). */
+static engine_setup setup;
+
+const engine_setup *engine_current_setup(void) { return &setup; }
 
 int engine_init(const char *network_model, int crosstraffic, char *const *cfg, int ncfg,
                 int quiet, ccsim_error *err) {
@@ -35,6 +40,9 @@ int engine_init(const char *network_model, int crosstraffic, char *const *cfg, i
   argv[argc] = NULL;
   simgrid_init(&argc, argv);
   free(argv);
+  snprintf(setup.network_model, sizeof setup.network_model, "%s", network_model);
+  setup.crosstraffic = crosstraffic, setup.quiet = quiet;
+  setup.cfg = cfg, setup.ncfg = ncfg;
   /* SimGrid's C API cannot read a setting back: the last --cfg wins. */
   snprintf(model_in_force, sizeof model_in_force, "%s", network_model);
   for (int i = 0; i < ncfg; i++)
@@ -64,6 +72,7 @@ int engine_load_platform(const char *file, ccsim_error *err) {
   FILE *f = fopen(file, "r");
   if (!f) return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: cannot open platform file", file);
   fclose(f);
+  snprintf(setup.platform, sizeof setup.platform, "%s", file);
   simgrid_load_platform(file);
   sg_host_t *list = sg_host_list();
   nhosts = sg_host_count();

@@ -36,12 +36,32 @@ const char *const *engine_hosts(size_t *count);
  * replay fails. */
 int engine_replay(sim_trace *t, double *marks, ccsim_error *err);
 
-/* Start the timing executor's zygote: every later engine_replay forks
- * from this moment's process (call it once the platform is loaded, before
- * the data executor allocates).  Without it engine_replay forks from the
- * caller.  engine_timing_stop ends it (also at the next start). */
+/* What engine_init and engine_load_platform were last given. */
+typedef struct engine_setup {
+  char network_model[128];
+  int crosstraffic, quiet;
+  char *const *cfg; /* the caller's, as given to engine_init */
+  int ncfg;
+  char platform[4096];
+} engine_setup;
+const engine_setup *engine_current_setup(void);
+
+/* Start the timing executor's zygote (call it once the platform is
+ * loaded): a fresh ccsim process (this binary, executed again) that starts
+ * SimGrid with the same flags and platform and forks every later replay.
+ * Without it engine_replay forks from the caller.  engine_timing_stop
+ * ends it (also at the next start). */
 int engine_timing_start(ccsim_error *err);
 void engine_timing_stop(void);
+
+/* The zygote's main (main() hands it argv when argv[1] is
+ * ENGINE_ZYGOTE_FLAG): never returns. */
+#define ENGINE_ZYGOTE_FLAG "--ccsim-timing-zygote"
+int engine_zygote_main(int argc, char **argv);
+/* Set by ccsim's main: this executable understands ENGINE_ZYGOTE_FLAG.
+ * Other programs linking libccsim (the tests) get a zygote forked, not
+ * executed. */
+extern int engine_zygote_exec;
 /* CPU seconds (user + system) spent in replays since engine_timing_start,
  * and their count. */
 double engine_timing_cpu(unsigned long long *count);

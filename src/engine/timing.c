@@ -323,13 +323,43 @@ int engine_timing_start(ccsim_error *err) {
     close(fd), close(rq[0]), close(rq[1]), close(an[0]), close(an[1]);
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot fork the timing executor: %s", strerror(errno));
   }
-  if (pid == 0) {
+  if (pid == 0 && !engine_zygote_exec) { /* a program that is not ccsim: fork only */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     prctl(PR_SET_NAME, "ccsim-zygote");
     if (getppid() != parent) _exit(0);
     close(rq[1]), close(an[0]);
     Z.fd = fd;
     zygote_main(rq[0], an[1]);
+  }
+  if (pid == 0) {
+    /* a fresh process, not this one's copy: SimGrid then allocates its
+     * platform and every replay's state from a heap nobody cut up before
+     * (the run's heap, even at platform-load time, made replays slower per
+     * instruction: docs/engine.md) */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(0);
+    close(rq[1]), close(an[0]);
+    const int keep[3] = {rq[0], an[1], fd};
+    for (int i = 0; i < 3; i++) fcntl(keep[i], F_SETFD, 0); /* across exec */
+    const engine_setup *s = engine_current_setup();
+    char **av = calloc((size_t)s->ncfg + 12, sizeof *av);
+    char nums[5][32];
+    if (!av) _exit(3);
+    int n = 0;
+    av[n++] = "ccsim";
+    av[n++] = ENGINE_ZYGOTE_FLAG;
+    snprintf(nums[0], sizeof nums[0], "%d", rq[0]);
+    snprintf(nums[1], sizeof nums[1], "%d", an[1]);
+    snprintf(nums[2], sizeof nums[2], "%d", fd);
+    snprintf(nums[3], sizeof nums[3], "%d", (int)parent);
+    snprintf(nums[4], sizeof nums[4], "%d", s->crosstraffic * 2 + s->quiet);
+    for (int i = 0; i < 5; i++) av[n++] = nums[i];
+    av[n++] = (char *)s->network_model;
+    av[n++] = (char *)s->platform;
+    for (int i = 0; i < s->ncfg; i++) av[n++] = s->cfg[i];
+    av[n] = NULL;
+    execv("/proc/self/exe", av);
+    _exit(127); /* reported at the first replay: the zygote died */
   }
   close(rq[0]), close(an[1]);
   Z.pid = pid, Z.req = rq[1], Z.ans = an[0], Z.fd = fd;
@@ -410,4 +440,25 @@ int engine_replay(sim_trace *t, double *marks, ccsim_error *err) {
 double engine_timing_cpu(unsigned long long *count) {
   if (count) *count = replays;
   return cpu_total;
+}
+
+int engine_zygote_exec;
+
+int engine_zygote_main(int argc, char **argv) {
+  /* ccsim FLAG REQ ANS MEMFD PARENT CROSS*2+QUIET MODEL PLATFORM CFG... */
+  if (argc < 9) _exit(2);
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  prctl(PR_SET_NAME, "ccsim-zygote");
+  const int req = atoi(argv[2]), ans = atoi(argv[3]), fd = atoi(argv[4]);
+  if (getppid() != (pid_t)atoi(argv[5])) _exit(0); /* the run is already gone */
+  const int flags = atoi(argv[6]);
+  for (int i = 0; i < 3; i++) fcntl(i == 0 ? req : i == 1 ? ans : fd, F_SETFD, FD_CLOEXEC);
+  ccsim_error err = {0};
+  if (engine_init(argv[7], flags >> 1, argv + 9, argc - 9, flags & 1, &err) ||
+      engine_load_platform(argv[8], &err)) {
+    fprintf(stderr, "ccsim: the timing executor cannot start: %s\n", err.msg);
+    _exit(1);
+  }
+  Z.fd = fd;
+  zygote_main(req, ans);
 }
