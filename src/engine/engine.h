@@ -29,8 +29,9 @@ const char *const *engine_hosts(size_t *count);
 
 /* The timing executor (timing.c): replay trace t from simulated time 0
  * on an idle network and store, actor after actor, the simulated time of
- * each actor's marks in marks[] (t->actors[i].nmarks of them for actor i).
- * With the zygote, each actor's operations are moved out of t (ops freed,
+ * each actor's marks in marks[] (t->actors[i].nmarks of them for actor i),
+ * in a process forked from the zygote (engine_timing_start first: without
+ * it, an error).  Each actor's operations are moved out of t (ops freed,
  * NULL, cap 0: the trace is recorded anew next iteration), so a run holds
  * one copy of a trace, not two.  CCSIM_ERR_RUNTIME with a message if the
  * replay fails. */
@@ -49,7 +50,7 @@ const engine_setup *engine_current_setup(void);
 /* Start the timing executor's zygote (call it once the platform is
  * loaded): a fresh ccsim process (this binary, executed again) that starts
  * SimGrid with the same flags and platform and forks every later replay.
- * Without it engine_replay forks from the caller.  engine_timing_stop
+ * Without it engine_replay fails.  engine_timing_stop
  * ends it (also at the next start). */
 int engine_timing_start(ccsim_error *err);
 void engine_timing_stop(void);

@@ -179,39 +179,6 @@ static int replay_status(int status, ccsim_error *err) {
   return CCSIM_OK;
 }
 
-/* Without a zygote: the child forked from this process. */
-static int replay_forked(const sim_trace *t, double *marks, ccsim_error *err) {
-  size_t nmarks = 0;
-  for (size_t i = 0; i < t->nactors; i++) nmarks += t->actors[i].nmarks;
-  const size_t bytes = (nmarks + 1) * sizeof(double);
-  double *shared = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (shared == MAP_FAILED)
-    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot map %zu bytes for the timing executor: %s", bytes,
-                      strerror(errno));
-  fflush(NULL);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    munmap(shared, bytes);
-    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot fork the timing executor: %s", strerror(errno));
-  }
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    prctl(PR_SET_NAME, "ccsim-replay");
-    const int rc = child(t, shared);
-    fflush(stderr);
-    _exit(rc);
-  }
-  int status = 0;
-  struct rusage u = {0};
-  while (wait4(pid, &status, 0, &u) < 0 && errno == EINTR) {
-  }
-  cpu_total += cpu_of(&u), replays++;
-  const int rc = replay_status(status, err);
-  if (rc == CCSIM_OK) memcpy(marks, shared, nmarks * sizeof *marks);
-  munmap(shared, bytes);
-  return rc;
-}
-
 /* The zygote (engine_timing_start): a process forked right after the
  * platform is loaded, before the data executor has allocated anything.
  * Every replay is forked from it, so SimGrid runs on the small, compact
@@ -434,7 +401,9 @@ static int replay_zygote(sim_trace *t, double *marks, ccsim_error *err) {
 }
 
 int engine_replay(sim_trace *t, double *marks, ccsim_error *err) {
-  return Z.pid ? replay_zygote(t, marks, err) : replay_forked(t, marks, err);
+  if (!Z.pid) /* a caller's bug, not the user's: say so rather than time nothing */
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor was not started (engine_timing_start)");
+  return replay_zygote(t, marks, err);
 }
 
 double engine_timing_cpu(unsigned long long *count) {
