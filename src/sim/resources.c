@@ -86,6 +86,18 @@ void resources_format(double b, char *out, size_t len) {
   snprintf(out, len, "%.3g %s", b, unit[u]);
 }
 
+/* resources_format as a value, for use inside one message's arguments (a
+ * returned struct lives until the end of the full expression, C11 6.2.4). */
+typedef struct size_text {
+  char s[32];
+} size_text;
+
+static size_text fmt(double b) {
+  size_text t;
+  resources_format(b, t.s, sizeof t.s);
+  return t;
+}
+
 /* A number from a "key: value" line of a /proc file, or -1. */
 static double proc_value(const char *file, const char *key) {
   FILE *f = fopen(file, "r");
@@ -120,19 +132,12 @@ int resources_check(const experiment *e, double max_bytes, resource_estimate *ou
     what = "the memory available (MemAvailable)";
   }
   if (limit > 0 && r.total > limit) {
-    char t[32], l[32], w[32], p[32], s[32], tr[32], pl[32];
-    resources_format(r.total, t, sizeof t);
-    resources_format(limit, l, sizeof l);
-    resources_format(r.workers_state, w, sizeof w);
-    resources_format(r.payloads, p, sizeof p);
-    resources_format(r.stacks, s, sizeof s);
-    resources_format(r.trace, tr, sizeof tr);
-    resources_format(r.platform, pl, sizeof pl);
     return ccsim_fail(err, CCSIM_ERR_INPUT,
                       "%s: workers: the run needs about %s (workers' state %s, payloads in flight %s, actor "
                       "stacks %s, trace %s, platform %s, ...), more than %s, %s: fewer workers or elements, or "
                       "model.sample",
-                      e->file, t, w, p, s, tr, pl, what, l);
+                      e->file, fmt(r.total).s, fmt(r.workers_state).s, fmt(r.payloads).s, fmt(r.stacks).s,
+                      fmt(r.trace).s, fmt(r.platform).s, what, fmt(limit).s);
   }
   return 0;
 }
@@ -168,27 +173,21 @@ int resources_check_disk(const experiment *e, const char *dir, const char *trace
   const double H = (double)e->collective->hops(e->workers, e->coll_params);
   const double results = T * ITER_ROW + T * H * HOP_ROW + (e->timeline ? T * N * 2 * TIMELINE_ROW : 0);
   const double have = free_bytes(dir);
-  char need_s[32], have_s[32];
-  if (have >= 0 && results > have) {
-    resources_format(results, need_s, sizeof need_s);
-    resources_format(have, have_s, sizeof have_s);
+  if (have >= 0 && results > have)
     return ccsim_fail(err, CCSIM_ERR_INPUT,
                       "%s: iterations: %d iterations need at least %s of result files (iterations.csv, hops.csv%s), "
                       "but the file system of %s has %s free",
-                      e->file, e->iterations, need_s, e->timeline ? ", timeline.csv" : "", dir, have_s);
-  }
+                      e->file, e->iterations, fmt(results).s, e->timeline ? ", timeline.csv" : "", dir,
+                      fmt(have).s);
   if (!trace_dir) return 0;
   const double elements = (double)(e->model.sample ? e->model.sample : e->model.elements);
   const double trace = N * T * (elements * 4 + NPY_HEADER);
   const double thave = free_bytes(trace_dir);
-  if (thave >= 0 && trace > thave) {
-    resources_format(trace, need_s, sizeof need_s);
-    resources_format(thave, have_s, sizeof have_s);
+  if (thave >= 0 && trace > thave)
     return ccsim_fail(err, CCSIM_ERR_INPUT,
                       "%s: --record-trace: the trace needs %s (%d workers x %d iterations x %.0f elements of 4 "
                       "bytes), but the file system of %s has %s free",
-                      e->file, need_s, e->workers, e->iterations, elements, trace_dir, have_s);
-  }
+                      e->file, fmt(trace).s, e->workers, e->iterations, elements, trace_dir, fmt(thave).s);
   return 0;
 }
 
@@ -219,14 +218,10 @@ int resources_check_jobs(const char *file, const double *need, const char *const
   }
   int rc = 0;
   if (sum > avail) {
-    char t[32], a[32], big[32];
-    resources_format(sum, t, sizeof t);
-    resources_format(avail, a, sizeof a);
-    resources_format(*ix[0], big, sizeof big);
     rc = ccsim_fail(err, CCSIM_ERR_INPUT,
                     "%s: --jobs %d: the %zu largest points need about %s at once (point %s alone %s), more than "
                     "the memory available (MemAvailable), %s: use --jobs %zu",
-                    file, jobs, k, t, ids[ix[0] - need], big, a, fit ? fit : 1);
+                    file, jobs, k, fmt(sum).s, ids[ix[0] - need], fmt(*ix[0]).s, fmt(avail).s, fit ? fit : 1);
   }
   free(ix);
   return rc;
