@@ -145,6 +145,33 @@ int main(void) {
     CHECK(bad == 0, "sampled fill: %zu elements not floor(j * full / sample)", bad);
   }
 
+  /* the shared part drawn once (grad_shared_sampled) and added per worker
+   * (grad_fill_sampled_shared) gives grad_fill_sampled's floats bit for
+   * bit: every distribution, sampled and full (full == sample), any chunk */
+  {
+    const enum grad_distribution ds[] = {GRAD_NORMAL, GRAD_LAPLACE, GRAD_UNIFORM};
+    const size_t fulls[] = {M - 7, 5000}, samples[] = {4093, 5000};
+    double *sh = malloc(M * sizeof *sh);
+    size_t bad = 0;
+    for (size_t d = 0; d < 3; d++) {
+      const grad_source gc = {.distribution = ds[d], .scale = 0.5, .correlation = 0.3, .seed = 4};
+      CHECK(grad_has_shared(&gc), "a correlated source has a shared part");
+      for (size_t a = 0; a < 2; a++) {
+        const size_t fl = fulls[a], sm = samples[a], base = 77, lo = sm / 5, hi = sm - 3;
+        grad_shared_sampled(&gc, 6, lo, hi, base, fl, sm, sh);
+        for (uint32_t w = 0; w < 3; w++) {
+          grad_fill_sampled(&gc, w, 6, lo, hi, base, fl, sm, x);
+          grad_fill_sampled_shared(&gc, w, 6, lo, hi, base, fl, sm, sh, y);
+          bad += memcmp(x, y, (hi - lo) * sizeof *x) != 0;
+        }
+      }
+    }
+    CHECK(bad == 0, "shared part: %zu fills differ from grad_fill_sampled", bad);
+    const grad_source plain = {.distribution = GRAD_NORMAL, .scale = 1.0, .seed = 4};
+    CHECK(!grad_has_shared(&plain), "an uncorrelated source has no shared part");
+    free(sh);
+  }
+
   /* scale and correlation: corr(g_a, g_b) = rho, var = scale^2 */
   grad_source c = {.distribution = GRAD_NORMAL, .scale = 0.5, .correlation = 0.6, .seed = 9};
   grad_fill(&c, 0, 0, 0, M, x);

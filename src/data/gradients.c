@@ -255,6 +255,27 @@ void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t
   for (size_t t = lo; t < hi; t++) out[t - lo] = element(g, &st, t);
 }
 
+/* Coordinate j of an even sample of [base, base + full) stands for element
+ * base + floor(j * full / sample): the same integers stepped without a
+ * 128-bit division per element (full = q * sample + rem, and the fraction
+ * (j * rem) mod sample carries). */
+typedef struct sample_step {
+  uint64_t t, frac, q, rem, sample;
+} sample_step;
+
+static sample_step sample_at(size_t lo, size_t base, size_t full, size_t sample) {
+  return (sample_step){.t = base + (uint64_t)((unsigned __int128)lo * full / sample),
+                       .frac = (uint64_t)((unsigned __int128)lo * (full % sample) % sample),
+                       .q = full / sample,
+                       .rem = full % sample,
+                       .sample = sample};
+}
+
+static inline void sample_next(sample_step *s) {
+  s->t += s->q, s->frac += s->rem;
+  if (s->frac >= s->sample) s->t++, s->frac -= s->sample;
+}
+
 void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo,
                        size_t hi, size_t base, size_t full, size_t sample, float *out) {
   if (!__atomic_load_n(&zig_ready, __ATOMIC_ACQUIRE)) zig_init();
@@ -267,24 +288,37 @@ void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration
     return;
   }
   const grad_stream st = stream_of(g, worker, iteration);
-  /* coordinate j stands for element base + floor(j * full / sample), the
-   * same integers stepped without a 128-bit division per element: full =
-   * q * sample + rem, and the fraction (j * rem) mod sample carries */
-  const uint64_t q = full / sample, rem = full % sample;
-  uint64_t t = base + (uint64_t)((unsigned __int128)lo * full / sample);
-  uint64_t frac = (uint64_t)((unsigned __int128)lo * rem % sample);
+  sample_step s = sample_at(lo, base, full, sample);
   if (g->correlation <= 0 && g->distribution == GRAD_NORMAL) { /* the common case, as in grad_fill */
     const double scale = g->scale;
-    for (size_t j = lo; j < hi; j++) {
-      out[j - lo] = (float)(scale * normal_fast(st.wkey, t));
-      t += q, frac += rem;
-      if (frac >= sample) t++, frac -= sample;
-    }
+    for (size_t j = lo; j < hi; j++, sample_next(&s)) out[j - lo] = (float)(scale * normal_fast(st.wkey, s.t));
     return;
   }
-  for (size_t j = lo; j < hi; j++) {
-    out[j - lo] = element(g, &st, t);
-    t += q, frac += rem;
-    if (frac >= sample) t++, frac -= sample;
-  }
+  for (size_t j = lo; j < hi; j++, sample_next(&s)) out[j - lo] = element(g, &st, s.t);
+}
+
+int grad_has_shared(const grad_source *g) { return !g->sparse && g->correlation > 0; }
+
+void grad_shared_sampled(const grad_source *g, uint32_t iteration, size_t lo, size_t hi, size_t base,
+                         size_t full, size_t sample, double *out) {
+  if (!__atomic_load_n(&zig_ready, __ATOMIC_ACQUIRE)) zig_init();
+  const grad_stream st = stream_of(g, 0, iteration); /* ckey and a do not depend on the worker */
+  sample_step s = sample_at(lo, base, full, sample);
+  for (size_t j = lo; j < hi; j++, sample_next(&s)) out[j - lo] = st.a * draw(g->distribution, st.ckey, s.t);
+}
+
+void grad_fill_sampled_shared(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo,
+                              size_t hi, size_t base, size_t full, size_t sample, const double *shared,
+                              float *out) {
+  if (!__atomic_load_n(&zig_ready, __ATOMIC_ACQUIRE)) zig_init();
+  const grad_stream st = stream_of(g, worker, iteration);
+  sample_step s = sample_at(lo, base, full, sample);
+  /* element()'s sum with its first product already made: the same two
+   * roundings, so the same float */
+  if (g->distribution == GRAD_NORMAL)
+    for (size_t j = lo; j < hi; j++, sample_next(&s))
+      out[j - lo] = (float)(shared[j - lo] + st.b * normal_fast(st.wkey, s.t));
+  else
+    for (size_t j = lo; j < hi; j++, sample_next(&s))
+      out[j - lo] = (float)(shared[j - lo] + st.b * draw(g->distribution, st.wkey, s.t));
 }

@@ -60,6 +60,21 @@ void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t
 void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo,
                        size_t hi, size_t base, size_t full, size_t sample, float *out);
 
+/* Correlated gradients (correlation > 0, not sparse) share a part that
+ * every worker draws alike: scale sqrt(rho) z_common[t].  A run can draw
+ * it once per iteration instead of once per worker.  grad_has_shared: g
+ * has such a part.  grad_shared_sampled: out[0 .. hi-lo) = that part of
+ * the coordinates grad_fill_sampled would fill (full == sample: elements
+ * lo .. hi, as grad_fill).  grad_fill_sampled_shared: what
+ * grad_fill_sampled writes, bit for bit, with the shared part of the same
+ * coordinates given in shared[0 .. hi-lo). */
+int grad_has_shared(const grad_source *g);
+void grad_shared_sampled(const grad_source *g, uint32_t iteration, size_t lo, size_t hi, size_t base,
+                         size_t full, size_t sample, double *out);
+void grad_fill_sampled_shared(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo,
+                              size_t hi, size_t base, size_t full, size_t sample, const double *shared,
+                              float *out);
+
 /* One Zipf variate k in {1..N}, P(k) ~ k^-s (s > 0), by rejection-
  * inversion (see above), from stream `key` at counter ctr (uniforms at
  * (ctr << 8) + attempt). */

@@ -71,7 +71,8 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
   const int gathers = strncmp(e->collective->name, "allreduce/", 10) != 0;
   const double per_elem = 4 + 16; /* payload upper bound + two float64 shadows */
   r->payloads = gathers ? N * n * per_elem : 4 * n * per_elem;
-  r->shared = 4 * n + ((e->collective->requires & COLL_NEEDS_EXACT_SUM) ? 8 * n : 0) +
+  const int shares = e->gradients.source == GRAD_SYNTHETIC && e->gradients.correlation > 0;
+  r->shared = 4 * n + ((e->collective->requires & COLL_NEEDS_EXACT_SUM) ? 8 * n : 0) + (shares ? 8 * n : 0) +
               (double)e->iterations * (N * 8 + 4096);
   r->platform = HOST_BYTES * (e->platform.hosts > e->workers ? e->platform.hosts : e->workers);
   r->stacks = 2 * N * STACK_RESIDENT;

@@ -40,6 +40,7 @@ static int data_iteration(run_state *sh, int it, ccsim_error *err) {
   const sched_plan *plan = sched_plan_now(sh->sched);
   sim_exec_reset(sh->exec);
   sh->nspans = 0;
+  run_state_shared(sh, (uint32_t)it);
   for (int r = 0; r < sh->e->workers; r++) {
     run_worker *w = &sh->workers[r];
     w->iteration = (uint32_t)it;

@@ -47,6 +47,14 @@ static int check_compute_times(const run_state *sh, ccsim_error *err) {
   return 0;
 }
 
+void run_state_shared(run_state *sh, uint32_t it) {
+  if (!sh->shared) return;
+  for (size_t l = 0; l < sh->e->model.layers->nlayers; l++) {
+    const size_t k = sh->soff[l + 1] - sh->soff[l];
+    grad_shared_sampled(&sh->grads, it, 0, k, sh->foff[l], sh->foff[l + 1] - sh->foff[l], k, sh->shared + sh->soff[l]);
+  }
+}
+
 /* sh->soff and sh->foff: each layer's data-plane and full offsets.  Under
  * model.sample = K, layer l keeps ceil(params_l K / elements) coordinates,
  * at least 1 and at most all of them, so every layer is represented and
@@ -161,6 +169,9 @@ int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_out
   grad_source_init(&sh->grads, e);
   const size_t n = data_elements(sh), H = e->collective->hops(e->workers, e->coll_params);
   sh->agg = calloc(n, sizeof *sh->agg);
+  const int shares = e->gradients.source == GRAD_SYNTHETIC && grad_has_shared(&sh->grads);
+  if (shares && !(sh->shared = malloc((n ? n : 1) * sizeof *sh->shared)))
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements of shared gradient", n);
   if (e->collective->requires & COLL_NEEDS_EXACT_SUM) sh->exact_sum = calloc(n, sizeof *sh->exact_sum);
   sh->sched = sched_new(e);
   sh->workers = calloc((size_t)e->workers, sizeof *sh->workers);
@@ -209,6 +220,7 @@ void run_state_clear(run_state *sh) {
   free(sh->fig.metrics);
   free(sh->soff);
   free(sh->foff);
+  free(sh->shared);
   free(sh->bwd_s);
   results_abandon(sh->timeline);
   sim_exec_free(sh->exec);

@@ -42,6 +42,10 @@ typedef struct run_state {
   const experiment *e;
   feed *feed;             /* the gradient source (synthetic, trace, training) */
   grad_source grads;      /* synthetic, for coordinate sampling */
+  /* [data elements]: the part of this iteration's correlated synthetic
+   * gradients every worker shares (grad_has_shared), drawn once at the
+   * iteration's start by run_state_shared; NULL for other sources */
+  double *shared;
   float *agg;             /* the aggregate, identical on every worker: one copy */
   double *exact_sum;      /* COLL_NEEDS_EXACT_SUM collectives: [elements] */
   /* Multi-phase compressors (PowerSGD): each round's fp32 payloads are
@@ -107,6 +111,10 @@ static inline uint32_t comm_actor(const run_worker *w) { return 2 * (uint32_t)w-
  * run_state_clear() still frees what was made. */
 int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_outputs, int threads,
                    ccsim_error *err);
+/* sh->shared for iteration it (nothing when it is NULL): called before
+ * the iteration's actors start, so the workers only read it. */
+void run_state_shared(run_state *sh, uint32_t it);
+
 /* Free everything run_state_init() made (the timeline, if still open, is
  * abandoned); sh may be partly set up. */
 void run_state_clear(run_state *sh);

@@ -22,7 +22,7 @@
 static void fill(run_worker *w, size_t lo, size_t hi, float *out) {
   const run_state *sh = w->sh;
   const experiment *e = sh->e;
-  if (!e->model.sample) { /* synthetic, trace or training */
+  if (!e->model.sample && !sh->shared) { /* synthetic, trace or training */
     feed_fill(sh->feed, (uint32_t)w->rank, w->iteration, lo, hi, out);
     return;
   }
@@ -31,9 +31,13 @@ static void fill(run_worker *w, size_t lo, size_t hi, float *out) {
   while (l + 1 < L && sh->soff[l + 1] <= lo) l++;
   for (size_t j = lo; j < hi; l++) {
     const size_t end = hi < sh->soff[l + 1] ? hi : sh->soff[l + 1];
-    grad_fill_sampled(&sh->grads, (uint32_t)w->rank, w->iteration, j - sh->soff[l], end - sh->soff[l],
-                      sh->foff[l], sh->foff[l + 1] - sh->foff[l], sh->soff[l + 1] - sh->soff[l],
-                      out + (j - lo));
+    const size_t jl = j - sh->soff[l], el = end - sh->soff[l], full = sh->foff[l + 1] - sh->foff[l],
+                 k = sh->soff[l + 1] - sh->soff[l];
+    if (sh->shared) /* the shared part drawn once this iteration (run_state_shared) */
+      grad_fill_sampled_shared(&sh->grads, (uint32_t)w->rank, w->iteration, jl, el, sh->foff[l], full, k,
+                               sh->shared + j, out + (j - lo));
+    else
+      grad_fill_sampled(&sh->grads, (uint32_t)w->rank, w->iteration, jl, el, sh->foff[l], full, k, out + (j - lo));
     j = end;
   }
 }
