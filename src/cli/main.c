@@ -3,6 +3,7 @@
  * 0 success, 1 a run failed, 2 bad input. */
 #include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -48,7 +49,15 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *cmd = argv[1];
-  engine_zygote_exec = 1;
+  /* the timing executor's zygote is this binary executed again, unless
+   * CCSIM_TIMING_ZYGOTE=fork asks for a fork of this process (for tools
+   * that cannot follow an exec of /proc/self/exe, such as valgrind) */
+  const char *zy = getenv("CCSIM_TIMING_ZYGOTE");
+  if (zy && strcmp(zy, "fork") && strcmp(zy, "exec")) {
+    fprintf(stderr, "ccsim: environment: CCSIM_TIMING_ZYGOTE is \"%s\", expected \"exec\" or \"fork\"\n", zy);
+    return 2;
+  }
+  engine_zygote_exec = !(zy && !strcmp(zy, "fork"));
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     if (argc > 2 && strcmp(cmd, "help") == 0)
       for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
