@@ -404,6 +404,15 @@ for victim in zygote replay; do
   [ -z "$(pgrep -f -- "--out slow-$victim")" ] && pass=$((pass + 1)) || bad "$victim killed: processes left"
 done
 
+# ---- CCSIM_TIMING_ZYGOTE: "exec" (the default) or "fork", nothing else;
+# both give the same results, byte for byte ----
+CCSIM_TIMING_ZYGOTE=spawn x2 zygote-env 'CCSIM_TIMING_ZYGOTE is "spawn", expected "exec" or "fork"' "$CCSIM" validate good.json
+e zy '{"workers": 8, "iterations": 3, "model": {"elements": 4096}, "compressor": "global-qsgd"}'
+for how in exec fork; do CCSIM_TIMING_ZYGOTE=$how x0 "zygote-$how" "$CCSIM" run zy.json --out "zy-$how" --quiet; done
+for f in iterations.csv hops.csv; do
+  cmp -s "zy-exec/$f" "zy-fork/$f" && pass=$((pass + 1)) || bad "zygote exec and fork: $f differs"
+done
+
 # ---- no result file anywhere holds a NaN or an infinity ----
 found=$(find "$T" -type f \( -name '*.csv' -o -name 'summary.json' \) -exec grep -liE '(^|[,:[ ])[-+]?(nan|inf|infinity)([],} ]|$)' {} + 2>/dev/null)
 [ -z "$found" ] && pass=$((pass + 1)) || bad "non-finite numbers in result files: $found"
