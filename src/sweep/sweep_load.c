@@ -1,0 +1,273 @@
+/* src/sweep/sweep_load.c — a sweep file read and checked into its points.
+ *
+ *   {
+ *     "name": "cascade",
+ *     "base": "base.json",                       relative to the sweep file
+ *     "set": {"iterations": 24},                 optional, every point
+ *     "axes": [
+ *       {"name": "workers", "path": "workers", "values": [4, 8, 16]},
+ *       {"name": "method", "values": [
+ *          {"label": "marsit", "set": {"compressor": "marsit",
+ *                                      "collective": "allreduce/ring"}},
+ *          ...]}
+ *     ],
+ *     "output": {"dir": "results/cascade"}        relative to the working dir
+ *   }
+ *
+ * A "path" axis sets one field to each value; a labelled axis applies each
+ * value's "set" object (field -> JSON value); "set" at the top applies to
+ * every point.  Point p is one value of each axis (the last axis varies
+ * fastest), named "<axis>=<label>,<axis>=<label>".  Every point is loaded
+ * here, so a bad value stops the sweep with exit 2 before any simulation. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config/input.h"
+#include "error.h"
+#include "sweep_internal.h"
+
+static char *dump(json_t *v) { return json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT); }
+
+/* "key=<v as compact JSON>", a --set assignment; a new string. */
+static char *assignment(const char *key, json_t *v) {
+  char *text = dump(v);
+  size_t need = strlen(key) + strlen(text) + 2;
+  char *a = malloc(need);
+  snprintf(a, need, "%s=%s", key, text);
+  free(text);
+  return a;
+}
+
+/* A label for a plain value: its JSON text without quotes, '/' as '-'. */
+static void label_of(json_t *v, char *buf, size_t len) {
+  char *s = json_is_string(v) ? strdup(json_string_value(v)) : dump(v);
+  snprintf(buf, len, "%s", s);
+  free(s);
+  for (char *c = buf; *c; c++)
+    if (*c == '/' || *c == ',' || *c == ' ' || *c == '"') *c = '-';
+}
+
+/* sweep_internal.h */
+void sweep_free(sweep *s) {
+  for (size_t p = 0; s->points && p < s->npoints; p++) {
+    for (int k = 0; k < s->points[p].nsets; k++) free(s->points[p].sets[k]);
+    for (int a = 0; a < s->naxes; a++) free(s->points[p].labels[a]);
+    free(s->points[p].sets);
+    free(s->points[p].labels);
+  }
+  for (int a = 0; a < s->naxes; a++) free(s->axis_names[a]);
+  free(s->axis_names);
+  free(s->points);
+  free(s->file), free(s->dir), free(s->base), free(s->out), free(s->name);
+}
+
+/* One axis value: its label and its assignments. */
+typedef struct choice {
+  char label[128];
+  char *sets[32];
+  int nsets;
+} choice;
+
+/* A field path of a --set: non-empty names joined by '.', and no '=' (which
+ * would end the path of the assignment early). */
+static int field_path_ok(const char *p) {
+  return *p && !strchr(p, '=') && p[0] != '.' && p[strlen(p) - 1] != '.' && !strstr(p, "..");
+}
+
+/* Axis i of the sweep file: its name and its values (*out, *count, new);
+ * 0, or an exit code with err. */
+static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *count, char **name,
+                     ccsim_error *err) {
+  cfg_reader rd = {file, err};
+  char path[64];
+  snprintf(path, sizeof path, "axes[%d]", i);
+  if (!json_is_object(ax)) return cfg_fail(&rd, path, "expected an object with \"values\"");
+  static const char *const known[] = {"name", "path", "values", NULL};
+  int rc;
+  if ((rc = cfg_keys(&rd, ax, path, known, NULL, NULL, NULL))) return rc;
+  json_t *jp = json_object_get(ax, "path"), *jn = json_object_get(ax, "name");
+  json_t *vals = json_object_get(ax, "values");
+  if (jp && !json_is_string(jp)) return cfg_fail(&rd, path, "\"path\" must be a string such as \"workers\"");
+  if (jn && !json_is_string(jn)) return cfg_fail(&rd, path, "\"name\" must be a string");
+  if (!jp && !jn) return cfg_fail(&rd, path, "give \"path\" (a field to vary) or \"name\" (labelled values)");
+  if (!json_is_array(vals) || json_array_size(vals) == 0)
+    return cfg_fail(&rd, path, "\"values\" must be a non-empty array");
+  if (jn && !json_string_length(jn)) return cfg_fail(&rd, path, "\"name\" must not be empty");
+  if (jp && !field_path_ok(json_string_value(jp)))
+    return cfg_fail(&rd, path, "\"path\" must be names joined by '.' such as \"platform.bandwidth\", got \"%s\"",
+                    json_string_value(jp));
+  *name = strdup(json_string_value(jn ? jn : jp));
+  *count = json_array_size(vals);
+  *out = calloc(*count, sizeof **out);
+  size_t k;
+  json_t *v;
+  json_array_foreach(vals, k, v) {
+    choice *c = &(*out)[k];
+    char vp[96];
+    snprintf(vp, sizeof vp, "%s.values[%zu]", path, k);
+    if (jp) { /* a plain value for one field */
+      label_of(v, c->label, sizeof c->label);
+      c->sets[0] = assignment(json_string_value(jp), v);
+      c->nsets = 1;
+      continue;
+    }
+    json_t *lab = json_object_get(v, "label"), *set = json_object_get(v, "set");
+    if (!json_is_object(v) || !json_is_string(lab) || !json_is_object(set))
+      return cfg_fail(&rd, vp, "expected {\"label\": \"...\", \"set\": {FIELD: VALUE, ...}}");
+    static const char *const vknown[] = {"label", "set", NULL};
+    if ((rc = cfg_keys(&rd, v, vp, vknown, NULL, NULL, NULL))) return rc;
+    if (!json_string_length(lab)) return cfg_fail(&rd, vp, "\"label\" must not be empty");
+    label_of(lab, c->label, sizeof c->label);
+    const char *key;
+    json_t *x;
+    json_object_foreach(set, key, x) {
+      if (!field_path_ok(key))
+        return cfg_fail(&rd, vp, "set: \"%s\" is not a field path (names joined by '.')", key);
+      if (c->nsets == 32) return cfg_fail(&rd, vp, "at most 32 fields per value");
+      c->sets[c->nsets++] = assignment(key, x);
+    }
+  }
+  return 0;
+}
+
+/* sweep_internal.h */
+int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error *err) {
+  memset(s, 0, sizeof *s);
+  json_t *root = cfg_load_json(file, "sweep file", CFG_MAX_JSON, err);
+  if (!root) return err->code;
+  cfg_reader rd = {file, err};
+  int rc = 0;
+  choice **choices = NULL;
+  size_t *counts = NULL;
+  static const char *const known[] = {"name", "description", "base", "set", "axes", "output", NULL};
+  if (!json_is_object(root)) {
+    rc = cfg_fail(&rd, "", "expected a JSON object {\"name\", \"base\", \"axes\", ...}");
+    goto out;
+  }
+  if ((rc = cfg_keys(&rd, root, "", known, NULL, NULL, NULL))) goto out;
+  s->file = strdup(file);
+  char *tmp = strdup(file), *slash = strrchr(tmp, '/');
+  if (slash) *slash = 0;
+  s->dir = strdup(slash ? tmp : ".");
+  free(tmp);
+  json_t *jname = json_object_get(root, "name"), *jbase = json_object_get(root, "base");
+  json_t *axes = json_object_get(root, "axes"), *jout = json_object_get(root, "output");
+  if (jname && (!json_is_string(jname) || !json_string_length(jname))) {
+    rc = cfg_fail(&rd, "name", "expected a non-empty string");
+    goto out;
+  }
+  if (!json_is_string(jbase)) {
+    rc = cfg_fail(&rd, "base", "expected the path of the base experiment (relative to this file)");
+    goto out;
+  }
+  if (jname) {
+    s->name = strdup(json_string_value(jname));
+  } else { /* the file name without .json, as for an experiment */
+    const char *leaf = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+    s->name = strdup(leaf);
+    const size_t l = strlen(s->name);
+    if (l > 5 && !strcmp(s->name + l - 5, ".json")) s->name[l - 5] = 0;
+  }
+  const char *b = json_string_value(jbase);
+  size_t need = strlen(s->dir) + strlen(b) + 2;
+  s->base = malloc(need);
+  if (b[0] == '/') snprintf(s->base, need, "%s", b);
+  else snprintf(s->base, need, "%s/%s", s->dir, b);
+  json_t *jdir = json_is_object(jout) ? json_object_get(jout, "dir") : NULL;
+  if (jout) { /* checked even when --out overrides it */
+    static const char *const oknown[] = {"dir", NULL};
+    if (!json_is_object(jout)) { rc = cfg_fail(&rd, "output", "expected an object {\"dir\": ...}"); goto out; }
+    if ((rc = cfg_keys(&rd, jout, "output", oknown, NULL, NULL, NULL))) goto out;
+    if (!json_is_string(jdir) || !json_string_length(jdir)) {
+      rc = cfg_fail(&rd, "output.dir", "expected a non-empty string");
+      goto out;
+    }
+  }
+  if (out_override) {
+    s->out = strdup(out_override);
+  } else if (jdir) {
+    s->out = strdup(json_string_value(jdir));
+  } else {
+    char def[512];
+    snprintf(def, sizeof def, "results/%s", s->name);
+    s->out = strdup(def);
+  }
+  if (!json_is_array(axes) || json_array_size(axes) == 0 || json_array_size(axes) > 8) {
+    rc = cfg_fail(&rd, "axes", "expected an array of 1 to 8 axes");
+    goto out;
+  }
+  s->naxes = (int)json_array_size(axes);
+  s->axis_names = calloc((size_t)s->naxes, sizeof *s->axis_names);
+  choices = calloc((size_t)s->naxes, sizeof *choices);
+  counts = calloc((size_t)s->naxes, sizeof *counts);
+  s->npoints = 1;
+  for (int a = 0; a < s->naxes; a++) {
+    if ((rc = read_axis(json_array_get(axes, (size_t)a), file, a, &choices[a], &counts[a],
+                        &s->axis_names[a], err)))
+      goto out;
+    /* checked at each axis: the product of a few long axes overflows */
+    if (counts[a] > 100000 || (s->npoints *= counts[a]) > 100000) {
+      rc = cfg_fail(&rd, "axes", "more than 100000 points: too many");
+      goto out;
+    }
+    for (int b = 0; b < a; b++)
+      if (!strcmp(s->axis_names[a], s->axis_names[b])) {
+        char ap[32];
+        snprintf(ap, sizeof ap, "axes[%d]", a);
+        rc = cfg_fail(&rd, ap, "the axis name \"%s\" is axes[%d]'s too; give each axis its own name", s->axis_names[a], b);
+        goto out;
+      }
+  }
+  json_t *common = json_object_get(root, "set");
+  if (common && !json_is_object(common)) {
+    rc = cfg_fail(&rd, "set", "expected an object {FIELD: VALUE, ...} applied to every point");
+    goto out;
+  }
+  if (common) {
+    const char *key;
+    json_t *x;
+    json_object_foreach(common, key, x) {
+      if (!field_path_ok(key)) {
+        rc = cfg_fail(&rd, "set", "\"%s\" is not a field path (names joined by '.')", key);
+        goto out;
+      }
+    }
+  }
+  const size_t ncommon = common ? json_object_size(common) : 0;
+  s->points = calloc(s->npoints, sizeof *s->points);
+  for (size_t p = 0; p < s->npoints; p++) {
+    point *pt = &s->points[p];
+    pt->labels = calloc((size_t)s->naxes, sizeof *pt->labels);
+    pt->sets = calloc(32 * (size_t)s->naxes + ncommon + 1, sizeof *pt->sets);
+    if (common) {
+      const char *key;
+      json_t *x;
+      json_object_foreach(common, key, x) {
+        pt->sets[pt->nsets++] = assignment(key, x);
+      }
+    }
+    size_t rest = p;
+    size_t idx[8];
+    for (int a = s->naxes - 1; a >= 0; a--) idx[a] = rest % counts[a], rest /= counts[a];
+    for (int a = 0; a < s->naxes; a++) {
+      const choice *c = &choices[a][idx[a]];
+      pt->labels[a] = strdup(c->label);
+      char part[160];
+      snprintf(part, sizeof part, "%s%s=%s", a ? "," : "", s->axis_names[a], c->label);
+      strncat(pt->id, part, sizeof pt->id - strlen(pt->id) - 1);
+      for (int k = 0; k < c->nsets; k++) pt->sets[pt->nsets++] = strdup(c->sets[k]);
+    }
+  }
+out:
+  for (int a = 0; choices && a < s->naxes; a++) {
+    for (size_t k = 0; choices[a] && k < counts[a]; k++)
+      for (int j = 0; j < choices[a][k].nsets; j++) free(choices[a][k].sets[j]);
+    free(choices[a]);
+  }
+  free(choices);
+  free(counts);
+  json_decref(root);
+  return rc;
+}
