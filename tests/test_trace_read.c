@@ -1,7 +1,9 @@
-/* tests/test_trace.c — gradient traces (src/data/trace.h).
+/* tests/test_trace_read.c — reading gradient traces (src/data/trace.h): the
+ * reader's tests, and the tools below.
  *
  *   test_trace                 unit tests: write a trace, read back exact bits at
- *                              random ranges; every refusal names its file
+ *                              random ranges; every refusal of the reader names
+ *                              its file (the writer's: test_trace_write.c)
  *   test_trace --check DIR     trace_open + trace_check; exit 2 and one line on
  *                              stderr when DIR is refused
  *   test_trace --dump DIR OUT  check DIR, then write every value (worker, then
@@ -12,13 +14,10 @@
  *   test_trace --bench         throughput of writing, trace_check and trace_read
  *                              on a 256 MiB trace in $TMPDIR (meson test --benchmark)
  * --check, --dump and --write serve tests/trace_torch.sh. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <math.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +30,7 @@
 #include "check.h"
 #include "error.h"
 #include "trace.h"
+#include "trace_helpers.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t next_u64(void) { /* splitmix64 */
@@ -40,71 +40,8 @@ static uint64_t next_u64(void) { /* splitmix64 */
   return z ^ (z >> 31);
 }
 
-/* The test trace: five layers (a scalar among them), 421 elements. */
-static const trace_layer LAYERS[] = {
-    {.name = "conv.weight", .ndim = 4, .shape = {4, 1, 3, 3}},
-    {.name = "conv.bias", .ndim = 1, .shape = {4}},
-    {.name = "fc.weight", .ndim = 2, .shape = {10, 37}},
-    {.name = "fc.bias", .ndim = 1, .shape = {10}},
-    {.name = "temperature", .ndim = 0},
-};
-#define NLAYERS 5
-#define ELEMENTS 421
 #define W 3
 #define T 4
-
-/* Any finite float32 bit pattern: random sign and mantissa, every exponent
- * but 255 (subnormals, zeros and the largest values included). */
-static float value(unsigned w, unsigned it, size_t e) {
-  uint64_t z = ((uint64_t)w << 48) ^ ((uint64_t)it << 32) ^ e;
-  z = (z ^ (z >> 33)) * 0xff51afd7ed558ccdull;
-  z = (z ^ (z >> 33)) * 0xc4ceb9fe1a85ec53ull;
-  z ^= z >> 33;
-  uint32_t bits = (uint32_t)z;
-  if (((bits >> 23) & 0xff) == 0xff) bits ^= 1u << 23;
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
-
-static int write_test_trace(const char *dir, unsigned workers, unsigned iterations,
-                            ccsim_error *err) {
-  trace_writer *wr =
-      trace_writer_new(dir, workers, iterations, LAYERS, NLAYERS, "tests/test_trace.c", err);
-  if (!wr) return 1;
-  float g[ELEMENTS];
-  for (unsigned w = 0; w < workers; w++)
-    for (unsigned it = 0; it < iterations; it++) {
-      for (size_t e = 0; e < ELEMENTS; e++) g[e] = value(w, it, e);
-      if (trace_write(wr, w, it, g, ELEMENTS, err)) {
-        trace_writer_free(wr);
-        return 1;
-      }
-    }
-  return trace_writer_close(wr, err);
-}
-
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb, (void)flag, (void)ftw;
-  return remove(p);
-}
-static void rm_rf(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
-
-static char root[256];
-
-/* A fresh valid trace (2 workers x 2 iterations) in root/NAME. */
-static const char *fresh(const char *name) {
-  static char dir[512];
-  ccsim_error e_ = {0};
-  const char *err = e_.msg;
-  snprintf(dir, sizeof dir, "%s/%s", root, name);
-  rm_rf(dir);
-  if (write_test_trace(dir, 2, 2, &e_)) {
-    fprintf(stderr, "cannot write %s: %s\n", dir, err);
-    exit(1);
-  }
-  return dir;
-}
 
 /* Write a .npy file by hand: magic, version, dict padded to 64, data. */
 static void write_npy(const char *path, int major, const char *dict, const void *data,
@@ -124,27 +61,6 @@ static void write_npy(const char *path, int major, const char *dict, const void 
   fwrite(data, 1, nbytes, f);
   fclose(f);
 }
-
-/* Open dir and read every file; return the first error (or "" when none). */
-static const char *refusal(const char *dir) {
-  static ccsim_error e;
-  e.msg[0] = 0;
-  trace_reader *t = trace_open(dir, &e);
-  if (!t) return e.msg;
-  if (trace_check(t, &e) == 0) e.msg[0] = 0;
-  trace_close(t);
-  return e.msg;
-}
-
-#define CHECK_REFUSED(dir, ...)                                                           \
-  do {                                                                                    \
-    const char *msg_ = refusal(dir);                                                      \
-    const char *want_[] = {__VA_ARGS__, NULL};                                            \
-    int ok_ = msg_[0] != 0;                                                               \
-    for (const char **w_ = want_; *w_ && ok_; w_++) ok_ = strstr(msg_, *w_) != NULL;      \
-    CHECK(ok_, "%s: refusal \"%s\" lacks one of the expected phrases (%s ...)", dir, msg_, \
-          want_[0]);                                                                      \
-  } while (0)
 
 static void test_round_trip(void) {
   char dir[512];
@@ -221,107 +137,6 @@ static void test_round_trip(void) {
   CHECK(mismatches == 0, "%d of 500 single reads differ under a low descriptor limit", mismatches);
   trace_close(t);
   setrlimit(RLIMIT_NOFILE, &old);
-}
-
-/* The entries of dir whose names start with prefix. */
-static int count_entries(const char *dir, const char *prefix) {
-  DIR *d = opendir(dir);
-  int n = 0;
-  for (struct dirent *de; d && (de = readdir(d));) n += strncmp(de->d_name, prefix, strlen(prefix)) == 0;
-  if (d) closedir(d);
-  return n;
-}
-
-/* A write that fails half-way (the file size limit, RLIMIT_FSIZE, below one
- * .npy file: the kernel refuses the bytes past it with EFBIG) leaves neither
- * a partial itI.npy nor a temporary; an earlier recording's complete file
- * stays whole until a new one replaces it in one rename. */
-static void test_partial_write(void) {
-  char dir[512], sub[600], file[640];
-  ccsim_error e_ = {0};
-  const char *err = e_.msg;
-  snprintf(dir, sizeof dir, "%s/partial", root);
-  snprintf(sub, sizeof sub, "%s/w0", dir);
-  snprintf(file, sizeof file, "%s/it0.npy", sub);
-  CHECK(write_test_trace(dir, 1, 1, &e_) == 0, "write: %s", err);
-  struct stat st0, st1;
-  CHECK(stat(file, &st0) == 0 && st0.st_size > 1000, "the complete file is %lld bytes", (long long)st0.st_size);
-
-  struct rlimit old, lim;
-  getrlimit(RLIMIT_FSIZE, &old);
-  lim = old;
-  lim.rlim_cur = 1000; /* the file is 128 + 4 x 421 = 1812 bytes */
-  void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
-  trace_writer *wr = trace_writer_new(dir, 1, 1, LAYERS, NLAYERS, "x", &e_);
-  CHECK(wr != NULL, "writer_new: %s", err);
-  float g[ELEMENTS];
-  for (size_t e = 0; e < ELEMENTS; e++) g[e] = -value(0, 0, e);
-  int rc = -1;
-  if (wr && setrlimit(RLIMIT_FSIZE, &lim) == 0) {
-    rc = trace_write(wr, 0, 0, g, ELEMENTS, &e_);
-    setrlimit(RLIMIT_FSIZE, &old);
-  }
-  signal(SIGXFSZ, prev);
-  CHECK(rc == CCSIM_ERR_RUNTIME && strstr(err, "w0/it0.npy") && strstr(err, "cannot write"),
-        "a write past RLIMIT_FSIZE: rc %d, %s", rc, err);
-  CHECK(count_entries(sub, ".tmp-") == 0, "%d temporaries left in %s", count_entries(sub, ".tmp-"), sub);
-  CHECK(stat(file, &st1) == 0 && st1.st_size == st0.st_size && st1.st_ino == st0.st_ino,
-        "the earlier complete it0.npy was touched (%lld bytes)", (long long)st1.st_size);
-  trace_writer_free(wr);
-  CHECK(refusal(dir)[0] && strstr(refusal(dir), "index.json"), "a failed recording is not a trace: %s",
-        refusal(dir));
-
-  /* a temporary a killed recording left behind is removed by the next one */
-  char stale[700];
-  snprintf(stale, sizeof stale, "%s/.tmp-00000000deadbeef", sub);
-  FILE *f = fopen(stale, "w");
-  if (f) fputs("half a file", f), fclose(f);
-  CHECK(write_test_trace(dir, 1, 1, &e_) == 0, "rewrite: %s", err);
-  CHECK(count_entries(sub, ".tmp-") == 0 && count_entries(sub, "it") == 1,
-        "after a rewrite: %d temporaries, %d files", count_entries(sub, ".tmp-"), count_entries(sub, "it"));
-  CHECK(refusal(dir)[0] == 0, "the rewritten trace is refused: %s", refusal(dir));
-}
-
-static void test_writer(void) {
-  char dir[512];
-  ccsim_error e_ = {0};
-  const char *err = e_.msg;
-  snprintf(dir, sizeof dir, "%s/writer", root);
-  float g[ELEMENTS];
-  for (size_t e = 0; e < ELEMENTS; e++) g[e] = value(0, 0, e);
-  /* overwriting a trace removes its index first */
-  fresh("writer");
-  trace_writer *wr = trace_writer_new(dir, 2, 2, LAYERS, NLAYERS, "x", &e_);
-  CHECK(wr != NULL, "writer_new: %s", err);
-  if (!wr) return;
-  char ix[600];
-  snprintf(ix, sizeof ix, "%s/index.json", dir);
-  CHECK(access(ix, F_OK) != 0, "%s survives a new writer: a killed rewrite would look valid", ix);
-  CHECK(trace_write(wr, 0, 0, g, ELEMENTS - 1, &e_) != 0 && strstr(err, "420 elements"),
-        "%s", err);
-  CHECK(trace_write(wr, 2, 0, g, ELEMENTS, &e_) != 0 && strstr(err, "outside"), "%s", err);
-  g[77] = NAN;
-  CHECK(trace_write(wr, 0, 0, g, ELEMENTS, &e_) != 0 && strstr(err, "element 77") &&
-            strstr(err, "w0/it0.npy"),
-        "%s", err);
-  g[77] = 1.0f;
-  CHECK(trace_write(wr, 0, 0, g, ELEMENTS, &e_) == 0, "%s", err);
-  CHECK(trace_write(wr, 0, 0, g, ELEMENTS, &e_) != 0 && strstr(err, "twice"), "%s", err);
-  CHECK(trace_write(wr, 1, 1, g, ELEMENTS, &e_) == 0, "%s", err);
-  /* incomplete: no index, and the directory is refused */
-  CHECK(trace_writer_close(wr, &e_) != 0 && strstr(err, "never written") &&
-            strstr(err, "w0/it1.npy"),
-        "%s", err);
-  CHECK(access(ix, F_OK) != 0, "an incomplete trace got an index.json");
-  CHECK_REFUSED(dir, "index.json", "cannot open");
-  /* the writer's own refusals */
-  trace_layer dup[2] = {LAYERS[1], LAYERS[1]};
-  CHECK(trace_writer_new(dir, 1, 1, dup, 2, "x", &e_) == NULL && strstr(err, "both named"),
-        "%s", err);
-  trace_layer zero = {.name = "z", .ndim = 2, .shape = {3, 0}};
-  CHECK(trace_writer_new(dir, 1, 1, &zero, 1, "x", &e_) == NULL && strstr(err, "\"z\""),
-        "%s", err);
-  CHECK(trace_writer_new(dir, 0, 1, LAYERS, 1, "x", &e_) == NULL, "0 workers accepted");
 }
 
 /* Rewrite dir/index.json after fn edits it. */
@@ -655,8 +470,6 @@ int main(int argc, char **argv) {
     return 1;
   }
   test_round_trip();
-  test_writer();
-  test_partial_write();
   test_index_refusals();
   test_npy_refusals();
   rm_rf(root);
