@@ -22,7 +22,7 @@
 static void fill(run_worker *w, size_t lo, size_t hi, float *out) {
   const run_state *sh = w->sh;
   const experiment *e = sh->e;
-  if (!e->model.sample && !sh->shared) { /* synthetic, trace or training */
+  if (!e->model.sample && !sh->shared) { /* a trace, training, or uncorrelated synthetic data */
     feed_fill(sh->feed, (uint32_t)w->rank, w->iteration, lo, hi, out);
     return;
   }
