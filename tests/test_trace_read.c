@@ -238,41 +238,45 @@ static void test_npy_refusals(void) {
   const char *d;
 #define NPY(file) (snprintf(p, sizeof p, "%s/%s", d, file), p)
 
-  d = fresh("npy");
-  write_npy(NPY("w1/it0.npy"), 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (421,), }",
-            data8, sizeof data8);
-  CHECK_REFUSED(d, "npy/w1/it0.npy: worker 1, iteration 0", "dtype '<f8'", "'<f4'");
-  d = fresh("npy");
-  write_npy(NPY("w0/it1.npy"), 1, "{'descr': '>f4', 'fortran_order': False, 'shape': (421,), }",
-            data, ELEMENTS * 4);
-  CHECK_REFUSED(d, "npy/w0/it1.npy", "dtype '>f4'");
-  d = fresh("npy");
-  write_npy(NPY("w1/it1.npy"), 1, "{'descr': '<f4', 'fortran_order': True, 'shape': (421,), }",
-            data, ELEMENTS * 4);
-  CHECK_REFUSED(d, "npy/w1/it1.npy", "fortran_order is True");
-  d = fresh("npy");
-  write_npy(NPY("w1/it1.npy"), 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (420,), }",
-            data, 420 * 4);
-  CHECK_REFUSED(d, "npy/w1/it1.npy", "shape (420,)", "(421,)");
-  d = fresh("npy");
-  write_npy(NPY("w0/it0.npy"), 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 421), }",
-            data, ELEMENTS * 4);
-  CHECK_REFUSED(d, "npy/w0/it0.npy", "shape (1,421)");
-  d = fresh("npy");
-  write_npy(NPY("w0/it0.npy"), 2, "{'descr': '<f4', 'fortran_order': False, 'shape': (421,), }",
-            data, ELEMENTS * 4);
-  CHECK_REFUSED(d, "npy/w0/it0.npy", "format version 2.0");
-  d = fresh("npy");
-  write_npy(NPY("w0/it0.npy"), 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (421,), "
-                                  "'extra': 1}", data, ELEMENTS * 4);
-  CHECK_REFUSED(d, "npy/w0/it0.npy", "unknown key 'extra'");
-  d = fresh("npy");
-  write_npy(NPY("w0/it0.npy"), 1, "{'descr': '<f4', 'shape': (421,)}", data, ELEMENTS * 4);
-  CHECK_REFUSED(d, "npy/w0/it0.npy", "lacks 'fortran_order'");
-  d = fresh("npy");
-  write_npy(NPY("w0/it0.npy"), 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (421,), ",
-            data, ELEMENTS * 4);
-  CHECK_REFUSED(d, "npy/w0/it0.npy", "malformed .npy header");
+  /* a header or dtype the reader must refuse: the file written, the words
+   * its refusal must hold */
+  static const struct {
+    const char *file;
+    int version;
+    const char *header;
+    int f8;       /* float64 payload */
+    size_t bytes; /* of the payload */
+    const char *want[3];
+  } headers[] = {
+      {"w1/it0.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (421,), }", 1, ELEMENTS * 8,
+       {"npy/w1/it0.npy: worker 1, iteration 0", "dtype '<f8'", "'<f4'"}},
+      {"w0/it1.npy", 1, "{'descr': '>f4', 'fortran_order': False, 'shape': (421,), }", 0, ELEMENTS * 4,
+       {"npy/w0/it1.npy", "dtype '>f4'"}},
+      {"w1/it1.npy", 1, "{'descr': '<f4', 'fortran_order': True, 'shape': (421,), }", 0, ELEMENTS * 4,
+       {"npy/w1/it1.npy", "fortran_order is True"}},
+      {"w1/it1.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (420,), }", 0, 420 * 4,
+       {"npy/w1/it1.npy", "shape (420,)", "(421,)"}},
+      {"w0/it0.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 421), }", 0, ELEMENTS * 4,
+       {"npy/w0/it0.npy", "shape (1,421)"}},
+      {"w0/it0.npy", 2, "{'descr': '<f4', 'fortran_order': False, 'shape': (421,), }", 0, ELEMENTS * 4,
+       {"npy/w0/it0.npy", "format version 2.0"}},
+      {"w0/it0.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (421,), 'extra': 1}", 0,
+       ELEMENTS * 4, {"npy/w0/it0.npy", "unknown key 'extra'"}},
+      {"w0/it0.npy", 1, "{'descr': '<f4', 'shape': (421,)}", 0, ELEMENTS * 4,
+       {"npy/w0/it0.npy", "lacks 'fortran_order'"}},
+      {"w0/it0.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (421,), ", 0, ELEMENTS * 4,
+       {"npy/w0/it0.npy", "malformed .npy header"}},
+  };
+  for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++) {
+    d = fresh("npy");
+    write_npy(NPY(headers[i].file), headers[i].version, headers[i].header,
+              headers[i].f8 ? (const void *)data8 : data, headers[i].bytes);
+    const char *msg = refusal(d);
+    int ok = msg[0] != 0;
+    for (size_t w = 0; w < 3 && headers[i].want[w] && ok; w++) ok = strstr(msg, headers[i].want[w]) != NULL;
+    CHECK(ok, "%s: header %zu: refusal \"%s\" lacks one of the expected phrases (%s ...)", d, i, msg,
+          headers[i].want[0]);
+  }
   d = fresh("npy");
   FILE *f = fopen(NPY("w1/it0.npy"), "wb");
   fputs("PK\x03\x04 this is a zip, not a .npy file", f);
