@@ -342,15 +342,22 @@ static void test_npy_refusals(void) {
 #undef NPY
 }
 
-static int cmd_check(const char *dir) {
-  ccsim_error e_ = {0};
-  const char *err = e_.msg;
-  trace_reader *t = trace_open(dir, &e_);
-  if (!t || trace_check(t, &e_)) {
-    fprintf(stderr, "%s\n", err);
+/* The trace in dir, opened and checked whole; NULL, with the reason on
+ * stderr, when it is refused. */
+static trace_reader *open_checked(const char *dir) {
+  ccsim_error e = {0};
+  trace_reader *t = trace_open(dir, &e);
+  if (!t || trace_check(t, &e)) {
+    fprintf(stderr, "%s\n", e.msg);
     trace_close(t);
-    return 2;
+    return NULL;
   }
+  return t;
+}
+
+static int cmd_check(const char *dir) {
+  trace_reader *t = open_checked(dir);
+  if (!t) return 2;
   printf("%s: %u workers x %u iterations x %zu elements in %zu layers: every value finite\n", dir,
          trace_workers(t), trace_iterations(t), trace_elements(t), trace_nlayers(t));
   trace_close(t);
@@ -360,12 +367,8 @@ static int cmd_check(const char *dir) {
 static int cmd_dump(const char *dir, const char *out) {
   ccsim_error e_ = {0};
   const char *err = e_.msg;
-  trace_reader *t = trace_open(dir, &e_);
-  if (!t || trace_check(t, &e_)) {
-    fprintf(stderr, "%s\n", err);
-    trace_close(t);
-    return 2;
-  }
+  trace_reader *t = open_checked(dir);
+  if (!t) return 2;
   const size_t n = trace_elements(t);
   float *g = malloc(n * sizeof *g);
   FILE *f = fopen(out, "wb");
