@@ -299,6 +299,12 @@ void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration
 
 int grad_has_shared(const grad_source *g) { return !g->sparse && g->correlation > 0; }
 
+int grad_experiment_shares(const experiment *e) {
+  grad_source g;
+  grad_source_init(&g, e);
+  return e->gradients.source == GRAD_SYNTHETIC && grad_has_shared(&g);
+}
+
 void grad_shared_sampled(const grad_source *g, uint32_t iteration, size_t lo, size_t hi, size_t base,
                          size_t full, size_t sample, double *out) {
   if (!__atomic_load_n(&zig_ready, __ATOMIC_ACQUIRE)) zig_init();

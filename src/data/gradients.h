@@ -69,6 +69,10 @@ void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration
  * grad_fill_sampled writes, bit for bit, with the shared part of the same
  * coordinates given in shared[0 .. hi-lo). */
 int grad_has_shared(const grad_source *g);
+/* Whether a run of e draws such a shared part once per iteration (its
+ * gradients are synthetic and g has one): the run holds it, 8 bytes per
+ * data-plane element, and the memory estimate counts it. */
+int grad_experiment_shares(const experiment *e);
 void grad_shared_sampled(const grad_source *g, uint32_t iteration, size_t lo, size_t hi, size_t base,
                          size_t full, size_t sample, double *out);
 void grad_fill_sampled_shared(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo,

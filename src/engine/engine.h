@@ -50,8 +50,8 @@ const engine_setup *engine_current_setup(void);
 /* Start the timing executor's zygote (call it once the platform is
  * loaded): a fresh ccsim process (this binary, executed again) that starts
  * SimGrid with the same flags and platform and forks every later replay.
- * Without it engine_replay fails.  engine_timing_stop
- * ends it (also at the next start). */
+ * Without it engine_replay fails.  engine_timing_stop ends it (also at
+ * the next start). */
 int engine_timing_start(ccsim_error *err);
 void engine_timing_stop(void);
 

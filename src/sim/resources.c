@@ -16,6 +16,7 @@
 #include <sys/statvfs.h>
 
 #include "collectives/collective.h"
+#include "data/gradients.h"
 #include "timemodel/profile.h"
 
 /* SimGrid 3.32 maps each actor's stack and its guard page: two maps an
@@ -71,8 +72,8 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
   const int gathers = strncmp(e->collective->name, "allreduce/", 10) != 0;
   const double per_elem = 4 + 16; /* payload upper bound + two float64 shadows */
   r->payloads = gathers ? N * n * per_elem : 4 * n * per_elem;
-  const int shares = e->gradients.source == GRAD_SYNTHETIC && e->gradients.correlation > 0;
-  r->shared = 4 * n + ((e->collective->requires & COLL_NEEDS_EXACT_SUM) ? 8 * n : 0) + (shares ? 8 * n : 0) +
+  r->shared = 4 * n + ((e->collective->requires & COLL_NEEDS_EXACT_SUM) ? 8 * n : 0) +
+              (grad_experiment_shares(e) ? 8 * n : 0) +
               (double)e->iterations * (N * 8 + 4096);
   r->platform = HOST_BYTES * (e->platform.hosts > e->workers ? e->platform.hosts : e->workers);
   r->stacks = 2 * N * STACK_RESIDENT;

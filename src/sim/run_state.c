@@ -169,8 +169,7 @@ int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_out
   grad_source_init(&sh->grads, e);
   const size_t n = data_elements(sh), H = e->collective->hops(e->workers, e->coll_params);
   sh->agg = calloc(n, sizeof *sh->agg);
-  const int shares = e->gradients.source == GRAD_SYNTHETIC && grad_has_shared(&sh->grads);
-  if (shares && !(sh->shared = malloc((n ? n : 1) * sizeof *sh->shared)))
+  if (grad_experiment_shares(e) && !(sh->shared = malloc((n ? n : 1) * sizeof *sh->shared)))
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements of shared gradient", n);
   if (e->collective->requires & COLL_NEEDS_EXACT_SUM) sh->exact_sum = calloc(n, sizeof *sh->exact_sum);
   sh->sched = sched_new(e);
