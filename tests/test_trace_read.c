@@ -471,11 +471,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: test_trace [--check DIR | --dump DIR OUT | --write DIR | --bench]\n");
     return 2;
   }
-  snprintf(root, sizeof root, "%s/ccsim-trace-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  if (!mkdtemp(root)) {
-    perror(root);
-    return 1;
-  }
+  if (make_root()) return 1;
   test_round_trip();
   test_index_refusals();
   test_npy_refusals();

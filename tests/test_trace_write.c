@@ -119,11 +119,7 @@ static void test_writer(void) {
 }
 
 int main(void) {
-  snprintf(root, sizeof root, "%s/ccsim-trace-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-  if (!mkdtemp(root)) {
-    perror(root);
-    return 1;
-  }
+  if (make_root()) return 1;
   test_writer();
   test_partial_write();
   rm_rf(root);

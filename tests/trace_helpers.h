@@ -68,6 +68,15 @@ static inline void rm_rf(const char *dir) { nftw(dir, rm_entry, 16, FTW_DEPTH | 
 
 static char root[256];
 
+/* root: a new directory under $TMPDIR (or /tmp); 0, or -1 with the reason
+ * on stderr. */
+static inline int make_root(void) {
+  snprintf(root, sizeof root, "%s/ccsim-trace-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  if (mkdtemp(root)) return 0;
+  perror(root);
+  return -1;
+}
+
 /* A fresh valid trace (2 workers x 2 iterations) in root/NAME. */
 static inline const char *fresh(const char *name) {
   static char dir[512];
