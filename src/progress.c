@@ -15,6 +15,13 @@ static struct {
   double t_it, t_print;                 /* host seconds: iteration start, last line */
 } P;
 
+/* Messages counted on this thread and not yet added to P.sent: the data
+ * executor sends from several threads, which add to the shared count once
+ * per 256; only the thread that began the progress (or the replay) prints,
+ * looking at the clock once the count has passed another 4096. */
+static __thread uint64_t pending, next_look;
+static __thread int printer;
+
 static double host_now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -23,6 +30,7 @@ static double host_now(void) {
 
 void progress_begin(int iterations, int quiet) {
   P.on = !quiet;
+  printer = 1;
   P.tty = isatty(2);
   P.iterations = iterations;
   P.it = 0;
@@ -40,6 +48,8 @@ void progress_state_save(unsigned char buf[PROGRESS_STATE_BYTES]) { memcpy(buf, 
 void progress_state_load(const unsigned char buf[PROGRESS_STATE_BYTES]) { memcpy(&P, buf, sizeof P); }
 
 void progress_timing(uint64_t messages) {
+  printer = 1;
+  pending = next_look = 0;
   P.timing = 1;
   P.sent = 0;
   P.expected = messages;
@@ -49,7 +59,7 @@ void progress_timing(uint64_t messages) {
 void progress_expect(int it, uint64_t messages) {
   P.it = it;
   P.timing = 0;
-  P.sent = 0;
+  P.sent = pending = next_look = 0;
   P.expected = messages ? messages : P.last_count;
   P.t_it = host_now();
 }
@@ -87,12 +97,18 @@ static void report(double now) {
 }
 
 void progress_tick(void) {
-  if (!P.on || (++P.sent & 4095)) return;
+  if (!P.on || (++pending & 255)) return;
+  const uint64_t sent = __atomic_add_fetch(&P.sent, pending, __ATOMIC_RELAXED);
+  pending = 0;
+  if (!printer || sent < next_look) return;
+  next_look = sent - sent % 4096 + 4096;
   const double now = host_now();
   if (now - P.t_print >= P.every) report(now);
 }
 
 void progress_iteration_done(int it, double sim_now) {
+  P.sent += pending; /* the printing thread's; other threads' last few are not counted */
+  pending = 0;
   P.last_count = P.sent;
   if (!P.on) return;
   const double now = host_now();

@@ -11,9 +11,11 @@ trap 'rm -rf "$T"' EXIT
 pass=0 fail=0
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-# a ring of 64 workers: 2 x 64 x 63 = 8064 messages per iteration
+# a ring of 64 workers: 2 x 64 x 63 = 8064 messages per iteration, on one
+# thread: with several, each adds its count to the line once per 256
+# messages, and the lines fall at other counts
 run=("$CCSIM" run "$SRC/tests/golden/small.json" --set workers=64 --set iterations=2
-     --set 'model={"elements": 640}' --set platform.hosts=64)
+     --set 'model={"elements": 640}' --set platform.hosts=64 --threads 1)
 
 CCSIM_PROGRESS_SECONDS=0 "${run[@]}" --out "$T/a" >/dev/null 2>"$T/err" || bad "run: $(cat "$T/err")"
 grep -qE '^ccsim: iteration 1/2: 4096 of 8064 messages simulated, about [0-9]+ s left$' "$T/err" && ok ||

@@ -36,7 +36,13 @@ int main(void) {
   CHECK(nc.failed && !strcmp(nc.msg, "iteration 7, worker 3: the gradient holds +Inf at element 1004"), "%s", nc.msg);
   x[5000] = NAN;
   numcheck_floats(&nc, x, n, 9, 1, "again", 0);
-  CHECK(strstr(nc.msg, "iteration 7") != NULL, "the first failure is kept: %s", nc.msg);
+  CHECK(strstr(nc.msg, "iteration 7") != NULL, "an earlier iteration's failure is kept: %s", nc.msg);
+  /* in one iteration, workers fail on several threads in any order: the
+   * lowest worker's failure is the one kept */
+  numcheck_floats(&nc, x, n, 7, 5, "later worker", 0);
+  CHECK(strstr(nc.msg, "worker 3:") != NULL, "a higher worker does not replace a lower one: %s", nc.msg);
+  numcheck_floats(&nc, x, n, 7, 1, "lower worker", 0);
+  CHECK(!strcmp(nc.msg, "iteration 7, worker 1: lower worker holds NaN at element 5000"), "the lowest worker wins: %s", nc.msg);
   free(x);
   return check_status("numcheck");
 }

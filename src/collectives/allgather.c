@@ -93,14 +93,8 @@ static void gather_add(gather *g, coll_msg *m, size_t h) {
   if (!g->measure) return;
   coll_drop_shadows(m); /* nobody else needs them */
   if (k.measure_hop) {
-    err_acc *a = &ctx->metrics->hops[h];
-    err_acc_merge(a, &k.e);
-    if (g->workers > a->workers) a->workers = g->workers;
-    if (g->ideal) {
-      a = &ctx->metrics->cascade[h];
-      err_acc_merge(a, &k.c);
-      if (g->workers > a->workers) a->workers = g->workers;
-    }
+    coll_metrics_add(ctx->metrics, &ctx->metrics->hops[h], &k.e, g->workers);
+    if (g->ideal) coll_metrics_add(ctx->metrics, &ctx->metrics->cascade[h], &k.c, g->workers);
   }
 }
 
@@ -120,14 +114,8 @@ static void gather_finish(gather *g) {
   if (g->decode) {
     gather_work k = {.g = g};
     comm_work(finish_work_run, &k, ctx->n);
-    if (g->measure) {
-      err_acc_merge(&ctx->metrics->final, &k.e);
-      ctx->metrics->final.workers = g->workers;
-    }
-    if (g->ideal) {
-      err_acc_merge(&ctx->metrics->final_cascade, &k.c);
-      ctx->metrics->final_cascade.workers = g->workers;
-    }
+    if (g->measure) coll_metrics_add(ctx->metrics, &ctx->metrics->final, &k.e, g->workers);
+    if (g->ideal) coll_metrics_add(ctx->metrics, &ctx->metrics->final_cascade, &k.c, g->workers);
     /* on the executor's thread: another worker may read a shared output
      * before this one is done with it, at a point the schedule fixes */
     if (g->measure || !ctx->out_shared) memcpy(ctx->out, g->acc, ctx->n * sizeof *g->acc);
@@ -219,6 +207,7 @@ const collective_type coll_allgather_ring = {
     .name = "allgather/ring",
     .description = "ring all-gather of every worker's payload, decoded and summed locally; any "
                    "compressor",
+    .requires = COLL_OUT_FROM_ONE,
     .hops = ag_ring_hops,
     .dense_bytes = ag_dense_bytes,
     .run = ag_ring_run,
@@ -228,6 +217,7 @@ const collective_type coll_allgather_rd = {
     .name = "allgather/rd",
     .description = "recursive-doubling all-gather (power-of-two workers), decoded and summed "
                    "locally; any compressor",
+    .requires = COLL_OUT_FROM_ONE,
     .hops = ag_rd_hops,
     .dense_bytes = ag_dense_bytes,
     .check = ag_rd_check,

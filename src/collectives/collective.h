@@ -20,6 +20,10 @@
 enum coll_requires {
   COLL_NEEDS_SUMMABLE = 1u << 0,  /* combines payloads without decoding */
   COLL_NEEDS_EXACT_SUM = 1u << 1, /* uses coll_ctx.exact_sum */
+  /* With a shared output (out_shared), one rank writes it, and no message
+   * orders that write before the other workers' ends: a memory that reads
+   * the aggregate (CCOMP_MEM_AGGREGATE) gets private outputs instead. */
+  COLL_OUT_FROM_ONE = 1u << 2,
 };
 
 /* Sums from which a relative L2 error and a cosine follow:
@@ -63,7 +67,30 @@ typedef struct coll_metrics {
   err_acc final;         /* the aggregate applied vs the exact mean */
   err_acc final_cascade; /* vs the ideal mean */
   double bytes;          /* bytes sent by all workers in this iteration */
+  /* The exact sums the workers add to while the iteration runs (NULL: one
+   * actor's own metrics, added to directly); see coll_metrics_add. */
+  struct coll_xmetrics *x;
 } coll_metrics;
+
+/* Shared metrics are added to from several threads at once, in an order
+ * that depends on how the threads went: so their sums are exact (xsum.h),
+ * each thread adding to its own (comm_lane), and they come out the same
+ * bits whatever the order or the thread count.  coll_metrics_begin gives m
+ * exact sums for the iteration (x from coll_xmetrics_new(at least
+ * m->nhops, comm_threads()), zeroed); coll_metrics_settle rounds them into
+ * m's doubles and takes them away. */
+typedef struct coll_xmetrics coll_xmetrics;
+coll_xmetrics *coll_xmetrics_new(size_t nhops, int lanes);
+void coll_xmetrics_free(coll_xmetrics *x);
+/* The bytes coll_xmetrics_new(nhops, lanes) takes. */
+double coll_xmetrics_bytes(size_t nhops, int lanes);
+void coll_metrics_begin(coll_metrics *m, coll_xmetrics *x);
+void coll_metrics_settle(coll_metrics *m);
+/* slot (m's hops[h], cascade[h], final or final_cascade) += part, its
+ * count too; slot's workers becomes at least `workers`. */
+void coll_metrics_add(coll_metrics *m, err_acc *slot, const err_acc *part, uint32_t workers);
+/* m's bytes += bytes. */
+void coll_metrics_bytes(coll_metrics *m, double bytes);
 
 /* Where a worker's data comes from and goes to. */
 typedef struct coll_io {
@@ -143,9 +170,8 @@ static inline void coll_chunk(size_t n, int k, int c, size_t *lo, size_t *hi) {
 
 /* A payload in flight with its exact shadow.  Payloads are immutable once
  * made; a payload held in two places (recursive doubling, a parameter server
- * answering every worker) counts its references.  Actors run one at a time
- * on the data executor's thread, so plain counts do; work handed to other
- * threads (comm_work) reads payloads and never touches a count. */
+ * answering every worker) counts its references, atomically: the workers
+ * holding it may run on different threads of the data executor. */
 typedef struct coll_msg {
   int refs;
   int chunk;
@@ -177,9 +203,11 @@ void coll_drop_shadows(coll_msg *m);
 /* Drop one reference; the last one frees. */
 void coll_msg_free(coll_msg *m);
 static inline coll_msg *coll_msg_ref(coll_msg *m) {
-  m->refs++;
+  __atomic_fetch_add(&m->refs, 1, __ATOMIC_RELAXED);
   return m;
 }
+/* Whether m is held in this one place only. */
+static inline int coll_msg_alone(const coll_msg *m) { return __atomic_load_n(&m->refs, __ATOMIC_ACQUIRE) == 1; }
 
 /* Payloads sent together as one network message (their bytes add up). */
 typedef struct coll_bundle {

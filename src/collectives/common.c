@@ -78,7 +78,7 @@ double err_acc_gain(const err_acc *a) {
 }
 
 comm_req *coll_isend(coll_ctx *ctx, int dst, void *msg, double bytes) {
-  ctx->metrics->bytes += bytes;
+  coll_metrics_bytes(ctx->metrics, bytes);
   return comm_isend(ctx->rank, dst, msg, bytes);
 }
 
@@ -143,7 +143,7 @@ void coll_drop_shadows(coll_msg *m) {
 }
 
 void coll_msg_free(coll_msg *m) {
-  if (!m || --m->refs > 0) return;
+  if (!m || __atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
   free(m->bytes);
   free(m->exact);
   free(m->ideal);
@@ -282,7 +282,7 @@ coll_msg *coll_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint6
   if (ctx->io.device) ctx->io.device(ctx->io.arg, CCOMP_COMBINE, a->n);
   coll_msg *s = coll_msg_new(ctx, a->chunk, a->workers + b->workers, a->n, 0);
   k.s = s;
-  if (a->exact && a->refs == 1) {
+  if (a->exact && coll_msg_alone(a)) {
     s->exact = a->exact; /* a is about to go: take its shadow */
     a->exact = NULL;
   } else {
@@ -290,7 +290,7 @@ coll_msg *coll_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint6
     k.copy_exact = 1;
   }
   if (a->ideal && b->ideal) {
-    if (a->refs == 1) {
+    if (coll_msg_alone(a)) {
       s->ideal = a->ideal;
       a->ideal = NULL;
     } else {
@@ -336,14 +336,8 @@ void coll_measure(coll_ctx *ctx, size_t h, const coll_msg *m, size_t lo, uint64_
   comm_work(measure_work_run, &k, m->n);
   /* only a payload with a non-finite number can stop the run */
   if (ctx->io.hop_payload && k.bad < m->n) ctx->io.hop_payload(ctx->io.arg, h + 1, y, lo, m->n);
-  err_acc *acc = &ctx->metrics->hops[h];
-  err_acc_merge(acc, &k.e);
-  if (m->workers > acc->workers) acc->workers = m->workers;
-  if (m->ideal) {
-    err_acc *c = &ctx->metrics->cascade[h];
-    err_acc_merge(c, &k.c);
-    if (m->workers > c->workers) c->workers = m->workers;
-  }
+  coll_metrics_add(ctx->metrics, &ctx->metrics->hops[h], &k.e, m->workers);
+  if (m->ideal) coll_metrics_add(ctx->metrics, &ctx->metrics->cascade[h], &k.c, m->workers);
 }
 
 void coll_deliver(coll_ctx *ctx, const coll_msg *m, size_t lo, int final) {
@@ -351,13 +345,9 @@ void coll_deliver(coll_ctx *ctx, const coll_msg *m, size_t lo, int final) {
                     .scale = 1.0 / ctx->nworkers, .finish = 1,
                     .exact = final ? m->exact : NULL, .ideal = final ? m->ideal : NULL};
   comm_work(measure_work_run, &k, m->n);
-  if (final && m->exact) {
-    err_acc_merge(&ctx->metrics->final, &k.e);
-    ctx->metrics->final.workers = m->workers;
-  }
+  if (final && m->exact) coll_metrics_add(ctx->metrics, &ctx->metrics->final, &k.e, m->workers);
   if (final && m->ideal) {
-    err_acc_merge(&ctx->metrics->final_cascade, &k.c);
-    ctx->metrics->final_cascade.workers = m->workers;
+    coll_metrics_add(ctx->metrics, &ctx->metrics->final_cascade, &k.c, m->workers);
   }
 }
 

@@ -149,8 +149,9 @@ static void omni_run(coll_ctx *ctx) {
       blocks_decode(w == r ? self : comm_wait_recv(rq[w]), acc, lo, n, bs, seen, 0);
     free(rq);
     ccomp_finish(ctx->comp, acc, hi - lo, (uint32_t)N);
-    err_acc_add(&ctx->metrics->final, acc, ctx->exact_sum + lo, hi - lo, 1.0 / N);
-    ctx->metrics->final.workers = (uint32_t)N;
+    err_acc fin = {0};
+    err_acc_add(&fin, acc, ctx->exact_sum + lo, hi - lo, 1.0 / N);
+    coll_metrics_add(ctx->metrics, &ctx->metrics->final, &fin, (uint32_t)N);
     memset(ctx->exact_sum + lo, 0, (hi - lo) * sizeof *ctx->exact_sum);
     memcpy(ctx->out + lo, acc, (hi - lo) * sizeof *acc);
     pull = coll_alloc(ctx, (size_t)N, sizeof *pull, 1, "omnireduce's pull");

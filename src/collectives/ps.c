@@ -143,14 +143,9 @@ static void ps_run(coll_ctx *ctx) {
     k.downlink = downlink;
     k.N = N;
     comm_work(serve_answer_run, &k, n);
-    err_acc_merge(&ctx->metrics->hops[0], &k.e[0]);
-    ctx->metrics->hops[0].workers = (uint32_t)N;
-    if (downlink && ctx->metrics->nhops > 1) {
-      err_acc_merge(&ctx->metrics->hops[1], &k.e[1]);
-      ctx->metrics->hops[1].workers = (uint32_t)N;
-    }
-    err_acc_merge(&ctx->metrics->final, &k.e[2]);
-    ctx->metrics->final.workers = (uint32_t)N;
+    coll_metrics_add(ctx->metrics, &ctx->metrics->hops[0], &k.e[0], (uint32_t)N);
+    if (downlink && ctx->metrics->nhops > 1) coll_metrics_add(ctx->metrics, &ctx->metrics->hops[1], &k.e[1], (uint32_t)N);
+    coll_metrics_add(ctx->metrics, &ctx->metrics->final, &k.e[2], (uint32_t)N);
     memcpy(ctx->out + lo, y, n * sizeof *y);
     memset(ctx->exact_sum + lo, 0, n * sizeof *ctx->exact_sum);
     free(acc);

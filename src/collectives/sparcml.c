@@ -225,8 +225,9 @@ static void sparcml_run(coll_ctx *ctx) {
     ccomp_finish(ctx->comp, ctx->out, n, (uint32_t)N);
   }
   if (r == 0) {
-    err_acc_add(&ctx->metrics->final, ctx->out, ctx->exact_sum, n, 1.0 / N);
-    ctx->metrics->final.workers = (uint32_t)N;
+    err_acc fin = {0};
+    err_acc_add(&fin, ctx->out, ctx->exact_sum, n, 1.0 / N);
+    coll_metrics_add(ctx->metrics, &ctx->metrics->final, &fin, (uint32_t)N);
     /* every worker added its input before its first send, which reached
      * worker 0 through the merges: the sum is complete, and nobody adds to
      * this range again in this iteration */
@@ -252,7 +253,7 @@ const collective_type coll_allreduce_sparcml = {
     .name = "allreduce/sparcml",
     .description = "SparCML-style sparse all-reduce: recursive doubling over merged (index, value) "
                    "sets, dense past the break-even; any compressor (its decoded output is sent)",
-    .requires = COLL_NEEDS_EXACT_SUM,
+    .requires = COLL_NEEDS_EXACT_SUM | COLL_OUT_FROM_ONE,
     .params = sparcml_params,
     .nparams = sizeof sparcml_params / sizeof sparcml_params[0],
     .hops = sparcml_hops,

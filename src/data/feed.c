@@ -23,7 +23,12 @@ const trainer *feed_trainer(const feed *f) { return f->tr; }
 
 int feed_private_outputs(const feed *f) { return f->tr != NULL; }
 
-int feed_threadsafe(const feed *f) { return f->e->gradients.source != GRAD_TRACE; }
+/* Synthetic and sparse gradients are drawn from counters, a worker's from
+ * its own stream; a trace is read through one reader, training shares the
+ * model and its step, and recording one file. */
+int feed_threadsafe(const feed *f) {
+  return (f->e->gradients.source == GRAD_SYNTHETIC || f->e->gradients.source == GRAD_SPARSE) && !f->rec && !f->tr;
+}
 
 void feed_free(feed *f) {
   if (!f) return;

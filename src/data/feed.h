@@ -43,8 +43,9 @@ void feed_free(feed *f);
 double feed_begin(feed *f, uint32_t w, uint32_t it);
 /* out[0 .. hi-lo) = elements [lo, hi) of w's gradient at iteration it. */
 void feed_fill(feed *f, uint32_t w, uint32_t it, size_t lo, size_t hi, float *out);
-/* Whether feed_fill may run on several threads at once for different
- * workers (not for a replayed trace, read through one reader). */
+/* Whether feed_begin, feed_fill and feed_end may run on several threads at
+ * once for different workers (synthetic and sparse gradients; not a
+ * replayed trace, read through one reader, nor training, nor recording). */
 int feed_threadsafe(const feed *f);
 /* Worker w received the aggregate agg[elements] of iteration it. */
 void feed_end(feed *f, uint32_t w, uint32_t it, const float *agg);

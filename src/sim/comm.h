@@ -43,20 +43,18 @@ void comm_execute(double d);
 uint32_t comm_mark(void);
 
 /* Work of the calling actor on `elements` elements (gradient synthesis,
- * encode, combine, decode): fn(arg, thread) runs, possibly on another
- * system thread while other actors go on, and comm_work returns once it has.
- * fn may touch only what the calling actor owns until it returns (its
- * buffers, its compressor and memory, payloads it holds, which nobody
- * changes) — no comm.h call, no figure shared with other workers, no
- * reference count; `thread` (0 .. comm_threads() - 1) names a scratch slot
- * no other running fn uses.  Under COMM_WORK_MIN elements it runs at once
- * in place; from there the actor yields, with one thread as with many, so
- * the order of every actor's steps, and every shared sum, does not depend
- * on the thread count.  Records nothing in the trace. */
-#define COMM_WORK_MIN 4096
+ * encode, combine, decode): fn(arg, thread) runs now, on the actor's own
+ * system thread, with `thread` = comm_lane(), a scratch slot no other
+ * running fn uses.  Actors of different workers run at the same time on
+ * different threads (exec.h): fn, like all of an actor's code, may change
+ * only what its worker owns (its buffers, its compressor and memory,
+ * payloads it holds) and figures shared by design (coll_metrics_add).
+ * Records nothing in the trace. */
 void comm_work(void (*fn)(void *arg, int thread), void *arg, size_t elements);
-/* Threads comm_work runs on (scratch slots for its `thread`). */
+/* Threads the data executor may run (scratch slots for `thread`), and the
+ * calling thread's index among them (0 outside the executor). */
 int comm_threads(void);
+int comm_lane(void);
 
 /* End the iteration now, from an actor (numbers went bad): no actor runs
  * again and the data executor's run returns an error; does not return. */

@@ -1,9 +1,9 @@
-/* src/sim/exec.c — the data executor: actors on coroutines, the scheduler
- * that runs them to the end of an iteration, and the iteration's trace (see
- * exec.h; comm.h's calls are in exec_comm.c, comm_work's threads in
- * exec_pool.c). */
+/* src/sim/exec.c — the data executor: actors on coroutines, the lanes
+ * (system threads) that run them to the end of an iteration, and the
+ * iteration's trace (see exec.h; comm.h's calls are in exec_comm.c). */
 #include "exec.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,50 +36,79 @@ __asm__(".text\n"
 #define GUARD_BYTES 4096u
 
 sim_exec *exec_now;
+__thread lane *exec_lane;
+__thread int exec_cur = -1;
+
+static void *lane_thread(void *arg);
 
 sim_exec *sim_exec_new(size_t max_actors, int threads, ccsim_error *err) {
   sim_exec *x = calloc(1, sizeof *x);
+  const size_t m = max_actors ? max_actors : 1;
   if (x) {
     x->max = max_actors;
-    x->actors = calloc(max_actors ? max_actors : 1, sizeof *x->actors);
-    x->tr = calloc(max_actors ? max_actors : 1, sizeof *x->tr);
-    x->ready = calloc(max_actors ? max_actors : 1, sizeof *x->ready);
-    x->pcap = 1024;
-    x->pairs = calloc(x->pcap, sizeof *x->pairs);
-    x->pool.threads = threads > 1 ? threads : 1;
+    x->threads = threads > 1 ? threads : 1;
+    x->actors = calloc(m, sizeof *x->actors);
+    x->tr = calloc(m, sizeof *x->tr);
+    x->lanes = calloc((size_t)x->threads, sizeof *x->lanes);
+    for (int l = 0; x->lanes && l < x->threads; l++)
+      if (!(x->lanes[l].ready = calloc(m, sizeof *x->lanes[l].ready))) x->threads = l; /* freed below */
   }
-  if (!x || !x->actors || !x->tr || !x->ready || !x->pairs) {
+  if (!x || !x->actors || !x->tr || !x->lanes || x->threads < (threads > 1 ? threads : 1)) {
     sim_exec_free(x);
     ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for the data executor's %zu actors", max_actors);
     return NULL;
   }
-  x->cur = -1;
+  pthread_mutex_init(&x->sem_lock, NULL);
+  pthread_mutex_init(&x->run_lock, NULL);
+  pthread_cond_init(&x->run_cond, NULL);
+  pthread_cond_init(&x->done_cond, NULL);
+  for (int l = 0; l < x->threads; l++) {
+    lane *ln = &x->lanes[l];
+    ln->x = x;
+    ln->index = l;
+    pthread_mutex_init(&ln->lock, NULL);
+    pthread_cond_init(&ln->cond, NULL);
+  }
   exec_now = x;
-  if (exec_pool_start(x, max_actors, threads, err)) { /* what started is stopped by the free */
-    sim_exec_free(x);
-    return NULL;
+  exec_lane = &x->lanes[0];
+  for (int l = 1; l < x->threads; l++) {
+    if (pthread_create(&x->lanes[l].tid, NULL, lane_thread, &x->lanes[l])) {
+      sim_exec_free(x);
+      ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot start thread %d of %d", l + 1, threads);
+      return NULL;
+    }
+    x->started = l;
   }
   return x;
 }
 
 void sim_exec_free(sim_exec *x) {
   if (!x) return;
-  exec_pool_stop(x);
+  if (x->started) {
+    pthread_mutex_lock(&x->run_lock);
+    x->quit = 1;
+    pthread_cond_broadcast(&x->run_cond);
+    pthread_mutex_unlock(&x->run_lock);
+    for (int l = 1; l <= x->started; l++) pthread_join(x->lanes[l].tid, NULL);
+  }
   for (size_t i = 0; i < x->max && x->actors; i++) {
     if (x->actors[i].stack) munmap(x->actors[i].stack, GUARD_BYTES + STACK_BYTES);
 #ifdef CCSIM_TSAN
     if (x->actors[i].ctx.fiber) __tsan_destroy_fiber(x->actors[i].ctx.fiber);
 #endif
+  }
+  for (size_t i = 0; i < x->max && x->tr; i++) {
     free(x->tr[i].ops);
     free(x->tr[i].vals);
   }
-  if (x->pairs) exec_free_pairs(x);
-  free(x->pairs);
+  exec_inboxes_free(x);
+  for (int l = 0; x->lanes && l < x->threads; l++) free(x->lanes[l].ready);
+  free(x->lanes);
   free(x->actors);
   free(x->tr);
-  free(x->ready);
   free(x->sems);
   if (exec_now == x) exec_now = NULL;
+  exec_lane = NULL;
   free(x);
 }
 
@@ -89,20 +118,17 @@ void sim_exec_reset(sim_exec *x) {
     x->tr[i].nmarks = x->tr[i].nsends = x->tr[i].nirecvs = 0;
   }
   x->n = 0;
-  x->stopped = 0;
-  x->oom = NULL;
-  exec_free_pairs(x);
-  memset(x->pairs, 0, x->pcap * sizeof *x->pairs);
-  x->pcount = 0;
-  x->rhead = x->rcount = 0;
+  atomic_store(&x->stopped, 0);
+  exec_inboxes_reset(x, 0); /* messages a stopped run left behind */
 }
 
 /* Where every actor starts; it never returns (its coroutine is dropped). */
 static void entry(void) {
-  actor *a = &exec_now->actors[exec_now->cur];
+  sim_exec *x = exec_now;
+  actor *a = &x->actors[exec_cur];
   a->fn(a->arg);
   a->state = DONE;
-  coro_swap(&a->ctx, &exec_now->main);
+  exec_switch_out(x);
   abort(); /* a finished actor is never resumed */
 }
 
@@ -122,62 +148,170 @@ int sim_exec_spawn(sim_exec *x, int host, void (*fn)(void *), void *arg) {
   }
   a->fn = fn;
   a->arg = arg;
-  a->wait_key = 0;
+  a->state = READY;
+  a->wait_src = -1;
   a->wait_sem = NULL;
   a->wait_next = -1;
-  coro_make(&a->ctx, (char *)a->stack + GUARD_BYTES, STACK_BYTES, entry, &x->main);
+  a->oom = NULL;
+  coro_make(&a->ctx, (char *)a->stack + GUARD_BYTES, STACK_BYTES, entry, &x->lanes[0].main);
   x->tr[i].host = host;
-  exec_ready_push(x, i);
   return 0;
 }
 
-/* No memory for `what`: inside an actor the iteration stops (sim_exec_run
+/* No memory for `what`: inside an actor the actor stops (sim_exec_run
  * reports it, with the worker); outside one, nothing can go on. */
 _Noreturn void exec_out_of_memory(const char *what) {
-  if (exec_now && exec_now->cur >= 0) {
-    exec_now->oom = what;
-    exec_now->oom_worker = exec_now->tr[exec_now->cur].host;
+  if (exec_now && exec_cur >= 0) {
+    exec_now->actors[exec_cur].oom = what;
     comm_abort();
   }
   fprintf(stderr, "ccsim: out of memory for %s\n", what);
   exit(1);
 }
 
+/* Actor a to the back of lane l's queue (l's lock held when lanes share). */
+static void push(sim_exec *x, lane *l, int a) {
+  l->ready[(l->rhead + l->rcount++) % x->max] = a;
+  x->actors[a].state = READY;
+}
+
+void exec_wake(sim_exec *x, int a) {
+  lane *l = &x->lanes[x->actors[a].lane];
+  if (!x->locking) {
+    push(x, l, a);
+    return;
+  }
+  atomic_fetch_add(&x->live, 1); /* before the push: live never reads 0 while an actor runs */
+  pthread_mutex_lock(&l->lock);
+  push(x, l, a);
+  if (l->idle) pthread_cond_signal(&l->cond);
+  pthread_mutex_unlock(&l->lock);
+}
+
+/* Run actor a until it blocks, ends or stops. */
+static void resume(sim_exec *x, lane *l, int a) {
+  exec_cur = a;
+  coro_swap(&l->main, &x->actors[a].ctx);
+  exec_cur = -1;
+}
+
+/* No actor is ready or running any more: every lane's loop ends. */
+static void finish(sim_exec *x) {
+  atomic_store(&x->finished, 1);
+  for (int i = 0; i < x->nlanes; i++) {
+    pthread_mutex_lock(&x->lanes[i].lock);
+    pthread_cond_signal(&x->lanes[i].cond);
+    pthread_mutex_unlock(&x->lanes[i].lock);
+  }
+}
+
+/* A lane's actors, until no actor of any lane is ready or running.  An
+ * actor that stops (comm_abort) leaves the others going: every actor runs
+ * until it ends, stops or waits for what never comes, so which actors stop
+ * does not depend on how the lanes went (exec.h). */
+static void lane_loop(sim_exec *x, lane *l) {
+  exec_lane = l;
+  if (!x->locking) { /* one lane: nobody else pushes */
+    while (l->rcount) {
+      const int a = l->ready[l->rhead];
+      l->rhead = (l->rhead + 1) % x->max;
+      l->rcount--;
+      resume(x, l, a);
+    }
+    return;
+  }
+  for (;;) {
+    pthread_mutex_lock(&l->lock);
+    while (!l->rcount && !atomic_load(&x->finished)) {
+      l->idle = 1;
+      pthread_cond_wait(&l->cond, &l->lock);
+    }
+    l->idle = 0;
+    if (!l->rcount) {
+      pthread_mutex_unlock(&l->lock);
+      return;
+    }
+    const int a = l->ready[l->rhead];
+    l->rhead = (l->rhead + 1) % x->max;
+    l->rcount--;
+    pthread_mutex_unlock(&l->lock);
+    resume(x, l, a);
+    if (atomic_fetch_sub(&x->live, 1) == 1) finish(x);
+  }
+}
+
+/* Lanes 1 .. threads-1: each run of sim_exec_run that needs it, its loop. */
+static void *lane_thread(void *arg) {
+  lane *l = arg;
+  sim_exec *x = l->x;
+  uint64_t seen = 0;
+  pthread_mutex_lock(&x->run_lock);
+  for (;;) {
+    while (x->generation == seen && !x->quit) pthread_cond_wait(&x->run_cond, &x->run_lock);
+    if (x->quit) break;
+    seen = x->generation;
+    const int mine = l->index < x->nlanes;
+    pthread_mutex_unlock(&x->run_lock);
+    if (mine) lane_loop(x, l);
+    pthread_mutex_lock(&x->run_lock);
+    if (mine && ++x->lanes_done == x->nlanes - 1) pthread_cond_signal(&x->done_cond);
+  }
+  pthread_mutex_unlock(&x->run_lock);
+  return NULL;
+}
+
 int sim_exec_run(sim_exec *x, ccsim_error *err) {
   exec_now = x;
-  while (x->rcount && !x->stopped) {
-    const int a = x->ready[x->rhead];
-    x->rhead = (x->rhead + 1) % x->max;
-    x->rcount--;
-    if (x->actors[a].task_pending) { /* its comm_work: done before it goes on */
-      exec_pool_wait(x, a);
-      x->actors[a].task_pending = 0;
-    }
-    x->cur = a;
-    coro_swap(&x->main, &x->actors[a].ctx);
-    x->cur = -1;
+  size_t ranks = 0;
+  for (size_t a = 0; a < x->n; a++)
+    if ((size_t)x->tr[a].host + 1 > ranks) ranks = (size_t)x->tr[a].host + 1;
+  if (exec_inboxes_reset(x, ranks)) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu ranks' messages", ranks);
+  const int L = ranks < (size_t)x->threads ? (int)(ranks ? ranks : 1) : x->threads;
+  x->nlanes = L;
+  x->locking = L > 1;
+  for (int l = 0; l < L; l++) x->lanes[l].rhead = x->lanes[l].rcount = 0, x->lanes[l].idle = 0;
+  /* a rank's actors on one lane, ranks in contiguous blocks: neighbours
+   * share a lane, and a worker's two actors their semaphores */
+  for (size_t a = 0; a < x->n; a++) {
+    x->actors[a].lane = (int)((uint64_t)x->tr[a].host * (uint64_t)L / (ranks ? ranks : 1));
+    push(x, &x->lanes[x->actors[a].lane], (int)a);
   }
-  if (x->pool.threads > 1) { /* a stopped run may leave work in flight */
-    exec_pool_wait(x, -1);
-    for (size_t a = 0; a < x->n; a++) x->actors[a].task_pending = 0, x->actors[a].task_state = TASK_NONE;
+  atomic_store(&x->live, (long)x->n);
+  atomic_store(&x->finished, x->n == 0);
+  if (L > 1) {
+    pthread_mutex_lock(&x->run_lock);
+    x->lanes_done = 0;
+    x->generation++;
+    pthread_cond_broadcast(&x->run_cond);
+    pthread_mutex_unlock(&x->run_lock);
   }
-  if (x->stopped && x->oom)
-    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "worker %d: out of memory for %s", x->oom_worker, x->oom);
-  if (x->stopped) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "an actor stopped the iteration");
+  lane_loop(x, &x->lanes[0]);
+  if (L > 1) {
+    pthread_mutex_lock(&x->run_lock);
+    while (x->lanes_done < L - 1) pthread_cond_wait(&x->done_cond, &x->run_lock);
+    pthread_mutex_unlock(&x->run_lock);
+  }
+  exec_lane = &x->lanes[0];
+  if (atomic_load(&x->stopped)) {
+    int oom = -1; /* the lowest worker that found no memory: the same whatever the lanes */
+    for (size_t a = 0; a < x->n; a++)
+      if (x->actors[a].state == STOPPED && x->actors[a].oom && (oom < 0 || x->tr[a].host < x->tr[oom].host))
+        oom = (int)a;
+    if (oom >= 0)
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "worker %d: out of memory for %s", x->tr[oom].host, x->actors[oom].oom);
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "an actor stopped the iteration");
+  }
   for (size_t a = 0; a < x->n; a++) {
     const actor *w = &x->actors[a];
     if (w->state == DONE) continue;
-    if (w->wait_key)
+    if (w->wait_src >= 0)
       return ccsim_fail(err, CCSIM_ERR_RUNTIME,
                         "deadlock: actor %zu (worker %d) waits for message %llu from worker %d, never sent",
-                        a, x->tr[a].host, (unsigned long long)w->wait_seq, (int)((w->wait_key - 1) >> 32));
+                        a, x->tr[a].host, (unsigned long long)w->wait_seq, w->wait_src);
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "deadlock: actor %zu (worker %d) waits on a semaphore never released",
                       a, x->tr[a].host);
   }
-  for (size_t i = 0; i < x->pcap; i++)
-    if (x->pairs[i].head)
-      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "a message from worker %d to worker %d was never received",
-                        (int)((x->pairs[i].key - 1) >> 32), (int)(uint32_t)(x->pairs[i].key - 1));
+  if (exec_inboxes_check(x, err)) return err->code;
   for (size_t i = 0; i < x->nsems; i++)
     if (x->sems[i] && x->sems[i]->value)
       return ccsim_fail(err, CCSIM_ERR_RUNTIME, "semaphore %zu ends the iteration at %d, not 0", i,

@@ -1,8 +1,11 @@
 /* src/sim/exec_comm.c — comm.h in the data executor: in-memory mailboxes
- * (the k-th send from src to dst matches the k-th receive), marks and
- * semaphores, each call recorded in the current actor's trace. */
+ * (the k-th send from src to dst matches the k-th receive), marks,
+ * semaphores and work, each call recorded in the current actor's trace.
+ * Messages to a rank sit in its inbox, under the inbox's lock when lanes
+ * share the iteration; the semaphores share one lock. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "comm.h"
 #include "exec_internal.h"
@@ -10,7 +13,7 @@
 
 /* Append an operation to the current actor's trace. */
 static void record(unsigned kind, int peer, uint32_t aux, double v) {
-  sim_actor_trace *t = &exec_now->tr[exec_now->cur];
+  sim_actor_trace *t = &exec_now->tr[exec_cur];
   if (t->n == t->cap) {
     t->cap = t->cap ? 2 * t->cap : 256;
     sim_op *ops = realloc(t->ops, t->cap * sizeof *t->ops);
@@ -28,60 +31,120 @@ static void record(unsigned kind, int peer, uint32_t aux, double v) {
   t->vals[t->nv++] = v;
 }
 
-static void pairs_grow(sim_exec *x);
+int exec_inboxes_reset(sim_exec *x, size_t nranks) {
+  for (size_t r = 0; r < x->ninbox; r++) { /* messages a stopped run left behind */
+    inbox *b = &x->inbox[r];
+    if (!b->count) continue;
+    for (uint32_t i = 0; i < b->cap; i++)
+      for (msg_node *m = b->pairs[i].head, *nx; m; m = nx) {
+        nx = m->next;
+        free(m);
+      }
+    memset(b->pairs, 0, b->cap * sizeof *b->pairs);
+    b->count = 0;
+  }
+  if (nranks <= x->ninbox) return 0;
+  inbox *nb = realloc(x->inbox, nranks * sizeof *nb);
+  if (!nb) return -1;
+  for (size_t r = x->ninbox; r < nranks; r++) {
+    nb[r] = (inbox){.pairs = NULL};
+    pthread_mutex_init(&nb[r].lock, NULL);
+  }
+  x->inbox = nb;
+  x->ninbox = nranks;
+  return 0;
+}
 
-/* The mailbox of (src, dst), made on first use. */
-static pair *pair_of(int src, int dst) {
+void exec_inboxes_free(sim_exec *x) {
+  exec_inboxes_reset(x, 0);
+  for (size_t r = 0; r < x->ninbox; r++) {
+    pthread_mutex_destroy(&x->inbox[r].lock);
+    free(x->inbox[r].pairs);
+  }
+  free(x->inbox);
+  x->inbox = NULL;
+  x->ninbox = 0;
+}
+
+int exec_inboxes_check(sim_exec *x, ccsim_error *err) {
+  for (size_t r = 0; r < x->ninbox; r++)
+    for (uint32_t i = 0; i < x->inbox[r].cap; i++)
+      if (x->inbox[r].pairs[i].head)
+        return ccsim_fail(err, CCSIM_ERR_RUNTIME, "a message from worker %d to worker %zu was never received",
+                          (int)x->inbox[r].pairs[i].src1 - 1, r);
+  return 0;
+}
+
+static void lock(inbox *b) {
+  if (exec_now->locking) pthread_mutex_lock(&b->lock);
+}
+static void unlock(inbox *b) {
+  if (exec_now->locking) pthread_mutex_unlock(&b->lock);
+}
+
+/* The inbox of rank dst (its lock taken), refusing a rank no actor runs on. */
+static inbox *inbox_of(int dst) {
   sim_exec *x = exec_now;
-  if (2 * (x->pcount + 1) > x->pcap) pairs_grow(x);
-  const uint64_t key = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) + 1;
-  for (size_t i = exec_mix64(key) & (x->pcap - 1);; i = (i + 1) & (x->pcap - 1)) {
-    pair *p = &x->pairs[i];
-    if (p->key == key) return p;
-    if (!p->key) {
-      p->key = key;
-      x->pcount++;
+  if (dst < 0 || (size_t)dst >= x->ninbox) abort(); /* a collective's bug: no such rank in this run */
+  inbox *b = &x->inbox[dst];
+  lock(b);
+  return b;
+}
+
+/* Pairs move when an inbox grows: nobody keeps a pointer to one across a
+ * call that can grow it (blocked actors and posted receives keep ranks). */
+static void inbox_grow(inbox *b) {
+  const uint32_t ocap = b->cap, cap = ocap ? 2 * ocap : 4;
+  pair *old = b->pairs, *np = calloc(cap, sizeof *np);
+  if (!np) {
+    unlock(b);
+    exec_out_of_memory("the message table");
+  }
+  for (uint32_t i = 0; i < ocap; i++) {
+    if (!old[i].src1) continue;
+    uint32_t j = (uint32_t)exec_mix64(old[i].src1) & (cap - 1);
+    while (np[j].src1) j = (j + 1) & (cap - 1);
+    np[j] = old[i];
+  }
+  free(old);
+  b->pairs = np;
+  b->cap = cap;
+}
+
+/* The mailbox of (src, this inbox's rank), made on first use (the inbox's
+ * lock held). */
+static pair *pair_of(inbox *b, int src) {
+  if (2 * (b->count + 1) > b->cap) inbox_grow(b);
+  const uint32_t key = (uint32_t)src + 1;
+  for (uint32_t i = (uint32_t)exec_mix64(key) & (b->cap - 1);; i = (i + 1) & (b->cap - 1)) {
+    pair *p = &b->pairs[i];
+    if (p->src1 == key) return p;
+    if (!p->src1) {
+      p->src1 = key;
+      b->count++;
       return p;
     }
   }
 }
 
-/* Pairs move when the table grows: nobody keeps a pointer to one across a
- * call that can grow it (blocked actors and posted receives keep keys). */
-static void pairs_grow(sim_exec *x) {
-  pair *old = x->pairs;
-  const size_t ocap = x->pcap;
-  x->pcap *= 2;
-  x->pairs = calloc(x->pcap, sizeof *x->pairs);
-  if (!x->pairs) exec_out_of_memory("the message table");
-  for (size_t i = 0; i < ocap; i++) {
-    if (!old[i].key) continue;
-    size_t j = exec_mix64(old[i].key) & (x->pcap - 1);
-    while (x->pairs[j].key) j = (j + 1) & (x->pcap - 1);
-    x->pairs[j] = old[i];
-  }
-  free(old);
-}
-
-/* Block the current actor until the scheduler resumes it. */
-static void block(void) {
-  actor *a = &exec_now->actors[exec_now->cur];
-  a->state = BLOCKED;
-  coro_swap(&a->ctx, &exec_now->main);
-}
-
-/* Take message seq of p, waiting for it if it has not been sent yet. */
-static void *take(pair *p, uint64_t seq) {
+/* Take message seq from src out of inbox b (its lock held; released here),
+ * waiting for it if it has not been sent yet. */
+static void *take(inbox *b, int src, int dst, uint64_t seq) {
+  pair *p = pair_of(b, src);
   msg_node **pp = &p->head;
   while (*pp && (*pp)->seq != seq) pp = &(*pp)->next;
   if (!*pp) {
-    actor *a = &exec_now->actors[exec_now->cur];
-    p->waiter = exec_now->cur + 1;
+    sim_exec *x = exec_now;
+    actor *a = &x->actors[exec_cur];
+    p->waiter = exec_cur + 1;
     p->wait_seq = seq;
-    a->wait_key = p->key;
+    a->wait_src = src;
+    a->wait_dst = dst;
     a->wait_seq = seq;
-    block(); /* p may have moved meanwhile: not used again */
-    a->wait_key = 0;
+    a->state = BLOCKED;
+    unlock(b);
+    exec_switch_out(x); /* the sender hands the message over in a->got */
+    a->wait_src = -1;
     return a->got;
   }
   msg_node *m = *pp;
@@ -90,31 +153,39 @@ static void *take(pair *p, uint64_t seq) {
     p->tail = NULL;
     for (msg_node *t = p->head; t; t = t->next) p->tail = t;
   }
+  unlock(b);
   void *payload = m->payload;
   free(m);
   return payload;
 }
 
 static void deliver(int src, int dst, void *msg) {
-  pair *p = pair_of(src, dst);
+  msg_node *m = malloc(sizeof *m); /* before the lock: most messages wait */
+  inbox *b = inbox_of(dst);
+  pair *p = pair_of(b, src);
   const uint64_t seq = p->sent++;
   if (p->waiter && p->wait_seq == seq) {
     const int a = p->waiter - 1;
     p->waiter = 0;
     exec_now->actors[a].got = msg;
-    exec_ready_push(exec_now, a);
+    unlock(b);
+    free(m);
+    exec_wake(exec_now, a);
     return;
   }
-  msg_node *m = malloc(sizeof *m);
-  if (!m) exec_out_of_memory("a message");
+  if (!m) {
+    unlock(b);
+    exec_out_of_memory("a message");
+  }
   *m = (msg_node){.seq = seq, .payload = msg};
   if (p->tail) p->tail->next = m;
   else p->head = m;
   p->tail = m;
+  unlock(b);
 }
 
 comm_req *comm_isend(int src, int dst, void *msg, double bytes) {
-  const uint32_t h = exec_now->tr[exec_now->cur].nsends++;
+  const uint32_t h = exec_now->tr[exec_cur].nsends++;
   record(SIM_SEND, dst, h, bytes);
   progress_tick();
   deliver(src, dst, msg);
@@ -127,8 +198,8 @@ void comm_send(int src, int dst, void *msg, double bytes) { comm_wait(comm_isend
 
 void *comm_recv(int src, int dst) {
   record(SIM_RECV, src, 0, 0);
-  pair *p = pair_of(src, dst);
-  return take(p, p->posted++);
+  inbox *b = inbox_of(dst);
+  return take(b, src, dst, pair_of(b, src)->posted++);
 }
 
 comm_rreq *comm_irecv(int src, int dst) {
@@ -136,19 +207,20 @@ comm_rreq *comm_irecv(int src, int dst) {
   if (!r) exec_out_of_memory("a posted receive");
   r->src = src;
   r->dst = dst;
-  r->seq = pair_of(src, dst)->posted++;
-  r->handle = exec_now->tr[exec_now->cur].nirecvs++;
+  inbox *b = inbox_of(dst);
+  r->seq = pair_of(b, src)->posted++;
+  unlock(b);
+  r->handle = exec_now->tr[exec_cur].nirecvs++;
   record(SIM_IRECV, src, r->handle, 0);
   return r;
 }
 
 void *comm_wait_recv(comm_rreq *r) {
   record(SIM_WAITRECV, 0, r->handle, 0);
-  /* by key: the table may have grown since the receive was posted */
-  pair *p = pair_of(r->src, r->dst);
+  const int src = r->src, dst = r->dst;
   const uint64_t seq = r->seq;
   free(r);
-  return take(p, seq);
+  return take(inbox_of(dst), src, dst, seq);
 }
 
 void comm_sleep(double d) { record(SIM_SLEEP, 0, 0, d); }
@@ -158,58 +230,86 @@ void comm_execute(double d) {
 }
 
 void comm_abort(void) {
-  exec_now->stopped = 1;
-  block();
-  abort(); /* a stopped executor never resumes its actors */
+  sim_exec *x = exec_now;
+  atomic_store(&x->stopped, 1);
+  x->actors[exec_cur].state = STOPPED;
+  exec_switch_out(x);
+  abort(); /* a stopped actor is never resumed */
 }
 
 uint32_t comm_mark(void) {
-  const uint32_t m = exec_now->tr[exec_now->cur].nmarks++;
+  const uint32_t m = exec_now->tr[exec_cur].nmarks++;
   record(SIM_MARK, 0, m, 0);
   return m;
 }
 
+int comm_threads(void) { return exec_now ? exec_now->threads : 1; }
+
+int comm_lane(void) { return exec_lane ? exec_lane->index : 0; }
+
+void comm_work(void (*fn)(void *arg, int thread), void *arg, size_t elements) {
+  (void)elements;
+  fn(arg, comm_lane());
+}
+
 comm_sem *comm_sem_new(void) {
+  sim_exec *x = exec_now;
   comm_sem *s = calloc(1, sizeof *s);
   if (!s) exec_out_of_memory("a semaphore");
-  if (exec_now->nsems == exec_now->semcap) {
-    exec_now->semcap = exec_now->semcap ? 2 * exec_now->semcap : 64;
-    comm_sem **sems = realloc(exec_now->sems, exec_now->semcap * sizeof *exec_now->sems);
+  if (x->nsems == x->semcap) {
+    x->semcap = x->semcap ? 2 * x->semcap : 64;
+    comm_sem **sems = realloc(x->sems, x->semcap * sizeof *x->sems);
     if (!sems) exec_out_of_memory("the semaphores");
-    exec_now->sems = sems;
+    x->sems = sems;
   }
-  s->id = (uint32_t)exec_now->nsems;
-  exec_now->sems[exec_now->nsems++] = s;
+  s->id = (uint32_t)x->nsems;
+  x->sems[x->nsems++] = s;
   s->head = s->tail = -1;
   return s;
 }
 
+static void sem_lock(sim_exec *x) {
+  if (x->locking) pthread_mutex_lock(&x->sem_lock);
+}
+static void sem_unlock(sim_exec *x) {
+  if (x->locking) pthread_mutex_unlock(&x->sem_lock);
+}
+
 void comm_sem_acquire(comm_sem *s) {
+  sim_exec *x = exec_now;
   record(SIM_ACQUIRE, 0, s->id, 0);
+  sem_lock(x);
   if (s->value > 0) {
     s->value--;
+    sem_unlock(x);
     return;
   }
-  actor *a = &exec_now->actors[exec_now->cur];
+  actor *a = &x->actors[exec_cur];
   a->wait_sem = s;
   a->wait_next = -1;
-  if (s->tail >= 0) exec_now->actors[s->tail].wait_next = exec_now->cur;
-  else s->head = exec_now->cur;
-  s->tail = exec_now->cur;
-  block(); /* the releaser handed its unit straight to us */
+  if (s->tail >= 0) x->actors[s->tail].wait_next = exec_cur;
+  else s->head = exec_cur;
+  s->tail = exec_cur;
+  a->state = BLOCKED;
+  sem_unlock(x);
+  exec_switch_out(x); /* the releaser handed its unit straight to us */
   a->wait_sem = NULL;
 }
 
 void comm_sem_release(comm_sem *s) {
+  sim_exec *x = exec_now;
   record(SIM_RELEASE, 0, s->id, 0);
+  sem_lock(x);
   if (s->head < 0) {
     s->value++;
+    sem_unlock(x);
     return;
   }
   const int a = s->head;
-  s->head = exec_now->actors[a].wait_next;
+  s->head = x->actors[a].wait_next;
   if (s->head < 0) s->tail = -1;
-  exec_ready_push(exec_now, a);
+  sem_unlock(x);
+  exec_wake(x, a);
 }
 
 void comm_sem_free(comm_sem *s) {
@@ -217,12 +317,3 @@ void comm_sem_free(comm_sem *s) {
   if (exec_now && s->id < exec_now->nsems && exec_now->sems[s->id] == s) exec_now->sems[s->id] = NULL;
   free(s);
 }
-
-void exec_free_pairs(sim_exec *x) {
-  for (size_t i = 0; i < x->pcap; i++)
-    for (msg_node *m = x->pairs[i].head, *nx; m; m = nx) {
-      nx = m->next;
-      free(m);
-    }
-}
-

@@ -1,18 +1,19 @@
-/* src/sim/exec_internal.h — the data executor's state, shared by its three
- * files: exec.c (actors, the scheduler, the trace), exec_comm.c (comm.h's
- * messages, marks and semaphores) and exec_pool.c (comm_work's threads).
- * Nothing outside them includes it. */
+/* src/sim/exec_internal.h — the data executor's state, shared by its two
+ * files: exec.c (actors, lanes, the scheduler, the trace) and exec_comm.c
+ * (comm.h's messages, marks and semaphores).  Nothing outside them
+ * includes it. */
 #ifndef CCSIM_EXEC_INTERNAL_H
 #define CCSIM_EXEC_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "coro.h"
 #include "error.h"
 #include "exec.h"
 
-enum { READY, BLOCKED, DONE };
+enum { READY, BLOCKED, DONE, STOPPED };
 
 typedef struct msg_node {
   uint64_t seq;
@@ -20,14 +21,23 @@ typedef struct msg_node {
   struct msg_node *next;
 } msg_node;
 
-/* Messages from src to dst: the k-th send matches the k-th receive posted. */
+/* Messages from src to one rank: the k-th send matches the k-th receive
+ * posted. */
 typedef struct pair {
-  uint64_t key; /* (src << 32 | dst) + 1; 0: empty slot */
+  uint32_t src1; /* 1 + src; 0: empty slot */
   uint64_t sent, posted;
   msg_node *head, *tail; /* sent, not yet received, in seq order */
   int waiter;            /* 1 + the actor blocked on message wait_seq, or 0 */
   uint64_t wait_seq;
 } pair;
+
+/* Everything sent to one rank, by sender: a small open-addressing table
+ * under its own lock (the senders may run on other lanes). */
+typedef struct inbox {
+  pthread_mutex_t lock;
+  pair *pairs;
+  uint32_t cap, count; /* cap: 0 or a power of two */
+} inbox;
 
 typedef struct actor {
   coro ctx;
@@ -35,35 +45,16 @@ typedef struct actor {
   void (*fn)(void *);
   void *arg;
   int state;
-  /* what a blocked actor waits for: message wait_seq of pair wait_key, or
-   * a semaphore */
-  uint64_t wait_key, wait_seq;
+  int lane; /* the lane (system thread) it always runs on */
+  /* what a blocked actor waits for: message wait_seq from wait_src to
+   * wait_dst (wait_src >= 0), or a semaphore */
+  int wait_src, wait_dst;
+  uint64_t wait_seq;
   void *got;
   struct comm_sem *wait_sem;
   int wait_next; /* next actor waiting on the same semaphore, -1 */
-  /* comm_work: the actor's one piece of work in flight (task_state under
-   * the pool's lock) */
-  void (*task_fn)(void *, int);
-  void *task_arg;
-  int task_state;
-  int task_pending; /* the executor's own note: work was handed over (no lock) */
+  const char *oom; /* what found no memory, when it stopped for that */
 } actor;
-
-enum { TASK_NONE, TASK_QUEUED, TASK_RUNNING, TASK_DONE };
-
-/* The work threads of comm_work (exec_pool.c): threads - 1 of them beside the executor's
- * own; a FIFO of actors whose work is queued (each actor has at most one
- * piece in flight, so max_actors slots suffice). */
-typedef struct pool {
-  int threads; /* 1: no pool, work runs where it is asked for */
-  pthread_t *tid;
-  int started;
-  pthread_mutex_t lock;
-  pthread_cond_t work, done;
-  int *q;
-  size_t qhead, qcount, outstanding;
-  int quit;
-} pool;
 
 struct comm_sem {
   uint32_t id;
@@ -77,32 +68,57 @@ struct comm_rreq {
   uint32_t handle;
 };
 
+/* A lane: one system thread running its own actors one after another; its
+ * ready queue is pushed by actors of other lanes (a message, a semaphore),
+ * so it has a lock.  Lane 0 is the thread that calls sim_exec_run. */
+typedef struct lane {
+  struct sim_exec *x;
+  int index;
+  pthread_t tid;
+  coro main;
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  int *ready; /* ring of actor indices, capacity x->max */
+  size_t rhead, rcount;
+  int idle; /* waiting on cond for an actor or the end of the run */
+} lane;
+
 struct sim_exec {
   actor *actors;
   sim_actor_trace *tr;
   size_t max, n;
-  int cur;
-  int *ready; /* ring of actor indices, capacity max */
-  size_t rhead, rcount;
-  pair *pairs;
-  size_t pcap, pcount;
+  int threads;  /* lanes at most (sim_exec_new) */
+  int nlanes;   /* lanes of the current run: min(threads, ranks) */
+  int locking;  /* nlanes > 1: inboxes and semaphores take their locks */
+  lane *lanes;  /* [threads] */
+  int started;  /* lanes 1.. whose threads run */
+  inbox *inbox; /* [ninbox], by destination rank */
+  size_t ninbox;
   comm_sem **sems;
   size_t nsems, semcap;
-  int stopped; /* comm_abort was called */
-  const char *oom;  /* what found no memory (the iteration stops) */
-  int oom_worker;
+  pthread_mutex_t sem_lock;
+  atomic_long live;   /* actors ready or running; 0: the run is over */
+  atomic_int stopped; /* an actor called comm_abort */
+  atomic_int finished; /* the run is over */
+  /* the lanes' threads between runs: generation counts runs started */
+  pthread_mutex_t run_lock;
+  pthread_cond_t run_cond, done_cond;
+  uint64_t generation;
+  int lanes_done, quit;
   sim_trace trace;
-  coro main;
-  pool pool;
 };
 
 /* The executor the comm.h calls act on (the one sim_exec_run runs). */
 extern sim_exec *exec_now;
+/* The calling thread's lane, and the actor it runs (-1: none). */
+extern __thread lane *exec_lane;
+extern __thread int exec_cur;
 
-/* Actor a to the back of x's ready queue. */
-static inline void exec_ready_push(sim_exec *x, int a) {
-  x->ready[(x->rhead + x->rcount++) % x->max] = a;
-  x->actors[a].state = READY;
+/* Actor a is ready: to the back of its lane's queue (from any lane). */
+void exec_wake(sim_exec *x, int a);
+/* The current actor gives its lane back (it has set its state). */
+static inline void exec_switch_out(sim_exec *x) {
+  coro_swap(&x->actors[exec_cur].ctx, &exec_lane->main);
 }
 
 /* SplitMix64's finaliser: the message table's and the trace hash's mixing. */
@@ -112,19 +128,16 @@ static inline uint64_t exec_mix64(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-/* No memory for `what`: inside an actor the iteration stops (sim_exec_run
+/* No memory for `what`: inside an actor the actor stops (sim_exec_run
  * reports it, with the worker); outside one, nothing can go on (exit 1). */
 _Noreturn void exec_out_of_memory(const char *what);
 
-/* Free every message still queued in x's table (exec_comm.c). */
-void exec_free_pairs(sim_exec *x);
-
-/* comm_work's threads (exec_pool.c): start threads - 1 of them beside the
- * executor's own (0, or CCSIM_ERR_RUNTIME with a message), stop and free
- * them, and wait until actor a's work is done (a < 0: all work), running
- * queued work meanwhile. */
-int exec_pool_start(sim_exec *x, size_t max_actors, int threads, ccsim_error *err);
-void exec_pool_stop(sim_exec *x);
-void exec_pool_wait(sim_exec *x, int a);
+/* Make room for ranks 0 .. nranks-1's inboxes, empty (exec_comm.c); 0, or
+ * -1 without memory. */
+int exec_inboxes_reset(sim_exec *x, size_t nranks);
+/* Free the inboxes and every message still queued in them. */
+void exec_inboxes_free(sim_exec *x);
+/* After a run: CCSIM_ERR_RUNTIME naming a message never received, or 0. */
+int exec_inboxes_check(sim_exec *x, ccsim_error *err);
 
 #endif

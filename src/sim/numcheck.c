@@ -2,6 +2,7 @@
 #include "numcheck.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -29,15 +30,29 @@ int numcheck_floats(numcheck *nc, const float *x, size_t n, uint32_t it, int wor
                     size_t offset) {
   const size_t k = numcheck_first_bad(x, n);
   if (k == n) return 0;
-  if (!nc->failed) {
-    nc->failed = 1;
-    char who[48];
-    if (worker >= 0) snprintf(who, sizeof who, "worker %d", worker);
-    else snprintf(who, sizeof who, "all workers (one shared aggregate)");
-    snprintf(nc->msg, sizeof nc->msg, "iteration %u, %s: %s holds %s at element %zu", it, who, what,
-             isnan(x[k]) ? "NaN" : x[k] > 0 ? "+Inf" : "-Inf", offset + k);
-  }
+  char who[48], msg[sizeof nc->msg];
+  if (worker >= 0) snprintf(who, sizeof who, "worker %d", worker);
+  else snprintf(who, sizeof who, "all workers (one shared aggregate)");
+  snprintf(msg, sizeof msg, "iteration %u, %s: %s holds %s at element %zu", it, who, what,
+           isnan(x[k]) ? "NaN" : x[k] > 0 ? "+Inf" : "-Inf", offset + k);
+  numcheck_fail(nc, it, worker, msg);
   return -1;
+}
+
+static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void numcheck_fail(numcheck *nc, uint32_t it, int worker, const char *msg) {
+  pthread_mutex_lock(&fail_lock);
+  /* -1 (all workers) is checked outside the actors, alone: it ranks last */
+  const unsigned w = (unsigned)worker, have = (unsigned)nc->worker;
+  if (!nc->failed || it < nc->it ||
+      (it == nc->it && (w < have || (w == have && strcmp(msg, nc->msg) < 0)))) {
+    nc->failed = 1;
+    nc->it = it;
+    nc->worker = worker;
+    snprintf(nc->msg, sizeof nc->msg, "%s", msg);
+  }
+  pthread_mutex_unlock(&fail_lock);
 }
 
 static int acc_finite(const err_acc *a) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include "collectives/collective.h"
 #include "data/gradients.h"
@@ -59,7 +60,9 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
   const double N = e->workers;
   double n = (double)e->model.elements;
   if (e->model.sample && (double)e->model.sample < n) n = (double)e->model.sample;
-  const int private_out = e->gradients.source == GRAD_TRAIN;
+  const int private_out = e->gradients.source == GRAD_TRAIN ||
+                          (e->memory && (e->memory->flags & CCOMP_MEM_AGGREGATE) &&
+                           (e->collective->requires & COLL_OUT_FROM_ONE)); /* as run.c decides */
   double per_worker = 4 * n;                           /* gradient scratch */
   if (e->memory) per_worker += 4 * n + 4 * n;          /* memory and its compensated input */
   if (private_out) per_worker += 4 * n;                /* own aggregate */
@@ -74,7 +77,10 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
   r->payloads = gathers ? N * n * per_elem : 4 * n * per_elem;
   r->shared = 4 * n + ((e->collective->requires & COLL_NEEDS_EXACT_SUM) ? 8 * n : 0) +
               (grad_experiment_shares(e) ? 8 * n : 0) +
-              (double)e->iterations * (N * 8 + 4096);
+              (double)e->iterations * (N * 8 + 4096) +
+              /* the exact sums of one iteration's metrics, a set per thread (as many as the cores) */
+              coll_xmetrics_bytes(e->collective->hops(e->workers, e->coll_params),
+                                  (int)fmin(N, (double)sysconf(_SC_NPROCESSORS_ONLN)));
   r->platform = HOST_BYTES * (e->platform.hosts > e->workers ? e->platform.hosts : e->workers);
   r->stacks = 2 * N * STACK_RESIDENT;
   r->trace = trace_bytes(e);

@@ -106,7 +106,11 @@ static int run_prepared(const experiment *e, const run_opts *o, feed *fd, const 
                         run_report *rep, ccsim_error *err) {
   run_state sh;
   const int threads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-  int rc = run_state_init(&sh, e, fd, o->private_outputs || feed_private_outputs(fd), threads, err);
+  /* a memory that reads the aggregate, where no message orders the
+   * aggregate's one writer before the reader: each worker its own copy */
+  const int unordered = e->memory && (e->memory->flags & CCOMP_MEM_AGGREGATE) &&
+                        (e->collective->requires & COLL_OUT_FROM_ONE);
+  int rc = run_state_init(&sh, e, fd, o->private_outputs || feed_private_outputs(fd) || unordered, threads, err);
   if (rc) goto out;
   if (e->timeline && !(sh.timeline = timeline_open(dir, err))) {
     rc = CCSIM_ERR_RUNTIME;

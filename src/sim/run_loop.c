@@ -39,17 +39,22 @@ static int fail_iteration(ccsim_error *err, int it) {
 static int data_iteration(run_state *sh, int it, ccsim_error *err) {
   const sched_plan *plan = sched_plan_now(sh->sched);
   sim_exec_reset(sh->exec);
-  sh->nspans = 0;
   run_state_shared(sh, (uint32_t)it);
+  coll_metrics_begin(&sh->fig.metrics[it], sh->xm);
   for (int r = 0; r < sh->e->workers; r++) {
     run_worker *w = &sh->workers[r];
     w->iteration = (uint32_t)it;
+    w->nspans[0] = w->nspans[1] = 0;
     w->plan = plan;
     w->compress_s = w->busy = 0;
     if (sim_exec_spawn(sh->exec, r, worker_compute_iter, w) || sim_exec_spawn(sh->exec, r, worker_comm_iter, w))
       return ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: worker %d: no memory for its actors' stacks", it, r);
   }
-  if (!sim_exec_run(sh->exec, err)) return 0;
+  const int rc = sim_exec_run(sh->exec, err);
+  coll_metrics_settle(&sh->fig.metrics[it]);
+  sh->nspans = 0;
+  for (int r = 0; r < sh->e->workers; r++) sh->nspans += sh->workers[r].nspans[0] + sh->workers[r].nspans[1];
+  if (!rc) return 0;
   if (sh->nc.failed) /* numbers went bad: an actor stopped the iteration */
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: %s", sh->e->file, sh->nc.msg);
   return fail_iteration(err, it);
@@ -123,12 +128,15 @@ static int settle_iteration(run_state *sh, const loop_timing *lt, int it, double
   size_t nrows = 0;
   tl_row *rows = NULL;
   if (sh->timeline && !(rows = malloc((sh->nspans + 1) * sizeof *rows))) return -1;
-  for (size_t i = 0; i < sh->nspans; i++) {
-    const span *p = &sh->spans[i];
-    const double t0 = start + marks[mark0[p->actor] + p->m0], t1 = start + marks[mark0[p->actor] + p->m1];
-    if (!p->what && p->rank == 0) comm0 += t1 - t0;
-    if (p->what && rows && t1 > t0) rows[nrows++] = (tl_row){p->rank, p->bucket, (uint32_t)i, p->what, t0, t1};
-  }
+  size_t i = 0; /* the spans in order: by worker, its compute actor's, then its communication actor's */
+  for (int r = 0; r < N; r++)
+    for (int k = 0; k < 2; k++)
+      for (size_t j = 0; j < sh->workers[r].nspans[k]; j++, i++) {
+        const span *p = &sh->workers[r].spans[k][j];
+        const double t0 = start + marks[mark0[p->actor] + p->m0], t1 = start + marks[mark0[p->actor] + p->m1];
+        if (!p->what && p->rank == 0) comm0 += t1 - t0;
+        if (p->what && rows && t1 > t0) rows[nrows++] = (tl_row){p->rank, p->bucket, (uint32_t)i, p->what, t0, t1};
+      }
   fig->t_comm[it] = comm0;
   if (rows) timeline_write(sh->timeline, it, rows, nrows);
   free(rows);

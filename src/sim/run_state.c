@@ -158,6 +158,16 @@ static int worker_init(run_state *sh, int r, size_t n, size_t H, ccsim_error *er
   return 0;
 }
 
+/* Whether the workers may run on several threads (docs/engine.md): each
+ * touches only what it owns and the exact metrics, unless its gradients
+ * come from a shared source (feed_threadsafe), its rounds share the sums of
+ * a multi-phase compressor, or the collective sums every input into one
+ * shared exact reference in arrival order. */
+static int run_lanes_safe(const run_state *sh) {
+  const experiment *e = sh->e;
+  return feed_threadsafe(sh->feed) && e->compressor->phases <= 1 && !(e->collective->requires & COLL_NEEDS_EXACT_SUM);
+}
+
 int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_outputs, int threads,
                    ccsim_error *err) {
   *sh = (run_state){.e = e, .feed = fd, .private_outputs = private_outputs};
@@ -178,7 +188,11 @@ int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_out
       figures_init(sh, H, phased) || compute_times(sh))
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements x %d workers", n, e->workers);
   if (check_compute_times(sh, err)) return err->code;
+  if (!run_lanes_safe(sh)) threads = 1;
+  if (threads > e->workers) threads = e->workers; /* a lane holds at least one worker */
   if (!(sh->exec = sim_exec_new(2 * (size_t)e->workers, threads, err))) return err->code;
+  if (!(sh->xm = coll_xmetrics_new(H, comm_threads())))
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for the metrics of %zu hops", H);
   if (phased) {
     sh->phase_exact[0] = calloc(n ? n : 1, sizeof(double));
     sh->phase_exact[1] = calloc(n ? n : 1, sizeof(double));
@@ -209,6 +223,8 @@ void run_state_clear(run_state *sh) {
     free(w->round_in);
     free(w->round_out);
     free(w->phase_metrics.hops);
+    free(w->spans[0]);
+    free(w->spans[1]);
     if (w->ready) comm_sem_free(w->ready);
     if (w->done) comm_sem_free(w->done);
   }
@@ -223,7 +239,7 @@ void run_state_clear(run_state *sh) {
   free(sh->bwd_s);
   results_abandon(sh->timeline);
   sim_exec_free(sh->exec);
-  free(sh->spans);
+  coll_xmetrics_free(sh->xm);
   sched_free(sh->sched);
   free(sh->agg);
   free(sh->exact_sum);

@@ -59,8 +59,8 @@ typedef struct run_state {
   err_acc *hops;          /* storage of fig.metrics' hops and cascades */
   scheduler *sched;       /* bucket plan, and MergeComp's search */
   sim_exec *exec;         /* the data executor */
-  span *spans;            /* this iteration's, in the order they were made */
-  size_t nspans, spancap;
+  size_t nspans;          /* this iteration's spans, all workers' (run_worker.spans) */
+  coll_xmetrics *xm;      /* the exact sums of the iteration's metrics (coll_metrics_begin) */
   FILE *timeline;         /* output.timeline: one row per activity, or NULL */
   /* Coordinate sampling, layer by layer: layer l (forward order) keeps
    * ceil(params_l K / elements) >= 1 evenly spaced coordinates, at data-plane
@@ -94,6 +94,11 @@ struct run_worker {
                                  ready; communication -> compute: all aggregated */
   double compress_s, busy;    /* this iteration, worker's own device time */
   uint32_t m_bwd_end, m_end;  /* the compute actor's marks: backward done, iteration done */
+  /* this iteration's spans of the compute actor [0] and the communication
+   * actor [1], each in the order its actor made them: an actor's own
+   * list, so the order does not depend on the executor's threads */
+  span *spans[2];
+  size_t nspans[2], spancap[2];
 };
 
 /* Elements the data plane runs on: all, or the coordinate sample. */

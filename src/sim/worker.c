@@ -84,16 +84,15 @@ static void worker_input(void *arg, size_t lo, size_t hi, float *p) {
     w->gcap = hi - lo;
     w->g = malloc(w->gcap * sizeof *w->g);
     if (!w->g) { /* a runtime error naming what, never a NULL dereference */
-      if (!w->sh->nc.failed)
-        snprintf(w->sh->nc.msg, sizeof w->sh->nc.msg, "iteration %u, worker %d: out of memory for a %zu-element gradient buffer",
-                 w->iteration, w->rank, hi - lo);
-      w->sh->nc.failed = 1;
+      char msg[160];
+      snprintf(msg, sizeof msg, "iteration %u, worker %d: out of memory for a %zu-element gradient buffer",
+               w->iteration, w->rank, hi - lo);
+      numcheck_fail(&w->sh->nc, w->iteration, w->rank, msg);
       comm_abort();
     }
   }
   input_work k = {.w = w, .lo = lo, .hi = hi, .p = p};
-  /* a replayed trace reads its files through one reader: on this thread */
-  comm_work(input_work_run, &k, feed_threadsafe(w->sh->feed) ? hi - lo : 0);
+  comm_work(input_work_run, &k, hi - lo);
   if (k.bad_g < hi - lo) check_floats(w, w->mem ? w->g : p, lo, hi, "the gradient");
   if (k.bad_p < hi - lo) check_floats(w, p, lo, hi, "the gradient after error feedback");
 }
@@ -111,8 +110,7 @@ static void worker_hop_payload(void *arg, size_t h, const float *y, size_t lo, s
  * iteration and the worker. */
 static void worker_out_of_memory(void *arg, const char *msg) {
   run_worker *w = arg;
-  if (!w->sh->nc.failed) snprintf(w->sh->nc.msg, sizeof w->sh->nc.msg, "%s", msg);
-  w->sh->nc.failed = 1;
+  numcheck_fail(&w->sh->nc, w->iteration, w->rank, msg);
   comm_abort();
 }
 
@@ -126,13 +124,20 @@ static void worker_encoded(void *arg, size_t lo, size_t hi, const float *p, cons
 
 /* Remember the stretch between marks m0 and m1 of an actor of w. */
 static void span_add(run_worker *w, uint32_t actor, const char *what, int bucket, uint32_t m0, uint32_t m1) {
-  run_state *sh = w->sh;
-  if (sh->nspans == sh->spancap) {
-    sh->spancap = sh->spancap ? 2 * sh->spancap : 1024;
-    sh->spans = realloc(sh->spans, sh->spancap * sizeof *sh->spans);
-    if (!sh->spans) abort(); /* out of memory inside an actor: nothing to recover */
+  const int k = actor == comm_actor(w);
+  if (w->nspans[k] == w->spancap[k]) {
+    const size_t cap = w->spancap[k] ? 2 * w->spancap[k] : 64;
+    span *s = realloc(w->spans[k], cap * sizeof *s);
+    if (!s) {
+      char msg[160];
+      snprintf(msg, sizeof msg, "iteration %u, worker %d: out of memory for the timeline's spans", w->iteration, w->rank);
+      numcheck_fail(&w->sh->nc, w->iteration, w->rank, msg);
+      comm_abort();
+    }
+    w->spans[k] = s;
+    w->spancap[k] = cap;
   }
-  sh->spans[sh->nspans++] = (span){what, w->rank, bucket, actor, m0, m1};
+  w->spans[k][w->nspans[k]++] = (span){what, w->rank, bucket, actor, m0, m1};
 }
 
 /* A timeline mark: only taken when the timeline is written. */
@@ -220,7 +225,7 @@ static void run_phased(run_worker *w, coll_ctx *base) {
     ctx.metrics = &w->phase_metrics;
     ctx.shared_key = ccr_key(base->shared_key, 0x9A5E + ph);
     e->collective->run(&ctx);
-    base->metrics->bytes += w->phase_metrics.bytes;
+    coll_metrics_bytes(base->metrics, w->phase_metrics.bytes);
     ccomp_phase_decode(w->comp, w->x, (const uint8_t *)w->round_out, n, ph, (uint32_t)N, &call,
                        sh->phase_y);
   }
@@ -228,8 +233,9 @@ static void run_phased(run_worker *w, coll_ctx *base) {
   ccomp_finish(w->comp, sh->phase_y, n, (uint32_t)N);
   if (w->out || w->rank == 0) memcpy(w->out ? w->out : sh->agg, sh->phase_y, n * sizeof(float));
   if (w->rank == 0) {
-    err_acc_add(&base->metrics->final, sh->phase_y, exact, n, 1.0 / N);
-    base->metrics->final.workers = (uint32_t)N;
+    err_acc fin = {0};
+    err_acc_add(&fin, sh->phase_y, exact, n, 1.0 / N);
+    coll_metrics_add(base->metrics, &base->metrics->final, &fin, (uint32_t)N);
     memset(exact, 0, n * sizeof *exact);
   }
 }
