@@ -36,6 +36,11 @@ const char *const *engine_hosts(size_t *count);
  * one copy of a trace, not two.  CCSIM_ERR_RUNTIME with a message if the
  * replay fails. */
 int engine_replay(sim_trace *t, double *marks, ccsim_error *err);
+/* engine_replay in two halves, so that the caller works meanwhile: start
+ * replaying t (moved out of t, as above; one replay at a time), then wait
+ * for it and store its marks. */
+int engine_replay_start(sim_trace *t, ccsim_error *err);
+int engine_replay_finish(double *marks, ccsim_error *err);
 
 /* What engine_init and engine_load_platform were last given. */
 typedef struct engine_setup {

@@ -206,6 +206,8 @@ static struct {
   int req, ans, fd; /* request socket (our end), answer socket (our end), the memfd */
   unsigned char *map;
   size_t cap;
+  int busy;                   /* a replay was started and not yet finished */
+  uint64_t nmarks, marks_off; /* its marks in the memfd */
 } Z;
 
 static int full_io(int fd, void *buf, size_t n, int writing) {
@@ -343,7 +345,7 @@ void engine_timing_stop(void) {
   memset(&Z, 0, sizeof Z);
 }
 
-static int replay_zygote(sim_trace *t, double *marks, ccsim_error *err) {
+static int replay_start(sim_trace *t, ccsim_error *err) {
   zreq q = {.nactors = t->nactors, .nsems = t->nsems};
   uint64_t off = t->nactors * sizeof(zactor);
   for (size_t i = 0; i < t->nactors; i++) {
@@ -383,15 +385,21 @@ static int replay_zygote(sim_trace *t, double *marks, ccsim_error *err) {
   }
   progress_state_save(q.progress);
   fflush(NULL);
+  Z.busy = 1, Z.nmarks = q.nmarks, Z.marks_off = marks_off;
+  if (full_io(Z.req, &q, sizeof q, 1)) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor's zygote died");
+  return CCSIM_OK;
+}
+
+static int replay_finish(double *marks, ccsim_error *err) {
+  Z.busy = 0;
   struct {
     int status;
     double cpu;
   } a;
-  if (full_io(Z.req, &q, sizeof q, 1) || full_io(Z.ans, &a, sizeof a, 0))
-    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor's zygote died");
+  if (full_io(Z.ans, &a, sizeof a, 0)) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor's zygote died");
   cpu_total += a.cpu, replays++;
   const int rc = replay_status(a.status, err);
-  if (rc == CCSIM_OK) memcpy(marks, Z.map + marks_off, q.nmarks * sizeof *marks);
+  if (rc == CCSIM_OK) memcpy(marks, Z.map + Z.marks_off, Z.nmarks * sizeof *marks);
   /* give the pages back until the next replay */
   munmap(Z.map, Z.cap);
   Z.map = NULL, Z.cap = 0;
@@ -400,10 +408,21 @@ static int replay_zygote(sim_trace *t, double *marks, ccsim_error *err) {
   return rc;
 }
 
+int engine_replay_start(sim_trace *t, ccsim_error *err) {
+  /* a caller's bugs, not the user's: say so rather than time nothing */
+  if (!Z.pid) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor was not started (engine_timing_start)");
+  if (Z.busy) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "a replay was started before the last one finished");
+  return replay_start(t, err);
+}
+
+int engine_replay_finish(double *marks, ccsim_error *err) {
+  if (!Z.busy) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "no replay to finish (engine_replay_start)");
+  return replay_finish(marks, err);
+}
+
 int engine_replay(sim_trace *t, double *marks, ccsim_error *err) {
-  if (!Z.pid) /* a caller's bug, not the user's: say so rather than time nothing */
-    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor was not started (engine_timing_start)");
-  return replay_zygote(t, marks, err);
+  const int rc = engine_replay_start(t, err);
+  return rc ? rc : engine_replay_finish(marks, err);
 }
 
 double engine_timing_cpu(unsigned long long *count) {

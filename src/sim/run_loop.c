@@ -1,11 +1,20 @@
 /* src/sim/run_loop.c — the iterations of a run.  Each iteration is, in
  * order: its data (the data executor runs every worker's two actors on real
- * payloads and records the trace), its timing (from the memo when the same
- * trace was timed before, else replayed in SimGrid by the timing executor),
- * the checks of its numbers, and its figures (run_figures, timeline rows).
- * Iterations are separated by a barrier: the next starts when the last
- * worker is done, on an idle network — which is what lets the memo reuse a
- * timing (docs/engine.md). */
+ * payloads and records the trace), the checks of its numbers, its timing
+ * (from the memo when the same trace was timed before, else replayed in
+ * SimGrid by the timing executor), and its figures (run_figures, timeline
+ * rows).  Iterations are separated by a barrier: the next starts when the
+ * last worker is done, on an idle network — which is what lets the memo
+ * reuse a timing (docs/engine.md).
+ *
+ * The data of an iteration does not depend on the timing of the ones
+ * before it (except under MergeComp's search, which picks the next plan
+ * from the last iteration's time), so the data executor goes on with the
+ * next iterations while the timing executor replays: an iteration whose
+ * timing is not known yet waits in a queue with what its figures need, and
+ * iterations are settled in order as their timings arrive.  The results
+ * are those of doing everything in turn, byte for byte; so are the errors
+ * (an earlier iteration's first). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,15 +24,6 @@
 #include "progress.h"
 #include "sim/memo.h"
 #include "sim/run_state.h"
-
-/* The timing side of the loop, kept across iterations: the memo (NULL when
- * off), and the marks' simulated times of the current iteration, actor a's
- * mark k at marks[mark0[a] + k]. */
-typedef struct loop_timing {
-  sim_memo *memo;
-  double *marks;
-  size_t *mark0, markcap;
-} loop_timing;
 
 /* err's message prefixed with "iteration it: " (err is both the source and
  * the destination, so the message is copied first). */
@@ -60,35 +60,6 @@ static int data_iteration(run_state *sh, int it, ccsim_error *err) {
   return fail_iteration(err, it);
 }
 
-/* The timing of iteration it's trace into lt->marks: the memo's copy when
- * it has timed the same trace, else a replay in SimGrid (remembered). */
-static int time_iteration(run_state *sh, loop_timing *lt, int it, ccsim_error *err) {
-  sim_trace *t = sim_exec_trace(sh->exec);
-  for (size_t a = 0; a < t->nactors; a++) lt->mark0[a + 1] = lt->mark0[a] + t->actors[a].nmarks;
-  const size_t nmarks = lt->mark0[t->nactors];
-  if (nmarks > lt->markcap) {
-    free(lt->marks);
-    lt->markcap = nmarks;
-    if (!(lt->marks = malloc(lt->markcap * sizeof *lt->marks)))
-      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: out of memory for %zu marks", it, nmarks);
-  }
-  uint64_t h[2];
-  const double *known = NULL;
-  if (lt->memo) {
-    sim_trace_hash(t, h);
-    known = sim_memo_find(lt->memo, h, nmarks);
-  }
-  if (known) {
-    memcpy(lt->marks, known, nmarks * sizeof *lt->marks);
-    sh->fig.memo_hits++;
-    return 0;
-  }
-  if (engine_replay(t, lt->marks, err)) return fail_iteration(err, it);
-  sh->fig.simulated++;
-  if (lt->memo) sim_memo_put(lt->memo, h, lt->marks, nmarks);
-  return 0;
-}
-
 /* numbers: at the end of iteration it (every worker done, outside the
  * actors), the aggregate(s), then the hops' partial aggregates; a failure
  * sets sh->nc.failed, which stops the run. */
@@ -99,48 +70,6 @@ static void check_iteration(run_state *sh, int it) {
     if (sh->workers[r].out) bad = numcheck_floats(&sh->nc, sh->workers[r].out, n, (uint32_t)it, r, "the aggregate", 0);
   if (!bad && !sh->workers[0].out) bad = numcheck_floats(&sh->nc, sh->agg, n, (uint32_t)it, -1, "the aggregate", 0);
   if (!bad) numcheck_metrics(&sh->nc, &sh->fig.metrics[it], (uint32_t)it);
-}
-
-/* Iteration it's figures from its timing (lt->marks), the iteration
- * starting at simulated time `start`: when each worker finished, worker 0's
- * time breakdown, and the timeline rows.  *end is the end of the iteration
- * (the last worker's).  -1 when the timeline's rows find no memory. */
-static int settle_iteration(run_state *sh, const loop_timing *lt, int it, double start, double *end) {
-  const int N = sh->e->workers;
-  const double *marks = lt->marks;
-  const size_t *mark0 = lt->mark0;
-  run_figures *fig = &sh->fig;
-  double last = start;
-  for (int r = 0; r < N; r++) {
-    const run_worker *w = &sh->workers[r];
-    const double *wm = marks + mark0[compute_actor(w)];
-    const double wend = start + wm[w->m_end];
-    fig->ends[(size_t)it * N + r] = wend;
-    last = fmax(last, wend);
-    if (r == 0) {
-      fig->t_compute[it] = w->busy;
-      fig->t_compress[it] = w->compress_s;
-      fig->t_exposed[it] = wend - (start + wm[w->m_bwd_end]);
-    }
-  }
-  *end = last;
-  double comm0 = 0;
-  size_t nrows = 0;
-  tl_row *rows = NULL;
-  if (sh->timeline && !(rows = malloc((sh->nspans + 1) * sizeof *rows))) return -1;
-  size_t i = 0; /* the spans in order: by worker, its compute actor's, then its communication actor's */
-  for (int r = 0; r < N; r++)
-    for (int k = 0; k < 2; k++)
-      for (size_t j = 0; j < sh->workers[r].nspans[k]; j++, i++) {
-        const span *p = &sh->workers[r].spans[k][j];
-        const double t0 = start + marks[mark0[p->actor] + p->m0], t1 = start + marks[mark0[p->actor] + p->m1];
-        if (!p->what && p->rank == 0) comm0 += t1 - t0;
-        if (p->what && rows && t1 > t0) rows[nrows++] = (tl_row){p->rank, p->bucket, (uint32_t)i, p->what, t0, t1};
-      }
-  fig->t_comm[it] = comm0;
-  if (rows) timeline_write(sh->timeline, it, rows, nrows);
-  free(rows);
-  return 0;
 }
 
 /* The messages an iteration sends, where the collective's count is known
@@ -155,64 +84,267 @@ static uint64_t expected_messages(const run_state *sh) {
   return 0;
 }
 
-/* Iteration it ended at simulated time now: tell the progress line, and
- * what the next iteration is expected to send. */
-static void progress(const run_state *sh, int it, double now) {
-  progress_iteration_done(it, now);
-  if (it + 1 < sh->e->iterations) progress_expect(it + 1, expected_messages(sh));
+/* An iteration whose data is done and whose figures wait for its timing:
+ * what they need, copied from the workers before the next iteration's data
+ * overwrites it. */
+typedef struct pending {
+  int it;
+  int replayed; /* its timing comes from a replay (not from the memo) */
+  int known;    /* marks[] holds its timing */
+  uint64_t h[2];
+  double *marks;          /* actor a's mark k at marks[mark0[a] + k] */
+  size_t nmarks;
+  size_t *mark0;          /* [actors + 1] */
+  uint32_t *m_end, *m_bwd_end; /* [workers]: the compute actors' marks */
+  double busy0, compress0;     /* worker 0's device time */
+  span *spans;                 /* by worker, compute actor then communication actor */
+  size_t nspans;
+} pending;
+
+/* The timing side of the loop: the memo (NULL when off), the iterations
+ * waiting for their timing in order (q[0] first), and whether a replay is
+ * in flight (for the waiting iterations marked replayed and not known, all
+ * of one trace). */
+typedef struct loop_timing {
+  sim_memo *memo;
+  pending **q;
+  size_t nq, capq;
+  int inflight;
+  double start; /* when the next iteration to settle starts, simulated */
+} loop_timing;
+
+static void pending_free(pending *p) {
+  if (!p) return;
+  free(p->marks);
+  free(p->mark0);
+  free(p->m_end);
+  free(p->m_bwd_end);
+  free(p->spans);
+  free(p);
+}
+
+/* Iteration it's pending entry, from the workers and the trace t. */
+static pending *pending_new(const run_state *sh, const sim_trace *t, int it) {
+  const int N = sh->e->workers;
+  pending *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->it = it;
+  p->mark0 = calloc(t->nactors + 1, sizeof *p->mark0);
+  p->m_end = malloc((size_t)N * sizeof *p->m_end);
+  p->m_bwd_end = malloc((size_t)N * sizeof *p->m_bwd_end);
+  p->spans = malloc((sh->nspans + 1) * sizeof *p->spans);
+  if (!p->mark0 || !p->m_end || !p->m_bwd_end || !p->spans) {
+    pending_free(p);
+    return NULL;
+  }
+  for (size_t a = 0; a < t->nactors; a++) p->mark0[a + 1] = p->mark0[a] + t->actors[a].nmarks;
+  p->nmarks = p->mark0[t->nactors];
+  if (!(p->marks = malloc((p->nmarks + 1) * sizeof *p->marks))) {
+    pending_free(p);
+    return NULL;
+  }
+  for (int r = 0; r < N; r++) {
+    const run_worker *w = &sh->workers[r];
+    p->m_end[r] = w->m_end;
+    p->m_bwd_end[r] = w->m_bwd_end;
+    for (int k = 0; k < 2; k++) {
+      memcpy(p->spans + p->nspans, w->spans[k], w->nspans[k] * sizeof *p->spans);
+      p->nspans += w->nspans[k];
+    }
+  }
+  p->busy0 = sh->workers[0].busy;
+  p->compress0 = sh->workers[0].compress_s;
+  return p;
 }
 
 /* numbers: an iteration longer than SIM_MAX_ITERATION_S (run_state.h) of
  * simulated time is refused, naming the worker: past it a double no longer
  * resolves SimGrid's 1 ns steps (at 3e32 s a 5 us message adds nothing), so
  * communication times would silently read 0. */
-static int check_time_scale(const run_state *sh, const loop_timing *lt, int it, ccsim_error *err) {
+static int check_time_scale(const run_state *sh, const pending *p, ccsim_error *err) {
   for (int r = 0; r < sh->e->workers; r++) {
-    const run_worker *w = &sh->workers[r];
-    const double end = lt->marks[lt->mark0[compute_actor(w)] + w->m_end];
+    const double end = p->marks[p->mark0[compute_actor(&sh->workers[r])] + p->m_end[r]];
     if (!(end <= SIM_MAX_ITERATION_S))
       return ccsim_fail(err, CCSIM_ERR_RUNTIME,
                         "%s: iteration %d, worker %d: the iteration takes %g s of simulated time, more than "
                         "%g s, where double-precision times no longer resolve SimGrid's 1 ns steps; the "
                         "compute or transfer times are out of scale (model.batch, the device, the bandwidth)",
-                        sh->e->file, it, r, end, SIM_MAX_ITERATION_S);
+                        sh->e->file, p->it, r, end, SIM_MAX_ITERATION_S);
   }
   return 0;
 }
 
+/* Iteration p's figures from its timing, the iteration starting at
+ * simulated time `start`: when each worker finished, worker 0's time
+ * breakdown, and the timeline rows.  *end is the end of the iteration (the
+ * last worker's).  -1 when the timeline's rows find no memory. */
+static int settle_figures(run_state *sh, const pending *p, double start, double *end) {
+  const int N = sh->e->workers, it = p->it;
+  const double *marks = p->marks;
+  const size_t *mark0 = p->mark0;
+  run_figures *fig = &sh->fig;
+  double last = start;
+  for (int r = 0; r < N; r++) {
+    const double *wm = marks + mark0[compute_actor(&sh->workers[r])];
+    const double wend = start + wm[p->m_end[r]];
+    fig->ends[(size_t)it * N + r] = wend;
+    last = fmax(last, wend);
+    if (r == 0) {
+      fig->t_compute[it] = p->busy0;
+      fig->t_compress[it] = p->compress0;
+      fig->t_exposed[it] = wend - (start + wm[p->m_bwd_end[r]]);
+    }
+  }
+  *end = last;
+  double comm0 = 0;
+  size_t nrows = 0;
+  tl_row *rows = NULL;
+  if (sh->timeline && !(rows = malloc((p->nspans + 1) * sizeof *rows))) return -1;
+  for (size_t i = 0; i < p->nspans; i++) { /* by worker, compute actor then communication actor */
+    const span *s = &p->spans[i];
+    const double t0 = start + marks[mark0[s->actor] + s->m0], t1 = start + marks[mark0[s->actor] + s->m1];
+    if (!s->what && s->rank == 0) comm0 += t1 - t0;
+    if (s->what && rows && t1 > t0) rows[nrows++] = (tl_row){s->rank, s->bucket, (uint32_t)i, s->what, t0, t1};
+  }
+  fig->t_comm[it] = comm0;
+  if (rows) timeline_write(sh->timeline, it, rows, nrows);
+  free(rows);
+  return 0;
+}
+
+/* Settle the waiting iterations whose timing is known, in order. */
+static int settle_known(run_state *sh, loop_timing *lt, ccsim_error *err) {
+  while (lt->nq && lt->q[0]->known) {
+    pending *p = lt->q[0];
+    int rc = check_time_scale(sh, p, err);
+    double last = lt->start;
+    if (!rc && settle_figures(sh, p, lt->start, &last))
+      rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: out of memory for %zu timeline rows", p->it, p->nspans);
+    if (rc) return rc;
+    sched_observe(sh->sched, last - lt->start);
+    progress_iteration_done(p->it, last);
+    lt->start = last;
+    memmove(lt->q, lt->q + 1, --lt->nq * sizeof *lt->q);
+    pending_free(p);
+  }
+  return 0;
+}
+
+/* Wait for the replay in flight: its timing to every iteration waiting for
+ * it (and to the memo), then settle what can be. */
+static int finish_replay(run_state *sh, loop_timing *lt, ccsim_error *err) {
+  if (lt->inflight) {
+    pending *first = NULL;
+    for (size_t i = 0; i < lt->nq && !first; i++)
+      if (lt->q[i]->replayed && !lt->q[i]->known) first = lt->q[i];
+    lt->inflight = 0;
+    if (engine_replay_finish(first->marks, err)) return fail_iteration(err, first->it);
+    if (lt->memo) sim_memo_put(lt->memo, first->h, first->marks, first->nmarks);
+    for (size_t i = 0; i < lt->nq; i++) { /* the same trace, so as many marks */
+      pending *p = lt->q[i];
+      if (!p->replayed || p->known) continue;
+      if (p != first) memcpy(p->marks, first->marks, p->nmarks * sizeof *p->marks);
+      p->known = 1;
+    }
+  }
+  return settle_known(sh, lt, err);
+}
+
+/* Iteration it's data is done: its timing from the memo, from the replay
+ * in flight when it has the same trace, or from a replay started now (the
+ * one in flight finished first). */
+static int time_iteration(run_state *sh, loop_timing *lt, int it, ccsim_error *err) {
+  sim_trace *t = sim_exec_trace(sh->exec);
+  pending *p = pending_new(sh, t, it);
+  if (!p || (lt->nq == lt->capq && !(lt->q = realloc(lt->q, (lt->capq = 2 * lt->capq + 8) * sizeof *lt->q)))) {
+    pending_free(p);
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: out of memory for its figures' wait", it);
+  }
+  lt->q[lt->nq++] = p;
+  const size_t nmarks = p->nmarks;
+  const double *known = NULL;
+  if (lt->memo) {
+    sim_trace_hash(t, p->h);
+    known = sim_memo_find(lt->memo, p->h, nmarks);
+  }
+  if (known) {
+    memcpy(p->marks, known, nmarks * sizeof *p->marks);
+    p->known = 1;
+    sh->fig.memo_hits++;
+    return settle_known(sh, lt, err);
+  }
+  if (lt->memo && lt->inflight) { /* the same trace as the replay in flight: its timing */
+    for (size_t i = 0; i + 1 < lt->nq; i++) {
+      const pending *o = lt->q[i];
+      if (o->replayed && !o->known && o->h[0] == p->h[0] && o->h[1] == p->h[1]) {
+        p->replayed = 1;
+        sh->fig.memo_hits++;
+        return 0;
+      }
+    }
+  }
+  if (finish_replay(sh, lt, err)) return err->code;
+  if (lt->memo && (known = sim_memo_find(lt->memo, p->h, nmarks))) { /* what just finished */
+    memcpy(p->marks, known, nmarks * sizeof *p->marks);
+    p->known = 1;
+    sh->fig.memo_hits++;
+    return settle_known(sh, lt, err);
+  }
+  if (engine_replay_start(t, err)) return fail_iteration(err, it);
+  p->replayed = 1;
+  lt->inflight = 1;
+  sh->fig.simulated++;
+  return 0;
+}
+
+/* After a failure (err) in iteration it: the iterations before it are
+ * settled first, as they would have been had everything run in turn, and
+ * their failure is the one reported. */
+static int drain_then(run_state *sh, loop_timing *lt, int rc, ccsim_error *err) {
+  ccsim_error earlier;
+  if (finish_replay(sh, lt, &earlier)) {
+    *err = earlier;
+    return earlier.code;
+  }
+  return rc;
+}
+
 int run_iterations(run_state *sh, int memo_on, int quiet, ccsim_error *err) {
   const experiment *e = sh->e;
-  loop_timing lt = {.memo = memo_on ? sim_memo_new(64) : NULL,
-                    .mark0 = calloc(2 * (size_t)e->workers + 1, sizeof *lt.mark0)};
-  double start = 0;
+  loop_timing lt = {.memo = memo_on ? sim_memo_new(64) : NULL};
   int rc = CCSIM_OK;
   progress_begin(e->iterations, quiet);
-  progress_expect(0, expected_messages(sh));
-  if (!lt.mark0 || (memo_on && !lt.memo)) {
+  if (memo_on && !lt.memo) {
     rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for the iterations' timing");
     goto out;
   }
   for (int it = 0; it < e->iterations; it++) {
-    if ((rc = data_iteration(sh, it, err)) || (rc = time_iteration(sh, &lt, it, err))) goto out;
+    /* MergeComp's search plans the next iteration from the last one's time */
+    if (lt.nq && sched_waits(sh->sched) && (rc = finish_replay(sh, &lt, err))) goto out;
+    progress_expect(it, expected_messages(sh));
+    if ((rc = data_iteration(sh, it, err))) {
+      rc = drain_then(sh, &lt, rc, err);
+      goto out;
+    }
     check_iteration(sh, it);
     if (sh->nc.failed) {
-      rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: %s", e->file, sh->nc.msg);
+      rc = drain_then(sh, &lt, ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: %s", e->file, sh->nc.msg), err);
       goto out;
     }
-    if ((rc = check_time_scale(sh, &lt, it, err))) goto out;
-    double last;
-    if (settle_iteration(sh, &lt, it, start, &last)) {
-      rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: out of memory for %zu timeline rows", it, sh->nspans);
-      goto out;
-    }
-    sched_observe(sh->sched, last - start);
-    progress(sh, it, last);
-    start = last;
+    if ((rc = time_iteration(sh, &lt, it, err))) goto out;
   }
+  rc = finish_replay(sh, &lt, err);
 out:
+  if (lt.inflight) { /* a failure left a replay running: its answer is not wanted */
+    ccsim_error ignored;
+    double *sink = NULL;
+    for (size_t i = 0; i < lt.nq && !sink; i++)
+      if (lt.q[i]->replayed && !lt.q[i]->known) sink = lt.q[i]->marks;
+    engine_replay_finish(sink, &ignored);
+  }
   progress_end();
+  for (size_t i = 0; i < lt.nq; i++) pending_free(lt.q[i]);
+  free(lt.q);
   sim_memo_free(lt.memo);
-  free(lt.marks);
-  free(lt.mark0);
   return rc;
 }

@@ -146,6 +146,8 @@ void sched_free(scheduler *s) {
 
 const sched_plan *sched_plan_now(const scheduler *s) { return &s->plan; }
 
+int sched_waits(const scheduler *s) { return s->mergecomp && !s->done; }
+
 void sched_observe(scheduler *s, double t) {
   if (!s->mergecomp || s->done) return;
   size_t c[MAX_CUTS] = {0};

@@ -45,6 +45,9 @@ const sched_plan *sched_plan_now(const scheduler *s);
 /* An iteration with the current plan took t seconds (mergecomp: the search
  * moves on, and the next plan may differ). */
 void sched_observe(scheduler *s, double t);
+/* Whether the next plan waits for the last iteration's time (MergeComp's
+ * search, until it ends). */
+int sched_waits(const scheduler *s);
 /* {"kind", "buckets": [...], and for mergecomp "cuts", "probes", "log"}. */
 json_t *sched_report(const scheduler *s);
 
