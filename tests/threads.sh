@@ -2,9 +2,9 @@
 # tests/threads.sh CCSIM SRCDIR — the data executor's thread count changes
 # nothing but the host time: every result file of a run with --threads 4 is
 # byte-identical to the same run with --threads 1 (summary.json aside from
-# its host-time fields), with the memo and without it.  The cases are sized
-# so that chunks exceed COMM_WORK_MIN (src/sim/comm.h) and the work really
-# goes to other threads: a ring with fp16, a parameter server with top-k
+# its host-time fields), with the memo and without it.  Workers run on
+# min(threads, workers) lanes (docs/engine.md), so every case has 4 workers
+# or more: a ring with fp16, a parameter server with top-k
 # both ways, the recompressing ring with QSGD and a residual memory, Marsit
 # with its memory and a timeline, threshold on the ring all-gather,
 # PowerSGD's rounds over recursive halving-doubling, live training (an MLP

@@ -201,9 +201,10 @@ static const cli_option options[] = {
   {"log", OPT_LOG, "SETTING", "a SimGrid logging setting, e.g. --log root.thres:warning"},
   {"no-memo", OPT_NO_MEMO, NULL, "time every iteration in SimGrid, even one that sends the same\n"
                                 "messages as an earlier one (the results are the same; docs/engine.md)"},
-  {"threads", OPT_THREADS, "N", "threads of the data executor (gradients, encode, combine,\n"
-                               "decode; default: the machine's online cores); the results\n"
-                               "are the same for every N (docs/engine.md)"},
+  {"threads", OPT_THREADS, "N", "threads the data executor runs the workers on (default: the\n"
+                               "machine's online cores; one for training, traces and a few\n"
+                               "collectives); the results are the same for every N\n"
+                               "(docs/engine.md)"},
   {"record-trace", OPT_RECORD_TRACE, "DIR",
    "write every worker's gradient of every iteration (before error\n"
    "feedback) as a gradient trace in DIR; replay it with\n"
