@@ -202,7 +202,7 @@ static const cli_option options[] = {
   {"no-memo", OPT_NO_MEMO, NULL, "time every iteration in SimGrid, even one that sends the same\n"
                                 "messages as an earlier one (the results are the same; docs/engine.md)"},
   {"threads", OPT_THREADS, "N", "threads the data executor runs the workers on (default: the\n"
-                               "machine's online cores; one for training, traces and a few\n"
+                               "machine's online cores; one for traces, PowerSGD and a few\n"
                                "collectives); the results are the same for every N\n"
                                "(docs/engine.md)"},
   {"record-trace", OPT_RECORD_TRACE, "DIR",

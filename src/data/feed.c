@@ -24,11 +24,10 @@ const trainer *feed_trainer(const feed *f) { return f->tr; }
 int feed_private_outputs(const feed *f) { return f->tr != NULL; }
 
 /* Synthetic and sparse gradients are drawn from counters, a worker's from
- * its own stream; a trace is read through one reader, training shares the
- * model and its step, and recording one file. */
-int feed_threadsafe(const feed *f) {
-  return (f->e->gradients.source == GRAD_SYNTHETIC || f->e->gradients.source == GRAD_SPARSE) && !f->rec && !f->tr;
-}
+ * its own stream, and training computes each worker's gradient into its
+ * own buffer at a model nobody changes meanwhile; a trace is read through
+ * one reader, and recording writes one file. */
+int feed_threadsafe(const feed *f) { return f->e->gradients.source != GRAD_TRACE && !f->rec; }
 
 void feed_free(feed *f) {
   if (!f) return;
@@ -175,6 +174,14 @@ double feed_begin(feed *f, uint32_t w, uint32_t it) {
 
 void feed_end(feed *f, uint32_t w, uint32_t it, const float *agg) {
   if (f->tr) trainer_end_iteration(f->tr, w, it, agg);
+}
+
+void feed_iteration_begin(feed *f, uint32_t it, int threads) {
+  if (f->tr) trainer_prepare_iteration(f->tr, it, threads); /* a failure: its status, at the end */
+}
+
+void feed_iteration_end(feed *f, uint32_t it) {
+  if (f->tr) trainer_settle_iteration(f->tr, it);
 }
 
 int feed_finish(feed *f, ccsim_error *err) {

@@ -43,12 +43,19 @@ void feed_free(feed *f);
 double feed_begin(feed *f, uint32_t w, uint32_t it);
 /* out[0 .. hi-lo) = elements [lo, hi) of w's gradient at iteration it. */
 void feed_fill(feed *f, uint32_t w, uint32_t it, size_t lo, size_t hi, float *out);
-/* Whether feed_begin, feed_fill and feed_end may run on several threads at
- * once for different workers (synthetic and sparse gradients; not a
- * replayed trace, read through one reader, nor training, nor recording). */
+/* Whether feed_begin and feed_fill may run on several threads at once for
+ * different workers (synthetic and sparse gradients, training; not a
+ * replayed trace, read through one reader, nor recording, one file). */
 int feed_threadsafe(const feed *f);
-/* Worker w received the aggregate agg[elements] of iteration it. */
+/* Worker w received the aggregate agg[elements] of iteration it (after the
+ * iteration's workers have all ended, on one thread, in rank order). */
 void feed_end(feed *f, uint32_t w, uint32_t it, const float *agg);
+/* Before iteration it's workers start, and after they have all ended, on
+ * one thread: what the workers share is made ready for `threads` threads,
+ * then settled (live training: the last update applied; the losses summed
+ * in rank order). */
+void feed_iteration_begin(feed *f, uint32_t it, int threads);
+void feed_iteration_end(feed *f, uint32_t it);
 /* After the simulation: finish training, close the recorded trace, report
  * the first failure.  0 or an error code with err. */
 int feed_finish(feed *f, ccsim_error *err);

@@ -48,11 +48,12 @@ static double calls_per_iteration(const experiment *e) {
 /* The iteration's trace (src/sim/itrace.h): per collective call, every
  * worker sends about twice per hop of the collective (reduce, then gather
  * or broadcast), each message 32 bytes (send, its size, receive, wait:
- * itrace.h), held once (the timing executor moves it, engine.h). */
+ * itrace.h).  Held twice: the timing executor moves one into its memory
+ * (engine.h) while the data executor records the next (run_loop.c). */
 static double trace_bytes(const experiment *e) {
   const double N = e->workers;
   const double hops = e->collective->hops ? (double)e->collective->hops(e->workers, e->coll_params) : N;
-  return calls_per_iteration(e) * 2.0 * N * (hops > 1 ? hops : 1) * 32 + N * 4096;
+  return 2 * (calls_per_iteration(e) * 2.0 * N * (hops > 1 ? hops : 1) * 32 + N * 4096);
 }
 
 void resources_estimate(const experiment *e, resource_estimate *r) {

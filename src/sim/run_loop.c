@@ -41,6 +41,7 @@ static int data_iteration(run_state *sh, int it, ccsim_error *err) {
   sim_exec_reset(sh->exec);
   run_state_shared(sh, (uint32_t)it);
   coll_metrics_begin(&sh->fig.metrics[it], sh->xm);
+  feed_iteration_begin(sh->feed, (uint32_t)it, comm_threads());
   for (int r = 0; r < sh->e->workers; r++) {
     run_worker *w = &sh->workers[r];
     w->iteration = (uint32_t)it;
@@ -54,7 +55,12 @@ static int data_iteration(run_state *sh, int it, ccsim_error *err) {
   coll_metrics_settle(&sh->fig.metrics[it]);
   sh->nspans = 0;
   for (int r = 0; r < sh->e->workers; r++) sh->nspans += sh->workers[r].nspans[0] + sh->workers[r].nspans[1];
-  if (!rc) return 0;
+  if (!rc) { /* the source hears of the aggregates in rank order, on this thread */
+    for (int r = 0; r < sh->e->workers; r++)
+      feed_end(sh->feed, (uint32_t)r, (uint32_t)it, sh->workers[r].out ? sh->workers[r].out : sh->agg);
+    feed_iteration_end(sh->feed, (uint32_t)it);
+    return 0;
+  }
   if (sh->nc.failed) /* numbers went bad: an actor stopped the iteration */
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: %s", sh->e->file, sh->nc.msg);
   return fail_iteration(err, it);

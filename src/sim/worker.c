@@ -329,7 +329,6 @@ void worker_compute_iter(void *arg) {
   comm_sem_acquire(w->done);
   if (w->mem && w->mem->type->aggregated)
     w->mem->type->aggregated(w->mem->state, w->out ? w->out : sh->agg, data_elements(sh), 0);
-  feed_end(sh->feed, (uint32_t)w->rank, it, w->out ? w->out : sh->agg);
   w->m_end = comm_mark();
   w->busy = busy;
 }

@@ -37,6 +37,8 @@ struct trainer {
   int *y;             /* [batch] */
   size_t *idx;        /* [batch] */
   double *loss_sum;   /* [iterations] */
+  double *wloss;      /* [workers]: each worker's batch loss of the current iteration */
+  char *wbad;         /* [workers]: 0, or the loss (1) or the gradient (2) is not finite */
   /* scratch of the gradients' work (comm_work), one per thread: [0] is ws,
    * X, y, idx above; the others made when a run has more threads */
   struct tscratch {
@@ -91,6 +93,8 @@ void trainer_free(trainer *t) {
   free(t->y);
   free(t->idx);
   free(t->loss_sum);
+  free(t->wloss);
+  free(t->wbad);
   free(t->rows);
   free(t);
 }
@@ -192,9 +196,11 @@ trainer *trainer_new(const experiment *e, ccsim_error *err) {
   t->y = malloc(c->batch * sizeof *t->y);
   t->idx = malloc(c->batch * sizeof *t->idx);
   t->loss_sum = calloc(T, sizeof *t->loss_sum);
+  t->wloss = calloc((size_t)e->workers, sizeof *t->wloss);
+  t->wbad = calloc((size_t)e->workers, sizeof *t->wbad);
   t->rows = malloc(T * sizeof *t->rows);
   if (!t->theta || !t->velocity || !t->pending || !t->grads || !t->X || !t->y || !t->idx ||
-      !t->loss_sum || !t->rows) {
+      !t->loss_sum || !t->wloss || !t->wbad || !t->rows) {
     ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for training %zu parameters on %zu workers",
                np, N);
     trainer_free(t);
@@ -306,21 +312,34 @@ static void grad_work_run(void *arg, int thread) {
   }
 }
 
-double trainer_begin_iteration(trainer *t, uint32_t w, uint32_t it) {
+int trainer_prepare_iteration(trainer *t, uint32_t it, int threads) {
   if (it > 0 && t->applied < (long)it) apply_update(t, it - 1);
-  if (ensure_scratch(t, comm_threads())) {
+  if (ensure_scratch(t, threads)) {
     if (!t->status) {
       t->status = CCSIM_ERR_RUNTIME;
-      snprintf(t->msg, sizeof t->msg, "out of memory for the training scratch of %d threads", comm_threads());
+      snprintf(t->msg, sizeof t->msg, "out of memory for the training scratch of %d threads", threads);
     }
-    return 0.0;
+    return -1;
   }
+  return 0;
+}
+
+double trainer_begin_iteration(trainer *t, uint32_t w, uint32_t it) {
+  if (t->nscr <= comm_lane()) return 0.0; /* no scratch: trainer_prepare_iteration failed, status says why */
   grad_work k = {t, w, it, 0, 0};
   comm_work(grad_work_run, &k, t->c->batch * t->np);
-  /* in the order the workers began, whatever thread computed them */
-  t->loss_sum[it] += k.loss;
-  if (k.bad) diverged(t, isfinite(k.loss) ? "gradient" : "loss", w, it);
+  t->wloss[w] = k.loss; /* summed in rank order by trainer_settle_iteration */
+  t->wbad[w] = (char)(k.bad ? (isfinite(k.loss) ? 2 : 1) : 0);
   return 0.0; /* no device time model yet */
+}
+
+void trainer_settle_iteration(trainer *t, uint32_t it) {
+  for (int w = 0; w < t->e->workers; w++) {
+    t->loss_sum[it] += t->wloss[w];
+    if (t->wbad[w]) diverged(t, t->wbad[w] == 2 ? "gradient" : "loss", (uint32_t)w, it);
+    t->wloss[w] = 0;
+    t->wbad[w] = 0;
+  }
 }
 
 void trainer_gradient(const trainer *t, uint32_t w, size_t lo, size_t hi, float *out) {

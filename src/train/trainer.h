@@ -29,12 +29,16 @@
  * iterations are separated by a barrier (every worker's gradient of
  * iteration i, which may be computed on another thread (comm_work), is done
  * before iteration i + 1 starts), and the update is applied on the
- * executor's thread before the first gradient of i + 1 is asked for, so
- * while any worker still computes at theta_i nobody can have applied update
- * i.  Each thread has its own scratch; the losses are summed in the order
- * the workers began, whatever thread computed them.
+ * run loop's thread (trainer_prepare_iteration) before any worker of i + 1
+ * starts, so while any worker still computes at theta_i nobody can have
+ * applied update i.  The workers of an iteration run on several threads
+ * (the data executor's lanes), each thread with its own scratch; each
+ * worker's loss is kept apart and the losses are summed in rank order
+ * afterwards (trainer_settle_iteration), whatever thread computed them.
  *
- * The aggregate of iteration i is taken from the first worker to end it,
+ * The aggregate of iteration i is taken from worker 0, the first to be
+ * given to trainer_end_iteration (the run loop does so in rank order once
+ * every worker has ended),
  * from its OWN output buffer (the caller gives each worker a private output:
  * with one shared buffer a worker may return before another worker has
  * written its part, e.g. all-gather fills the shared buffer from rank 0
@@ -103,17 +107,25 @@ void trainer_free(trainer *t);
 size_t trainer_nparams(const trainer *t);
 const tmodel_tensor *trainer_layers(const trainer *t, size_t *count);
 
-/* Worker w begins iteration `it`: the pending update (it - 1) is applied if
- * no worker has applied it yet, then w's gradient is computed at the current
- * theta.  Returns the simulated compute time of that gradient in seconds (0
- * until a device time model provides it). */
+/* Before iteration `it`'s workers start (one thread): the pending update
+ * (it - 1) applied, scratch for `threads` threads.  0, or -1 with the
+ * status set. */
+int trainer_prepare_iteration(trainer *t, uint32_t it, int threads);
+/* Worker w begins iteration `it` (any thread, one per worker at a time):
+ * w's gradient at the current theta.  Returns the simulated compute time
+ * of that gradient in seconds (0 until a device time model provides it). */
 double trainer_begin_iteration(trainer *t, uint32_t w, uint32_t it);
+/* After every worker of `it` has begun (one thread): the losses summed in
+ * rank order; the lowest worker whose loss or gradient is not finite fails
+ * the run. */
+void trainer_settle_iteration(trainer *t, uint32_t it);
 
 /* out[0 .. hi-lo) = elements [lo, hi) of w's gradient of its current
  * iteration. */
 void trainer_gradient(const trainer *t, uint32_t w, size_t lo, size_t hi, float *out);
 
-/* Worker w has the aggregate agg[nparams] of iteration `it`. */
+/* Worker w has the aggregate agg[nparams] of iteration `it` (one thread,
+ * workers in rank order). */
 void trainer_end_iteration(trainer *t, uint32_t w, uint32_t it, const float *agg);
 
 /* After the last iteration: apply its update and evaluate. */
