@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "engine.h"
 #include "error.h"
+#include "sim/run_state.h"
 
 static const cli_command *const commands[] = {
   &cli_run, &cli_validate, &cli_sweep, &cli_list, &cli_bench, &cli_hosts,
@@ -58,6 +59,14 @@ int main(int argc, char **argv) {
     return 2;
   }
   engine_zygote_exec = !(zy && !strcmp(zy, "fork"));
+  /* CCSIM_RUN_AHEAD=0 settles every iteration before the next one's data
+   * (tests compare it with the default, running ahead of the replays) */
+  const char *ra = getenv("CCSIM_RUN_AHEAD");
+  if (ra && strcmp(ra, "0") && strcmp(ra, "1")) {
+    fprintf(stderr, "ccsim: environment: CCSIM_RUN_AHEAD is \"%s\", expected \"0\" or \"1\"\n", ra);
+    return 2;
+  }
+  run_ahead = !(ra && !strcmp(ra, "0"));
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     if (argc > 2 && strcmp(cmd, "help") == 0)
       for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

@@ -134,5 +134,9 @@ void worker_comm_iter(void *arg);
 /* run_loop.c: every iteration of the run (progress on stderr unless
  * quiet), filling sh->fig; stops at the first failure with err set. */
 int run_iterations(run_state *sh, int memo_on, int quiet, ccsim_error *err);
+/* Whether the data of later iterations runs while an iteration is replayed
+ * (1, the default; 0: each iteration settled before the next begins; the
+ * results are the same). */
+extern int run_ahead;
 
 #endif
