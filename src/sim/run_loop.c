@@ -154,6 +154,7 @@ static pending *pending_new(const run_state *sh, const sim_trace *t, int it) {
     p->m_end[r] = w->m_end;
     p->m_bwd_end[r] = w->m_bwd_end;
     for (int k = 0; k < 2; k++) {
+      if (!w->nspans[k]) continue; /* spans[k] may be NULL */
       memcpy(p->spans + p->nspans, w->spans[k], w->nspans[k] * sizeof *p->spans);
       p->nspans += w->nspans[k];
     }
