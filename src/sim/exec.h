@@ -1,18 +1,18 @@
 /* src/sim/exec.h — the data executor: runs the actors of one iteration on
  * real payloads, without SimGrid, and records the iteration's trace.
  *
- * Actors are coroutines on one system thread, switched only where comm.h
- * would block (a receive with nothing sent yet, a semaphore at 0); the
- * ready queue is first in, first out from the spawn order, so a run is the
- * same sequence of steps every time: results do not depend on simulated
- * time or on the platform.  The heavy work of an actor (gradient synthesis,
- * encode, combine, decode; comm_work) may run on other threads while the
- * executor's thread goes on with the next actors; the actor that asked for
- * it waits at the back of the ready queue, with one thread as with many,
- * so the sequence of steps is the same whatever the thread count.  Sends complete at once here (the payload is
- * already in memory); when they complete in simulated time is the timing
- * executor's business.  One executor per process (the comm.h calls find it
- * as SimGrid's do). */
+ * Actors are coroutines, switched only where comm.h would block (a receive
+ * with nothing sent yet, a semaphore at 0).  They run on up to `threads`
+ * lanes, a system thread each: an actor always on the same lane, the
+ * actors of one rank on one lane, ranks in contiguous blocks.  Messages
+ * between two ranks match in order, so what each actor computes does not
+ * depend on how the lanes went; what actors share (the metrics) is summed
+ * exactly, so neither do the results (docs/engine.md).  Sends complete at
+ * once here (the payload is already in memory); when they complete in
+ * simulated time is the timing executor's business.  An actor that stops
+ * (comm_abort) stops alone: the others run until they end or wait for what
+ * never comes, so which actors stop does not depend on the lanes either.
+ * One executor per process (the comm.h calls find it as SimGrid's do). */
 #ifndef CCSIM_EXEC_H
 #define CCSIM_EXEC_H
 
@@ -23,8 +23,8 @@
 
 typedef struct sim_exec sim_exec;
 
-/* An executor for up to max_actors actors at a time, whose comm_work runs
- * on `threads` threads (its own and threads - 1 more; <= 1: its own). */
+/* An executor for up to max_actors actors at a time, on up to `threads`
+ * lanes (the caller's thread and threads - 1 more; <= 1: the caller's). */
 sim_exec *sim_exec_new(size_t max_actors, int threads, ccsim_error *err);
 void sim_exec_free(sim_exec *x);
 
@@ -33,8 +33,10 @@ void sim_exec_reset(sim_exec *x);
 /* Add an actor running fn(arg) on rank host's host; actors are numbered
  * from 0 in spawn order.  0, or -1 when its stack finds no memory. */
 int sim_exec_spawn(sim_exec *x, int host, void (*fn)(void *), void *arg);
-/* Run every actor to its end.  CCSIM_ERR_RUNTIME with a message if they
- * deadlock (actors left waiting) or leave a semaphore above 0. */
+/* Run every actor to its end, on min(threads, ranks) lanes.
+ * CCSIM_ERR_RUNTIME with a message if an actor stopped (the lowest worker
+ * that ran out of memory is named), if they deadlock (actors left
+ * waiting), or leave a message unreceived or a semaphore above 0. */
 int sim_exec_run(sim_exec *x, ccsim_error *err);
 /* The trace of the last run (the executor's; valid until the next reset). */
 sim_trace *sim_exec_trace(sim_exec *x);
