@@ -75,6 +75,13 @@ done
 for c in allreduce/sparcml allreduce/omnireduce; do
   check "${c#*/}" "$G" "${BIG[@]}" --set "collective=$c" --set 'compressor={"name": "topk", "ratio": 0.1}'
 done
+# more threads than copies of the exact sums (8): lanes share a copy under
+# its lock; 24 workers on 12 threads against 1
+run "$T/many-1" "$G" --set workers=24 --set 'model={"elements": 65536}' --set iterations=3 \
+  --set 'compressor={"name": "marsit", "memory": "marsit"}' --threads 1 &&
+  run "$T/many-12" "$G" --set workers=24 --set 'model={"elements": 65536}' --set iterations=3 \
+    --set 'compressor={"name": "marsit", "memory": "marsit"}' --threads 12 &&
+  same many "$T/many-1" "$T/many-12" "with 1 and 12 threads"
 # a thread count the option refuses: exit 2 and one line
 out=$("$CCSIM" run "$G" --quiet --out "$T/bad" --threads 0 2>&1); rc=$?
 [ $rc = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s' "$out" | grep -q -- "--threads" ||

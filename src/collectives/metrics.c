@@ -1,6 +1,8 @@
 /* src/collectives/metrics.c — the shared metrics of an iteration, summed
  * exactly so that the order in which workers add to them (which depends on
  * the data executor's threads) changes no bit (collective.h). */
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,30 +12,40 @@
 
 /* One accumulator's exact sums: err2, ref2, out2, dot. */
 typedef struct xslot {
+  atomic_flag busy; /* taken when lanes share the copy (coll_xmetrics.locked) */
   xsum s[4];
   double count; /* a count of chunks: integers, exact in a double */
   uint32_t workers;
   int used;
 } xslot;
 
-/* Every thread of the data executor (comm_lane) adds to its own slots,
- * without a lock; settling merges them, exactly, so their number changes
- * nothing. */
+/* Every thread of the data executor (comm_lane) adds to a copy of the
+ * slots of its own, without a lock, up to XM_COPIES threads; beyond, lane l
+ * adds to copy l mod XM_COPIES under the slot's spin lock (the copies cost
+ * 2.2 KiB a hop each).  Settling merges the copies, exactly, so their
+ * number changes nothing. */
+#define XM_COPIES 8
 struct coll_xmetrics {
   size_t nhops;
-  int lanes;
-  xslot *slot; /* lane l: slot[l * (2 nhops + 2) ...]: hops, cascades, final, final_cascade */
-  xsum *bytes; /* [lanes] */
+  int lanes, copies, locked; /* locked: lanes > copies */
+  xslot *slot;           /* copy c: slot[c * (2 nhops + 2) ...]: hops, cascades, final, final_cascade */
+  xsum *bytes;           /* [copies] */
+  atomic_flag *bytes_busy; /* [copies] */
 };
+
+static int copies_for(int lanes) { return lanes < 1 ? 1 : lanes < XM_COPIES ? lanes : XM_COPIES; }
 
 coll_xmetrics *coll_xmetrics_new(size_t nhops, int lanes) {
   coll_xmetrics *x = calloc(1, sizeof *x);
   if (!x) return NULL;
   x->nhops = nhops;
   x->lanes = lanes > 1 ? lanes : 1;
-  x->slot = calloc((2 * nhops + 2) * (size_t)x->lanes, sizeof *x->slot);
-  x->bytes = calloc((size_t)x->lanes, sizeof *x->bytes);
-  if (!x->slot || !x->bytes) {
+  x->copies = copies_for(lanes);
+  x->locked = x->lanes > x->copies;
+  x->slot = calloc((2 * nhops + 2) * (size_t)x->copies, sizeof *x->slot);
+  x->bytes = calloc((size_t)x->copies, sizeof *x->bytes);
+  x->bytes_busy = calloc((size_t)x->copies, sizeof *x->bytes_busy);
+  if (!x->slot || !x->bytes || !x->bytes_busy) {
     coll_xmetrics_free(x);
     return NULL;
   }
@@ -41,13 +53,14 @@ coll_xmetrics *coll_xmetrics_new(size_t nhops, int lanes) {
 }
 
 double coll_xmetrics_bytes(size_t nhops, int lanes) {
-  return sizeof(coll_xmetrics) + (double)(lanes > 1 ? lanes : 1) * ((double)(2 * nhops + 2) * sizeof(xslot) + sizeof(xsum));
+  return sizeof(coll_xmetrics) + (double)copies_for(lanes) * ((double)(2 * nhops + 2) * sizeof(xslot) + sizeof(xsum));
 }
 
 void coll_xmetrics_free(coll_xmetrics *x) {
   if (!x) return;
   free(x->slot);
   free(x->bytes);
+  free(x->bytes_busy);
   free(x);
 }
 
@@ -65,12 +78,15 @@ static size_t slot_index(const coll_metrics *m, const err_acc *a) {
 void coll_metrics_begin(coll_metrics *m, coll_xmetrics *x) {
   if (m->nhops > x->nhops) abort(); /* x made for fewer hops: a caller's bug */
   const size_t S = 2 * x->nhops + 2;
-  for (size_t i = 0; i < S * (size_t)x->lanes; i++) {
+  for (size_t i = 0; i < S * (size_t)x->copies; i++) {
     xslot *s = &x->slot[i];
     if (!s->used) continue;
-    *s = (xslot){0};
+    memset(s->s, 0, sizeof s->s);
+    s->count = 0;
+    s->workers = 0;
+    s->used = 0;
   }
-  for (int l = 0; l < x->lanes; l++) x->bytes[l] = (xsum){0};
+  for (int c = 0; c < x->copies; c++) memset(&x->bytes[c], 0, sizeof x->bytes[c]);
   m->x = x;
 }
 
@@ -80,7 +96,7 @@ static void settle_slot(err_acc *a, const coll_xmetrics *x, size_t i) {
   xsum v[4];
   memset(v, 0, sizeof v);
   int used = 0;
-  for (int l = 0; l < x->lanes; l++) {
+  for (int l = 0; l < x->copies; l++) {
     const xslot *s = &x->slot[(size_t)l * S + i];
     if (!s->used) continue;
     used = 1;
@@ -108,17 +124,25 @@ void coll_metrics_settle(coll_metrics *m) {
   settle_slot(&m->final_cascade, x, 2 * x->nhops + 1);
   xsum b;
   memset(&b, 0, sizeof b);
-  for (int l = 0; l < x->lanes; l++) xsum_merge(&b, &x->bytes[l]);
+  for (int c = 0; c < x->copies; c++) xsum_merge(&b, &x->bytes[c]);
   xsum_add(&b, m->bytes);
   m->bytes = xsum_value(&b);
   m->x = NULL;
 }
 
-/* The calling thread's lane, within x's. */
-static int lane_of(const coll_xmetrics *x) {
+/* The copy the calling thread's lane adds to. */
+static int copy_of(const coll_xmetrics *x) {
   const int l = comm_lane();
   if (l < 0 || l >= x->lanes) abort(); /* more threads than x was made for: a caller's bug */
-  return l;
+  return l % x->copies;
+}
+
+static void take(const coll_xmetrics *x, atomic_flag *f) {
+  if (x->locked)
+    while (atomic_flag_test_and_set_explicit(f, memory_order_acquire)) sched_yield();
+}
+static void give(const coll_xmetrics *x, atomic_flag *f) {
+  if (x->locked) atomic_flag_clear_explicit(f, memory_order_release);
 }
 
 void coll_metrics_add(coll_metrics *m, err_acc *slot, const err_acc *part, uint32_t workers) {
@@ -129,7 +153,8 @@ void coll_metrics_add(coll_metrics *m, err_acc *slot, const err_acc *part, uint3
     return;
   }
   const size_t i = slot_index(m, slot);
-  xslot *s = &x->slot[(size_t)lane_of(x) * (2 * x->nhops + 2) + i];
+  xslot *s = &x->slot[(size_t)copy_of(x) * (2 * x->nhops + 2) + i];
+  take(x, &s->busy);
   xsum_add(&s->s[0], part->err2);
   xsum_add(&s->s[1], part->ref2);
   xsum_add(&s->s[2], part->out2);
@@ -137,9 +162,15 @@ void coll_metrics_add(coll_metrics *m, err_acc *slot, const err_acc *part, uint3
   s->count += part->count;
   if (workers > s->workers) s->workers = workers;
   s->used = 1;
+  give(x, &s->busy);
 }
 
 void coll_metrics_bytes(coll_metrics *m, double bytes) {
   if (!m->x) m->bytes += bytes;
-  else xsum_add(&m->x->bytes[lane_of(m->x)], bytes);
+  else {
+    const int c = copy_of(m->x);
+    take(m->x, &m->x->bytes_busy[c]);
+    xsum_add(&m->x->bytes[c], bytes);
+    give(m->x, &m->x->bytes_busy[c]);
+  }
 }
