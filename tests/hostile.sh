@@ -388,8 +388,17 @@ for victim in zygote replay; do
     sleep 0.05
   done
   if [ "$victim" = zygote ]; then kill -9 "$zyg" 2>/dev/null; else
-    for _ in $(seq 1 500); do rep=$(pgrep -x -P "$zyg" ccsim-replay | head -1); [ -n "$rep" ] && break; sleep 0.01; done
-    kill -9 "$rep" 2>/dev/null
+    # a replay of 64 workers lasts milliseconds: look until one is caught
+    # (on a loaded machine a look may miss several, or find one that has
+    # just ended, which a signal no longer stops) and the run ends
+    for _ in $(seq 1 4000); do
+      rep=$(pgrep -x -P "$zyg" ccsim-replay | head -1)
+      if [ -n "$rep" ] && kill -9 "$rep" 2>/dev/null; then
+        sleep 0.5
+        kill -0 "$runner" 2>/dev/null || break
+      fi
+      sleep 0.005
+    done
   fi
   wait "$runner"
   rc=$?
