@@ -285,7 +285,7 @@ static int time_iteration(run_state *sh, loop_timing *lt, int it, ccsim_error *e
   if (lt->memo && lt->inflight) { /* the same trace as the replay in flight: its timing */
     for (size_t i = 0; i + 1 < lt->nq; i++) {
       const pending *o = lt->q[i];
-      if (o->replayed && !o->known && o->h[0] == p->h[0] && o->h[1] == p->h[1]) {
+      if (o->replayed && !o->known && o->h[0] == p->h[0] && o->h[1] == p->h[1] && o->nmarks == p->nmarks) {
         p->replayed = 1;
         sh->fig.memo_hits++;
         return 0;
