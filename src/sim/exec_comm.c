@@ -129,7 +129,7 @@ static pair *pair_of(inbox *b, int src) {
 
 /* Take message seq from src out of inbox b (its lock held; released here),
  * waiting for it if it has not been sent yet. */
-static void *take(inbox *b, int src, int dst, uint64_t seq) {
+static void *take(inbox *b, int src, uint64_t seq) {
   pair *p = pair_of(b, src);
   msg_node **pp = &p->head;
   while (*pp && (*pp)->seq != seq) pp = &(*pp)->next;
@@ -139,7 +139,6 @@ static void *take(inbox *b, int src, int dst, uint64_t seq) {
     p->waiter = exec_cur + 1;
     p->wait_seq = seq;
     a->wait_src = src;
-    a->wait_dst = dst;
     a->wait_seq = seq;
     a->state = BLOCKED;
     unlock(b);
@@ -199,7 +198,7 @@ void comm_send(int src, int dst, void *msg, double bytes) { comm_wait(comm_isend
 void *comm_recv(int src, int dst) {
   record(SIM_RECV, src, 0, 0);
   inbox *b = inbox_of(dst);
-  return take(b, src, dst, pair_of(b, src)->posted++);
+  return take(b, src, pair_of(b, src)->posted++);
 }
 
 comm_rreq *comm_irecv(int src, int dst) {
@@ -220,7 +219,7 @@ void *comm_wait_recv(comm_rreq *r) {
   const int src = r->src, dst = r->dst;
   const uint64_t seq = r->seq;
   free(r);
-  return take(inbox_of(dst), src, dst, seq);
+  return take(inbox_of(dst), src, seq);
 }
 
 void comm_sleep(double d) { record(SIM_SLEEP, 0, 0, d); }

@@ -46,9 +46,9 @@ typedef struct actor {
   void *arg;
   int state;
   int lane; /* the lane (system thread) it always runs on */
-  /* what a blocked actor waits for: message wait_seq from wait_src to
-   * wait_dst (wait_src >= 0), or a semaphore */
-  int wait_src, wait_dst;
+  /* what a blocked actor waits for: message wait_seq from wait_src to its
+   * rank (wait_src >= 0), or a semaphore */
+  int wait_src;
   uint64_t wait_seq;
   void *got;
   struct comm_sem *wait_sem;
