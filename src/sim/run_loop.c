@@ -25,6 +25,8 @@
 #include "sim/memo.h"
 #include "sim/run_state.h"
 
+int run_ahead = 1;
+
 /* err's message prefixed with "iteration it: " (err is both the source and
  * the destination, so the message is copied first). */
 static int fail_iteration(ccsim_error *err, int it) {
@@ -53,8 +55,6 @@ static int data_iteration(run_state *sh, int it, ccsim_error *err) {
   }
   const int rc = sim_exec_run(sh->exec, err);
   coll_metrics_settle(&sh->fig.metrics[it]);
-  sh->nspans = 0;
-  for (int r = 0; r < sh->e->workers; r++) sh->nspans += sh->workers[r].nspans[0] + sh->workers[r].nspans[1];
   if (!rc) { /* the source hears of the aggregates in rank order, on this thread */
     for (int r = 0; r < sh->e->workers; r++)
       feed_end(sh->feed, (uint32_t)r, (uint32_t)it, sh->workers[r].out ? sh->workers[r].out : sh->agg);
@@ -135,10 +135,12 @@ static pending *pending_new(const run_state *sh, const sim_trace *t, int it) {
   pending *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   p->it = it;
+  size_t nspans = 0;
+  for (int r = 0; r < N; r++) nspans += sh->workers[r].nspans[0] + sh->workers[r].nspans[1];
   p->mark0 = calloc(t->nactors + 1, sizeof *p->mark0);
   p->m_end = malloc((size_t)N * sizeof *p->m_end);
   p->m_bwd_end = malloc((size_t)N * sizeof *p->m_bwd_end);
-  p->spans = malloc((sh->nspans + 1) * sizeof *p->spans);
+  p->spans = malloc((nspans + 1) * sizeof *p->spans);
   if (!p->mark0 || !p->m_end || !p->m_bwd_end || !p->spans) {
     pending_free(p);
     return NULL;
@@ -257,11 +259,17 @@ static int finish_replay(run_state *sh, loop_timing *lt, ccsim_error *err) {
   return settle_known(sh, lt, err);
 }
 
+/* p's timing is the memo's copy `known`: settle what can be. */
+static int memo_hit(run_state *sh, loop_timing *lt, pending *p, const double *known, ccsim_error *err) {
+  memcpy(p->marks, known, p->nmarks * sizeof *p->marks);
+  p->known = 1;
+  sh->fig.memo_hits++;
+  return settle_known(sh, lt, err);
+}
+
 /* Iteration it's data is done: its timing from the memo, from the replay
  * in flight when it has the same trace, or from a replay started now (the
  * one in flight finished first). */
-int run_ahead = 1;
-
 static int time_iteration(run_state *sh, loop_timing *lt, int it, ccsim_error *err) {
   sim_trace *t = sim_exec_trace(sh->exec);
   pending *p = pending_new(sh, t, it);
@@ -276,12 +284,7 @@ static int time_iteration(run_state *sh, loop_timing *lt, int it, ccsim_error *e
     sim_trace_hash(t, p->h);
     known = sim_memo_find(lt->memo, p->h, nmarks);
   }
-  if (known) {
-    memcpy(p->marks, known, nmarks * sizeof *p->marks);
-    p->known = 1;
-    sh->fig.memo_hits++;
-    return settle_known(sh, lt, err);
-  }
+  if (known) return memo_hit(sh, lt, p, known, err);
   if (lt->memo && lt->inflight) { /* the same trace as the replay in flight: its timing */
     for (size_t i = 0; i + 1 < lt->nq; i++) {
       const pending *o = lt->q[i];
@@ -293,12 +296,8 @@ static int time_iteration(run_state *sh, loop_timing *lt, int it, ccsim_error *e
     }
   }
   if (finish_replay(sh, lt, err)) return err->code;
-  if (lt->memo && (known = sim_memo_find(lt->memo, p->h, nmarks))) { /* what just finished */
-    memcpy(p->marks, known, nmarks * sizeof *p->marks);
-    p->known = 1;
-    sh->fig.memo_hits++;
-    return settle_known(sh, lt, err);
-  }
+  if (lt->memo && (known = sim_memo_find(lt->memo, p->h, nmarks))) /* what just finished */
+    return memo_hit(sh, lt, p, known, err);
   if (engine_replay_start(t, err)) return fail_iteration(err, it);
   p->replayed = 1;
   lt->inflight = 1;

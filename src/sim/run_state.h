@@ -59,7 +59,6 @@ typedef struct run_state {
   err_acc *hops;          /* storage of fig.metrics' hops and cascades */
   scheduler *sched;       /* bucket plan, and MergeComp's search */
   sim_exec *exec;         /* the data executor */
-  size_t nspans;          /* this iteration's spans, all workers' (run_worker.spans) */
   coll_xmetrics *xm;      /* the exact sums of the iteration's metrics (coll_metrics_begin) */
   FILE *timeline;         /* output.timeline: one row per activity, or NULL */
   /* Coordinate sampling, layer by layer: layer l (forward order) keeps
