@@ -42,6 +42,16 @@ static void fill(run_worker *w, size_t lo, size_t hi, float *out) {
   }
 }
 
+/* Worker w's actor found no memory for `what`: the run stops (exit 1)
+ * naming the iteration and the worker (sim/numcheck.h decides which
+ * worker's failure is reported when several fail). */
+static _Noreturn void out_of_memory_for(run_worker *w, const char *what) {
+  char msg[160];
+  snprintf(msg, sizeof msg, "iteration %u, worker %d: out of memory for %s", w->iteration, w->rank, what);
+  numcheck_fail(&w->sh->nc, w->iteration, w->rank, msg);
+  comm_abort();
+}
+
 /* numbers: a non-finite value in x stops the simulation (sim/numcheck.h) */
 static void check_floats(run_worker *w, const float *x, size_t lo, size_t hi, const char *what) {
   if (numcheck_floats(&w->sh->nc, x, hi - lo, w->iteration, w->rank, what, lo)) comm_abort();
@@ -84,11 +94,9 @@ static void worker_input(void *arg, size_t lo, size_t hi, float *p) {
     w->gcap = hi - lo;
     w->g = malloc(w->gcap * sizeof *w->g);
     if (!w->g) { /* a runtime error naming what, never a NULL dereference */
-      char msg[160];
-      snprintf(msg, sizeof msg, "iteration %u, worker %d: out of memory for a %zu-element gradient buffer",
-               w->iteration, w->rank, hi - lo);
-      numcheck_fail(&w->sh->nc, w->iteration, w->rank, msg);
-      comm_abort();
+      char what[64];
+      snprintf(what, sizeof what, "a %zu-element gradient buffer", hi - lo);
+      out_of_memory_for(w, what);
     }
   }
   input_work k = {.w = w, .lo = lo, .hi = hi, .p = p};
@@ -128,12 +136,7 @@ static void span_add(run_worker *w, uint32_t actor, const char *what, int bucket
   if (w->nspans[k] == w->spancap[k]) {
     const size_t cap = w->spancap[k] ? 2 * w->spancap[k] : 64;
     span *s = realloc(w->spans[k], cap * sizeof *s);
-    if (!s) {
-      char msg[160];
-      snprintf(msg, sizeof msg, "iteration %u, worker %d: out of memory for the timeline's spans", w->iteration, w->rank);
-      numcheck_fail(&w->sh->nc, w->iteration, w->rank, msg);
-      comm_abort();
-    }
+    if (!s) out_of_memory_for(w, "the timeline's spans");
     w->spans[k] = s;
     w->spancap[k] = cap;
   }
