@@ -127,10 +127,9 @@ static pair *pair_of(inbox *b, int src) {
   }
 }
 
-/* Take message seq from src out of inbox b (its lock held; released here),
- * waiting for it if it has not been sent yet. */
-static void *take(inbox *b, int src, uint64_t seq) {
-  pair *p = pair_of(b, src);
+/* Take message seq of pair p (from src) out of inbox b (its lock held;
+ * released here), waiting for it if it has not been sent yet. */
+static void *take(inbox *b, pair *p, int src, uint64_t seq) {
   msg_node **pp = &p->head;
   while (*pp && (*pp)->seq != seq) pp = &(*pp)->next;
   if (!*pp) {
@@ -198,7 +197,8 @@ void comm_send(int src, int dst, void *msg, double bytes) { comm_wait(comm_isend
 void *comm_recv(int src, int dst) {
   record(SIM_RECV, src, 0, 0);
   inbox *b = inbox_of(dst);
-  return take(b, src, pair_of(b, src)->posted++);
+  pair *p = pair_of(b, src);
+  return take(b, p, src, p->posted++);
 }
 
 comm_rreq *comm_irecv(int src, int dst) {
@@ -219,7 +219,8 @@ void *comm_wait_recv(comm_rreq *r) {
   const int src = r->src, dst = r->dst;
   const uint64_t seq = r->seq;
   free(r);
-  return take(inbox_of(dst), src, seq);
+  inbox *b = inbox_of(dst);
+  return take(b, pair_of(b, src), src, seq);
 }
 
 void comm_sleep(double d) { record(SIM_SLEEP, 0, 0, d); }
