@@ -180,9 +180,11 @@ typedef struct coll_msg {
                            payloads, 1 for one encoded from a float sum */
   size_t n;         /* elements */
   size_t nbytes;
-  uint8_t *bytes;
-  double *exact; /* [n] exact sum over the same workers; NULL once not needed */
-  double *ideal; /* [n] sum of the same workers' own decoded payloads, or NULL */
+  uint8_t *bytes; /* the wire bytes: `inl` as made; another buffer once
+                     coll_msg_set_bytes replaced them */
+  double *exact;  /* [n] exact sum over the same workers; NULL once not needed */
+  double *ideal;  /* [n] sum of the same workers' own decoded payloads, or NULL */
+  _Alignas(16) uint8_t inl[]; /* the wire bytes made with the payload: one allocation */
 } coll_msg;
 
 /* count x size bytes (zeroed when zero; count 0 counts as 1) for the
@@ -198,6 +200,10 @@ void coll_out_of_memory(const coll_ctx *ctx, size_t bytes, const char *what) __a
  * and, when `exact`, a zeroed shadow.  refs = 1.  An allocation failure
  * stops the run (coll_out_of_memory). */
 coll_msg *coll_msg_new(const coll_ctx *ctx, int chunk, uint32_t workers, size_t n, int exact);
+/* m's wire bytes replaced by a buffer of count x size bytes (contents
+ * undefined; coll_alloc's failures), for a format whose size coll_msg_new
+ * could not know. */
+void coll_msg_set_bytes(const coll_ctx *ctx, coll_msg *m, size_t count, size_t size, const char *what);
 /* Free m's shadows once it is final and only forwarded. */
 void coll_drop_shadows(coll_msg *m);
 /* Drop one reference; the last one frees. */
@@ -213,7 +219,8 @@ static inline int coll_msg_alone(const coll_msg *m) { return __atomic_load_n(&m-
 typedef struct coll_bundle {
   int chunk; /* which chunk of the collective's own chunking */
   size_t count;
-  coll_msg **m;
+  coll_msg **m;      /* = slot: the list is allocated with the bundle */
+  coll_msg *slot[];
 } coll_bundle;
 
 /* A bundle of count empty slots (allocation failures stop the run: coll_alloc). */

@@ -97,35 +97,37 @@ void coll_out_of_memory(const coll_ctx *ctx, size_t bytes, const char *what) {
 void *coll_alloc(const coll_ctx *ctx, size_t count, size_t size, int zero, const char *what) {
   if (count == 0) count = 1;
   if (size && count > SIZE_MAX / size) coll_out_of_memory(ctx, SIZE_MAX, what);
-  void *p = zero ? calloc(count, size) : malloc(count * size);
+  /* a small zeroed block from malloc and memset: calloc never takes one
+   * from glibc's per-thread cache, and payloads are made and freed by the
+   * million */
+  void *p = zero && count * size > 1024 ? calloc(count, size) : malloc(count * size);
   if (!p) coll_out_of_memory(ctx, count * size, what);
+  if (zero && count * size <= 1024) memset(p, 0, count * size);
   return p;
 }
 
 coll_msg *coll_msg_new(const coll_ctx *ctx, int chunk, uint32_t workers, size_t n, int exact) {
-  coll_msg *m = coll_alloc(ctx, 1, sizeof *m, 1, "a payload");
-  m->refs = 1;
-  m->chunk = chunk;
-  m->workers = workers;
-  m->enc_workers = workers;
-  m->n = n;
   const size_t wire = ccomp_max_wire_bytes(ctx->comp, n);
-  /* freed before reporting, so nothing is lost when the report returns to a test */
-  m->bytes = wire < SIZE_MAX ? malloc(wire + 1) : NULL;
-  if (!m->bytes) {
-    free(m);
-    coll_out_of_memory(ctx, wire < SIZE_MAX ? wire + 1 : SIZE_MAX, "a payload's wire bytes");
-  }
+  if (wire >= SIZE_MAX - sizeof(coll_msg) - 1) coll_out_of_memory(ctx, SIZE_MAX, "a payload's wire bytes");
+  coll_msg *m = malloc(sizeof *m + wire + 1);
+  if (!m) coll_out_of_memory(ctx, sizeof *m + wire + 1, "a payload and its wire bytes");
+  *m = (coll_msg){.refs = 1, .chunk = chunk, .workers = workers, .enc_workers = workers, .n = n};
+  m->bytes = m->inl;
   if (exact) {
     m->exact = n <= SIZE_MAX / sizeof *m->exact ? calloc(n ? n : 1, sizeof *m->exact) : NULL;
     if (!m->exact) {
-      free(m->bytes);
-      free(m);
+      free(m); /* freed before reporting, so nothing is lost when the report returns to a test */
       coll_out_of_memory(ctx, n <= SIZE_MAX / sizeof(double) ? n * sizeof(double) : SIZE_MAX,
                          "a payload's exact shadow");
     }
   }
   return m;
+}
+
+void coll_msg_set_bytes(const coll_ctx *ctx, coll_msg *m, size_t count, size_t size, const char *what) {
+  uint8_t *b = coll_alloc(ctx, count, size, 0, what);
+  if (m->bytes != m->inl) free(m->bytes);
+  m->bytes = b;
 }
 
 void coll_wait_sends(comm_req **reqs, int n) {
@@ -144,24 +146,25 @@ void coll_drop_shadows(coll_msg *m) {
 
 void coll_msg_free(coll_msg *m) {
   if (!m || __atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
-  free(m->bytes);
+  if (m->bytes != m->inl) free(m->bytes);
   free(m->exact);
   free(m->ideal);
   free(m);
 }
 
 coll_bundle *coll_bundle_new(const coll_ctx *ctx, int chunk, size_t count) {
-  coll_bundle *b = coll_alloc(ctx, 1, sizeof *b, 0, "a bundle of payloads");
+  if (count > (SIZE_MAX - sizeof(coll_bundle)) / sizeof(coll_msg *)) coll_out_of_memory(ctx, SIZE_MAX, "a bundle of payloads");
+  coll_bundle *b = coll_alloc(ctx, 1, sizeof *b + count * sizeof *b->slot, 0, "a bundle of payloads");
   b->chunk = chunk;
   b->count = count;
-  b->m = coll_alloc(ctx, count, sizeof *b->m, 1, "a bundle's payload list");
+  b->m = b->slot;
+  for (size_t k = 0; k < count; k++) b->slot[k] = NULL;
   return b;
 }
 
 void coll_bundle_free(coll_bundle *b) {
   if (!b) return;
   for (size_t k = 0; k < b->count; k++) coll_msg_free(b->m[k]);
-  free(b->m);
   free(b);
 }
 

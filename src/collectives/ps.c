@@ -134,10 +134,7 @@ static void ps_run(coll_ctx *ctx) {
     }
     free(rq);
     coll_msg *ans = coll_msg_new(ctx, r, (uint32_t)N, n, 0);
-    if (!downlink) {
-      free(ans->bytes);
-      ans->bytes = coll_alloc(ctx, n + 1, sizeof *acc, 0, "ps's answer bytes");
-    }
+    if (!downlink) coll_msg_set_bytes(ctx, ans, n + 1, sizeof *acc, "ps's answer bytes");
     k.exact = ctx->exact_sum + lo; /* every push to this shard was added before it was sent */
     k.ans = ans;
     k.downlink = downlink;
