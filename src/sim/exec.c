@@ -116,10 +116,28 @@ void sim_exec_reset(sim_exec *x) {
   for (size_t i = 0; i < x->n; i++) {
     x->tr[i].n = x->tr[i].nv = 0;
     x->tr[i].nmarks = x->tr[i].nsends = x->tr[i].nirecvs = 0;
+    x->tr[i].digested = 0;
   }
   x->n = 0;
   atomic_store(&x->stopped, 0);
   exec_inboxes_reset(x, 0); /* messages a stopped run left behind */
+}
+
+/* Actor trace s's part of sim_trace_hash: its host, its length, and
+ * every operation with its number, mixed in order. */
+static void actor_digest(sim_actor_trace *s) {
+  uint64_t a = exec_mix64(0x6a09e667f3bcc908ULL ^ (uint64_t)s->host ^ ((uint64_t)s->n << 32));
+  uint64_t b = exec_mix64(0xbb67ae8584caa73bULL + (uint64_t)s->host * 0x9e3779b97f4a7c15ULL + s->n);
+  for (size_t k = 0, j = 0; k < s->n; k++) {
+    uint64_t w[2] = {0, 0};
+    memcpy(&w[0], &s->ops[k], sizeof w[0]);
+    if (sim_op_has_value(s->ops[k].kind)) memcpy(&w[1], &s->vals[j++], sizeof w[1]);
+    a = exec_mix64(a ^ w[0]) + w[1];
+    b = (b ^ exec_mix64(w[1] + 0x632be59bd9b4e019ULL)) * 0x9e3779b97f4a7c15ULL + w[0];
+  }
+  s->dg[0] = a;
+  s->dg[1] = b;
+  s->digested = 1;
 }
 
 /* Where every actor starts; it never returns (its coroutine is dropped). */
@@ -127,6 +145,7 @@ static void entry(void) {
   sim_exec *x = exec_now;
   actor *a = &x->actors[exec_cur];
   a->fn(a->arg);
+  actor_digest(&x->tr[exec_cur]); /* on this lane, while the others run */
   a->state = DONE;
   exec_switch_out(x);
   abort(); /* a finished actor is never resumed */
@@ -325,16 +344,10 @@ sim_trace *sim_exec_trace(sim_exec *x) { return &x->trace; }
 void sim_trace_hash(const sim_trace *t, uint64_t h[2]) {
   uint64_t a = 0x6a09e667f3bcc908ULL ^ t->nactors, b = 0xbb67ae8584caa73bULL ^ t->nsems;
   for (size_t i = 0; i < t->nactors; i++) {
-    const sim_actor_trace *s = &t->actors[i];
-    a = exec_mix64(a ^ (uint64_t)s->host ^ ((uint64_t)s->n << 32));
-    b = exec_mix64(b + (uint64_t)s->host * 0x9e3779b97f4a7c15ULL + s->n);
-    for (size_t k = 0, j = 0; k < s->n; k++) {
-      uint64_t w[2] = {0, 0};
-      memcpy(&w[0], &s->ops[k], sizeof w[0]);
-      if (sim_op_has_value(s->ops[k].kind)) memcpy(&w[1], &s->vals[j++], sizeof w[1]);
-      a = exec_mix64(a ^ w[0]) + w[1];
-      b = (b ^ exec_mix64(w[1] + 0x632be59bd9b4e019ULL)) * 0x9e3779b97f4a7c15ULL + w[0];
-    }
+    sim_actor_trace *s = &t->actors[i];
+    if (!s->digested) actor_digest(s); /* an actor that never ended */
+    a = exec_mix64(a ^ s->dg[0]) + s->dg[1];
+    b = (b ^ exec_mix64(s->dg[1] + 0x632be59bd9b4e019ULL)) * 0x9e3779b97f4a7c15ULL + s->dg[0];
   }
   h[0] = exec_mix64(a);
   h[1] = exec_mix64(b ^ a);

@@ -48,6 +48,10 @@ typedef struct sim_actor_trace {
   double *vals; /* the numbers of its SEND, EXEC and SLEEP operations, in order */
   size_t nv, vcap;
   uint32_t nmarks, nsends, nirecvs;
+  /* its part of sim_trace_hash, taken on its lane as it ends (the run's
+   * thread then only combines them); digested: dg holds it */
+  uint64_t dg[2];
+  int digested;
 } sim_actor_trace;
 
 typedef struct sim_trace {
