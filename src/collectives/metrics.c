@@ -203,12 +203,13 @@ void coll_metrics_settle(coll_metrics *m) {
   m->x = NULL;
 }
 
-/* The copy the calling thread's lane adds to. */
-static int copy_of(const coll_xmetrics *x) {
+/* The calling thread's lane, and the copy it adds to. */
+static int lane_of(const coll_xmetrics *x) {
   const int l = comm_lane();
   if (l < 0 || l >= x->lanes) abort(); /* more threads than x was made for: a caller's bug */
-  return l % x->copies;
+  return l;
 }
+static int copy_of(const coll_xmetrics *x) { return lane_of(x) % x->copies; }
 
 void coll_metrics_add(coll_metrics *m, err_acc *slot, const err_acc *part, uint32_t workers) {
   coll_xmetrics *x = m->x;
@@ -217,8 +218,7 @@ void coll_metrics_add(coll_metrics *m, err_acc *slot, const err_acc *part, uint3
     if (workers > slot->workers) slot->workers = workers;
     return;
   }
-  const int l = comm_lane();
-  if (l < 0 || l >= x->lanes) abort(); /* more threads than x was made for: a caller's bug */
+  const int l = lane_of(x);
   xlog *g = &x->log[l];
   if (g->n == XM_LOG) log_flush(x, l);
   g->e[g->n++] = (xentry){.slot = (uint32_t)slot_index(m, slot), .workers = workers,
