@@ -30,17 +30,9 @@ extern const char *const schedule_kind_names[];
 
 enum grad_distribution { GRAD_NORMAL, GRAD_LAPLACE, GRAD_UNIFORM };
 
-/* Where the workers' gradients come from (gradients.source). */
-enum grad_source_kind {
-  GRAD_SYNTHETIC, /* generated: gradients.h */
-  GRAD_TRACE,     /* replayed from a trace directory: trace.h */
-  GRAD_TRAIN,     /* computed live by training a model: trainer.h */
-  GRAD_SPARSE,    /* generated, row-sparse with Zipf row frequencies: gradients.h */
-};
-
 enum train_dataset { TRAIN_DIGITS, TRAIN_TEACHER, TRAIN_FASHION, TRAIN_TEXT };
 
-/* The "train" section: what a GRAD_TRAIN run trains, on what, and how. */
+/* The "train" section: what a gradients.source "train" run trains, on what, and how. */
 typedef struct train_config {
   enum train_dataset dataset;
   char *data;           /* digits: the resolved path of the data file; fashion: its directory */
@@ -115,16 +107,18 @@ typedef struct experiment {
   } schedule;
 
   struct {
-    enum grad_source_kind source;
-    char *trace; /* GRAD_TRACE: the trace directory, resolved */
+    /* where the workers' gradients come from: a descriptor of the registry
+     * (src/data/source.h); the fields below are its sources' keys */
+    const struct grad_source_type *source;
+    char *trace; /* "trace": the trace directory, resolved */
     enum grad_distribution distribution;
     double scale;       /* standard deviation of the per-element value */
     double correlation; /* share of variance common to all workers, in [0, 1] */
-    size_t row_width, tokens; /* GRAD_SPARSE: elements per row, rows drawn per worker and step */
-    double zipf;              /* GRAD_SPARSE: the exponent s of the row frequencies */
+    size_t row_width, tokens; /* "sparse": elements per row, rows drawn per worker and step (0: not sparse) */
+    double zipf;              /* "sparse": the exponent s of the row frequencies */
   } gradients;
 
-  train_config train; /* GRAD_TRAIN only */
+  train_config train; /* gradients.source "train" only */
 
   const ccomp_type *compressor;
   double comp_params[64];

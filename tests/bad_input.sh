@@ -182,7 +182,7 @@ expect trace-workers 'trworkers.json: gradients.trace: the trace' "$CCSIM" valid
 exp triters '{"workers": 3, "iterations": 3, "gradients": {"source": "trace", "trace": "tr"}}'
 expect trace-iterations 'triters.json: gradients.trace: the trace' "$CCSIM" validate "$T/triters.json"
 exp trsynth '{"workers": 3, "iterations": 2, "gradients": {"source": "trace", "trace": "tr", "scale": 2}}'
-expect trace-synthetic-key 'trsynth.json: gradients.scale: only for source "synthetic"' "$CCSIM" validate "$T/trsynth.json"
+expect trace-synthetic-key 'trsynth.json: gradients.scale: only for sources "synthetic" and "sparse" (the source is "trace")' "$CCSIM" validate "$T/trsynth.json"
 cp -r "$T/tr" "$T/trnan"
 f="$T/trnan/w1/it1.npy"
 printf '\000\000\300\177' | dd of="$f" bs=1 seek=$(($(stat -c %s "$f") - 4)) conv=notrunc status=none
@@ -217,6 +217,24 @@ exp spw '{"workers": 2, "model": {"elements": 100}, "gradients": {"row_width": 8
 expect synthetic-row-width 'spw.json: gradients.row_width: only for source "sparse" (the source is "synthetic")' "$CCSIM" validate "$T/spw.json"
 exp spd '{"workers": 2, "model": {"elements": 100}, "gradients": {"source": "sparse", "distribution": "laplace"}, "compressor": "none", "collective": "allreduce/ring"}'
 expect sparse-distribution 'spd.json: gradients.distribution: only for source "synthetic" (the source is "sparse")' "$CCSIM" validate "$T/spd.json"
+# Every registered gradient source (ccsim list sources): each of its keys,
+# given to a source that does not take it, is refused naming the source(s)
+# that do; the registry decides, so a new source is covered here at once.
+"$CCSIM" list sources >"$T/sources" 2>&1 || echo "FAIL: ccsim list sources" >&2
+nsrc=0
+while read -r sname skeys _; do
+  case $skeys in \(*) continue ;; esac
+  for k in ${skeys//,/ }; do
+    host=$(awk -v k="$k" '{ n = split($2, a, ","); t = 0; for (i = 1; i <= n; i++) if (a[i] == k) t = 1;
+      if (!t) { print $1; exit } }' "$T/sources")
+    exp "src-$sname-$k" '{"workers": 2, "gradients": {"source": "'"$host"'", "'"$k"'": 1}}'
+    expect "source-key-$sname-$k" "src-$sname-$k.json: gradients.$k: only for source" "$CCSIM" validate "$T/src-$sname-$k.json"
+    grep -qF "\"$sname\"" "$T/err" && grep -qF "(the source is \"$host\")" "$T/err" && pass=$((pass + 1)) ||
+      { fail=$((fail + 1)); echo "FAIL source-key-$sname-$k: $(cat "$T/err")" >&2; }
+    nsrc=$((nsrc + 1))
+  done
+done <"$T/sources"
+[ "$nsrc" -ge 8 ] && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL: only $nsrc source keys listed" >&2; }
 exp spz '{"workers": 2, "model": {"elements": 100}, "gradients": {"source": "sparse", "zipf": 0}, "compressor": "none", "collective": "allreduce/ring"}'
 expect sparse-zipf 'spz.json: gradients.zipf: expected a number in [0.01, 10], got 0' "$CCSIM" validate "$T/spz.json"
 exp txt '{"workers": 2, '"$tr"', "train": {"dataset": "zipf-text", "text": {"vocab": 1}}}'

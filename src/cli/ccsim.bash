@@ -12,7 +12,7 @@ _ccsim() {
     ;;
   *)
     if [ "$cmd" = list ]; then
-      COMPREPLY=($(compgen -W "compressors memories collectives platforms models devices" -- "$cur"))
+      COMPREPLY=($(compgen -W "compressors memories collectives platforms models devices sources" -- "$cur"))
     else
       COMPREPLY=($(compgen -f -- "$cur"))
     fi

@@ -12,6 +12,7 @@
 #include "memory.h"
 #include "platform.h"
 #include "profile.h"
+#include "source.h"
 
 /* "name=default ..." for a parameter table, each default written as the
  * experiment takes it: booleans true/false, integers as integers. */
@@ -101,6 +102,20 @@ static int list_devices(void) {
   return 0;
 }
 
+static int list_sources(void) {
+  for (const grad_source_type *const *t = grad_sources; *t; t++) {
+    char keys[256] = "";
+    size_t len = 0;
+    for (const char *const *k = (*t)->keys; *k; k++) {
+      int w = snprintf(keys + len, sizeof keys - len, "%s%s", len ? "," : "", *k);
+      if (w > 0 && (size_t)w < sizeof keys - len) len += (size_t)w;
+    }
+    if ((*t)->section) snprintf(keys + len, sizeof keys - len, "%s(section \"%s\")", len ? " " : "", (*t)->section);
+    printf("%-10s %-34s %s\n", (*t)->name, keys, (*t)->summary);
+  }
+  return 0;
+}
+
 static const struct {
   const char *name;
   int (*fn)(void);
@@ -108,7 +123,19 @@ static const struct {
   {"compressors", list_compressors}, {"memories", list_memories},
   {"collectives", list_collectives}, {"platforms", list_platforms},
   {"models", list_models},           {"devices", list_devices},
+  {"sources", list_sources},
 };
+
+/* The lists' names, separated by sep. */
+static const char *list_names(const char *sep) {
+  static char out[160];
+  size_t len = 0;
+  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++) {
+    int w = snprintf(out + len, sizeof out - len, "%s%s", i ? sep : "", lists[i].name);
+    if (w > 0 && (size_t)w < sizeof out - len) len += (size_t)w;
+  }
+  return out;
+}
 
 static int list_main(const cli_command *self, int argc, char **argv) {
   const char *v;
@@ -116,19 +143,17 @@ static int list_main(const cli_command *self, int argc, char **argv) {
   while ((k = cli_getopt(self, argc, argv, &v)) >= 0) {}
   if (k != CLI_DONE) return k == CLI_EXIT_OK ? 0 : 2;
   int first = cli_optind();
-  if (argc - first != 1)
-    return cli_bad(self, "expected one of compressors, memories, collectives, platforms, models, devices");
+  if (argc - first != 1) return cli_bad(self, "expected one of %s", list_names(", "));
   for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
     if (!strcmp(argv[first], lists[i].name)) return lists[i].fn();
-  return cli_bad(self, "unknown list \"%s\" (known: compressors, memories, collectives, platforms, "
-                 "models, devices)", argv[first]);
+  return cli_bad(self, "unknown list \"%s\" (known: %s)", argv[first], list_names(", "));
 }
 
 static const cli_option options[] = {{0}};
 
 const cli_command cli_list = {
   .name = "list",
-  .synopsis = "compressors|memories|collectives|platforms|models|devices",
+  .synopsis = "compressors|memories|collectives|platforms|models|devices|sources",
   .summary = "list what an experiment may name, with parameters and defaults",
   .description =
     "compressors   every compressor with its parameters and their defaults\n"
@@ -136,7 +161,8 @@ const cli_command cli_list = {
     "collectives   the collective algorithms and what they need of a compressor\n"
     "platforms     the platform generators and the shipped platform files\n"
     "models        the shipped model profiles (\"model\": {\"profile\": NAME})\n"
-    "devices       the devices a compute time model may name\n",
+    "devices       the devices a compute time model may name\n"
+    "sources       the gradient sources (\"gradients\": {\"source\": NAME}) and their keys\n",
   .options = options,
   .example = "ccsim list compressors\n"
              "    # names, parameters with their defaults, one line each",

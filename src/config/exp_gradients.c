@@ -1,117 +1,72 @@
-/* src/config/exp_gradients.c — the "gradients" section: where the workers'
- * gradients come from (synthetic, sparse, a trace, or live training). */
+/* src/config/exp_gradients.c — the "gradients" section: which gradient
+ * source (src/data/source.h) and its keys.  Which keys and sections belong
+ * to which source comes from the registry; the source reads its own. */
 #include "config/sections.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "gradients.h"
-#include "trace.h"
+#include "source.h"
 
-/* gradients.source "sparse" (gradients.h): scale, row_width, tokens, zipf;
- * distribution and correlation are the dense source's. */
-static int read_sparse_source(cfg_reader *rd, experiment *e, json_t *g, const char *s) {
-  int rc;
-  long long x;
-  static const char *const dense_only[] = {"distribution", "correlation", NULL};
-  for (const char *const *k = dense_only; *k; k++)
-    if (json_object_get(g, *k)) {
-      char p[64];
-      cfg_join(p, sizeof p, "gradients", *k);
-      return cfg_fail(rd, p, "only for source \"synthetic\" (the source is \"%s\")", s);
-    }
-  if ((rc = cfg_real(rd, g, "gradients", "scale", 1.0, 1e-30, 1e30, &e->gradients.scale))) return rc;
-  if ((rc = cfg_int(rd, g, "gradients", "row_width", 0, 64, 1, 1 << 20, &x))) return rc;
-  e->gradients.row_width = (size_t)x;
-  if ((rc = cfg_int(rd, g, "gradients", "tokens", 0, 512, 1, GRAD_SPARSE_MAX_TOKENS, &x))) return rc;
-  e->gradients.tokens = (size_t)x;
-  if ((rc = cfg_real(rd, g, "gradients", "zipf", 1.0, 0.01, 10.0, &e->gradients.zipf))) return rc;
-  e->gradients.distribution = GRAD_NORMAL;
-  e->gradients.correlation = 0;
-  return 0;
+enum { MAX_KEYS = 64, MAX_SOURCES = 32 };
+
+/* "source" and every source's keys, each once, in registry order. */
+static size_t all_keys(const char **out) {
+  size_t n = 0;
+  out[n++] = "source";
+  out[n] = NULL;
+  for (const grad_source_type *const *t = grad_sources; *t; t++)
+    for (const char *const *k = (*t)->keys; *k; k++)
+      if (!cfg_in_list(out, *k) && n < MAX_KEYS) out[n++] = *k, out[n] = NULL;
+  return n;
 }
 
-/* "gradients": {"source": "synthetic" | "trace" | "train", ...}.  *implied =
- * the element count the source fixes (0: synthetic), described in what. */
+/* key of the "gradients" object, present but not one of source t's: the
+ * path and the sources that take it, for the message. */
+static int foreign_key(cfg_reader *rd, const grad_source_type *t, const char *key) {
+  char p[64], names[256] = "";
+  size_t len = 0, count = 0;
+  for (const grad_source_type *const *o = grad_sources; *o; o++)
+    if (cfg_in_list((*o)->keys, key)) count++;
+  size_t i = 0;
+  for (const grad_source_type *const *o = grad_sources; *o; o++) {
+    if (!cfg_in_list((*o)->keys, key)) continue;
+    const char *sep = i == 0 ? "" : i + 1 == count ? " and " : ", ";
+    int w = snprintf(names + len, sizeof names - len, "%s\"%s\"", sep, (*o)->name);
+    if (w > 0 && (size_t)w < sizeof names - len) len += (size_t)w;
+    i++;
+  }
+  cfg_join(p, sizeof p, "gradients", key);
+  return cfg_fail(rd, p, "only for source%s %s (the source is \"%s\")", count > 1 ? "s" : "", names,
+                  t->name);
+}
+
+/* "gradients": {"source": NAME, ...}.  *implied = the element count the
+ * source fixes (0: any), described in what. */
 int exp_gradients(cfg_reader *rd, experiment *e, json_t *root, size_t *implied, char *what,
-                          size_t whatlen) {
+                  size_t whatlen) {
   int rc = 0;
   *implied = 0;
   json_t *g = cfg_object(rd, root, "", "gradients", &rc);
   if (!g) return rc;
-  static const char *const known[] = {"source", "trace", "distribution", "scale", "correlation",
-                                      "row_width", "tokens", "zipf", NULL};
+  const char *known[MAX_KEYS + 1];
+  all_keys(known);
   if ((rc = cfg_keys(rd, g, "gradients", known, NULL, NULL, NULL))) return rc;
-  static const char *const sources[] = {"synthetic", "trace", "train", "sparse", NULL};
-  static const char *const dists[] = {"normal", "laplace", "uniform", NULL};
+  const char *names[MAX_SOURCES + 1];
+  size_t ns = 0;
+  for (const grad_source_type *const *t = grad_sources; *t && ns < MAX_SOURCES; t++) names[ns++] = (*t)->name;
+  names[ns] = NULL;
   const char *s;
   int i;
   if ((rc = cfg_string(rd, g, "gradients", "source", "synthetic", &s))) return rc;
-  if ((rc = cfg_one_of(rd, "gradients.source", s, sources, &i))) return rc;
-  e->gradients.source = (enum grad_source_kind)i;
-  if (e->gradients.source != GRAD_TRAIN && json_object_get(root, "train"))
-    return cfg_fail(rd, "train", "only with gradients.source \"train\" (the source is \"%s\")", s);
-  if (e->gradients.source != GRAD_SPARSE) {
-    static const char *const sparse_only[] = {"row_width", "tokens", "zipf", NULL};
-    for (const char *const *k = sparse_only; *k; k++)
-      if (json_object_get(g, *k)) {
-        char p[64];
-        cfg_join(p, sizeof p, "gradients", *k);
-        return cfg_fail(rd, p, "only for source \"sparse\" (the source is \"%s\")", s);
-      }
-  }
-  if (e->gradients.source == GRAD_SPARSE) {
-    if ((rc = read_sparse_source(rd, e, g, s))) return rc;
-    return 0;
-  }
-  if (e->gradients.source != GRAD_SYNTHETIC) {
-    static const char *const synth_only[] = {"distribution", "scale", "correlation", NULL};
-    for (const char *const *k = synth_only; *k; k++)
-      if (json_object_get(g, *k)) {
-        char p[64];
-        cfg_join(p, sizeof p, "gradients", *k);
-        return cfg_fail(rd, p, "only for source \"synthetic\" (the source is \"%s\")", s);
-      }
-  }
-  if (e->gradients.source != GRAD_TRACE && json_object_get(g, "trace"))
-    return cfg_fail(rd, "gradients.trace", "only for source \"trace\" (the source is \"%s\")", s);
-
-  if (e->gradients.source == GRAD_TRAIN) {
-    if ((rc = exp_train(rd, e, root, implied))) return rc;
-    snprintf(what, whatlen, "the trained model (train.model)");
-    return 0;
-  }
-  if (e->gradients.source == GRAD_TRACE) {
-    if ((rc = cfg_string(rd, g, "gradients", "trace", NULL, &s))) return rc;
-    e->gradients.trace = exp_resolve(e, s);
-    ccsim_error terr;
-    trace_reader *t = trace_open(e->gradients.trace, &terr);
-    /* the experiment's field first; the trace file's own location kept in the text */
-    if (!t) {
-      if (terr.code != CCSIM_ERR_INPUT) return ccsim_fail(rd->err, terr.code, "%s", terr.msg);
-      return cfg_fail(rd, "gradients.trace", "%s", terr.msg);
-    }
-    const unsigned tw = trace_workers(t), ti = trace_iterations(t);
-    *implied = trace_elements(t);
-    trace_close(t);
-    if (tw < (unsigned)e->workers)
-      return cfg_fail(rd, "gradients.trace", "the trace %s holds %u workers, the experiment has %d",
-                  e->gradients.trace, tw, e->workers);
-    if (ti < (unsigned)e->iterations)
-      return cfg_fail(rd, "gradients.trace", "the trace %s holds %u iterations, the experiment runs %d",
-                  e->gradients.trace, ti, e->iterations);
-    snprintf(what, whatlen, "the trace %s", e->gradients.trace);
-    return 0;
-  }
-  if ((rc = cfg_string(rd, g, "gradients", "distribution", "normal", &s))) return rc;
-  if ((rc = cfg_one_of(rd, "gradients.distribution", s, dists, &i))) return rc;
-  e->gradients.distribution = (enum grad_distribution)i;
-  if ((rc = cfg_real(rd, g, "gradients", "scale", 1.0, 1e-30, 1e30, &e->gradients.scale))) return rc;
-  if ((rc = cfg_real(rd, g, "gradients", "correlation", 0.0, 0.0, 1.0, &e->gradients.correlation)))
-    return rc;
-  return 0;
+  if ((rc = cfg_one_of(rd, "gradients.source", s, names, &i))) return rc;
+  const grad_source_type *t = grad_sources[i];
+  e->gradients.source = t;
+  for (const grad_source_type *const *o = grad_sources; *o; o++)
+    if (*o != t && (*o)->section && json_object_get(root, (*o)->section))
+      return cfg_fail(rd, (*o)->section, "only with gradients.source \"%s\" (the source is \"%s\")",
+                      (*o)->name, t->name);
+  for (const char *const *k = known + 1; *k; k++)
+    if (json_object_get(g, *k) && !cfg_in_list(t->keys, *k)) return foreign_key(rd, t, *k);
+  return t->read(rd, e, root, g, implied, what, whatlen);
 }

@@ -13,6 +13,7 @@
 #include "datapath.h"
 #include "device.h"
 #include "measured.h"
+#include "source.h"
 #include "profile.h"
 
 /* One layer named name of n parameters and no flops (a plain tensor). */
@@ -145,7 +146,7 @@ int exp_model(cfg_reader *rd, experiment *e, json_t *root, size_t implied, const
                 "gradient source) or make them agree",
                 e->model.elements, what, implied);
   if (!e->model.layers) e->model.layers = single_layer(e->model.elements);
-  const int trained = e->gradients.source == GRAD_TRAIN;
+  const int trained = (e->gradients.source->flags & GSRC_TRAINS) != 0;
   long long batch;
   if ((rc = cfg_int(rd, m, "model", "batch", 0, trained ? (long long)e->train.batch : 32, 1,
                      1000000000, &batch)))

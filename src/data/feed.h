@@ -1,11 +1,9 @@
 /* src/data/feed.h — where a worker's gradient comes from during a run, and where
  * it is recorded.
  *
- * Three sources (gradients.source): "synthetic" generates any chunk on
- * demand (gradients.h); "trace" replays a recorded trace by range
- * (trace.h), after trace_check has read every value once; "train" computes
- * each worker's gradient of its mini-batch at the current parameters and
- * applies the aggregate (trainer.h).  With a record directory every
+ * The source is the experiment's gradients.source, a descriptor of the
+ * registry (source.h): generated ("synthetic", "sparse"), replayed from a
+ * trace, or computed by live training.  With a record directory every
  * (worker, iteration) gradient is also written as a trace, before error
  * feedback touches it, so a run can be replayed later with source "trace".
  *
@@ -44,8 +42,8 @@ double feed_begin(feed *f, uint32_t w, uint32_t it);
 /* out[0 .. hi-lo) = elements [lo, hi) of w's gradient at iteration it. */
 void feed_fill(feed *f, uint32_t w, uint32_t it, size_t lo, size_t hi, float *out);
 /* Whether feed_begin and feed_fill may run on several threads at once for
- * different workers (synthetic and sparse gradients, training; not a
- * replayed trace, read through one reader, nor recording, one file). */
+ * different workers (not for a source marked GSRC_SERIAL, such as a
+ * replayed trace read through one reader, nor while recording, one file). */
 int feed_threadsafe(const feed *f);
 /* Worker w received the aggregate agg[elements] of iteration it (after the
  * iteration's workers have all ended, on one thread, in rank order). */

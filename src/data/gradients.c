@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "rng.h"
+#include "source.h"
 
 static uint32_t zig_k[128];
 static double zig_w[128], zig_f[128];
@@ -107,7 +108,7 @@ void grad_source_init(grad_source *g, const experiment *e) {
   g->scale = e->gradients.scale;
   g->correlation = e->gradients.correlation;
   g->seed = e->seed;
-  g->sparse = e->gradients.source == GRAD_SPARSE;
+  g->sparse = e->gradients.tokens > 0; /* set by the "sparse" source's reader only */
   if (g->sparse) {
     g->width = e->gradients.row_width;
     g->tokens = e->gradients.tokens;
@@ -302,7 +303,7 @@ int grad_has_shared(const grad_source *g) { return !g->sparse && g->correlation 
 int grad_experiment_shares(const experiment *e) {
   grad_source g;
   grad_source_init(&g, e);
-  return e->gradients.source == GRAD_SYNTHETIC && grad_has_shared(&g);
+  return (e->gradients.source->flags & GSRC_GENERATED) && grad_has_shared(&g);
 }
 
 void grad_shared_sampled(const grad_source *g, uint32_t iteration, size_t lo, size_t hi, size_t base,

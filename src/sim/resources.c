@@ -18,6 +18,7 @@
 
 #include "collectives/collective.h"
 #include "data/gradients.h"
+#include "data/source.h"
 #include "timemodel/profile.h"
 
 /* SimGrid 3.32 maps each actor's stack and its guard page: two maps an
@@ -61,7 +62,7 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
   const double N = e->workers;
   double n = (double)e->model.elements;
   if (e->model.sample && (double)e->model.sample < n) n = (double)e->model.sample;
-  const int private_out = e->gradients.source == GRAD_TRAIN ||
+  const int private_out = (e->gradients.source->flags & GSRC_TRAINS) ||
                           (e->memory && (e->memory->flags & CCOMP_MEM_AGGREGATE) &&
                            (e->collective->requires & COLL_OUT_FROM_ONE)); /* as run.c decides */
   double per_worker = 4 * n;                           /* gradient scratch */

@@ -150,7 +150,7 @@ out:
  * trace must fit on their disks. */
 static int check_outputs(const experiment *e, const run_opts *o, const char *dir, ccsim_error *err) {
   struct stat rt, gt;
-  if (o->record_trace && e->gradients.source == GRAD_TRACE && stat(o->record_trace, &rt) == 0 &&
+  if (o->record_trace && e->gradients.trace && stat(o->record_trace, &rt) == 0 &&
       stat(e->gradients.trace, &gt) == 0 && rt.st_dev == gt.st_dev && rt.st_ino == gt.st_ino)
     return ccsim_fail_at(err, CCSIM_ERR_INPUT, e->file, "gradients.trace", 0, 0,
                          "--record-trace %s is the trace this run replays; record into another directory",
