@@ -11,7 +11,8 @@
 #  (d) the same at N=4096, ITER_D iterations (default 10).
 # CASES picks some of a b c d (default: all).  A benchmark, not a test: it
 # prints a table; ratios are what to trust on a shared machine.
-# Extra ccsim options (e.g. --no-memo) come from CCSIM_OPTS.
+# Extra ccsim options (e.g. --no-memo) come from CCSIM_OPTS.  BENCH_KEEP=DIR
+# keeps every run's log, time and results in DIR instead of a removed temporary.
 set -u
 BUILD=$(readlink -f "$1")
 SRC=$(readlink -f "$2")
@@ -22,8 +23,12 @@ RING=$BUILD/tests/s4u_ring
 ITER_C=${ITER_C:-100}
 ITER_D=${ITER_D:-10}
 OPTS=${CCSIM_OPTS:-}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+if [ -n "${BENCH_KEEP:-}" ]; then
+  T=$(readlink -f "$BENCH_KEEP") && mkdir -p "$T" || exit 1
+else
+  T=$(mktemp -d)
+  trap 'rm -rf "$T"' EXIT
+fi
 SG="--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --log=root.thresh:warning"
 measure() { # name command... -> "cpu_s wall_s peak_MB"; output in $T/name.log
   local p=$T/$1; shift
