@@ -51,6 +51,47 @@ check threshold "$G" --set 'compressor={"name": "threshold", "tau": 0.05}' --set
 # more pairs than the timing executor's first mailbox table holds
 check wide "$G" --set workers=600 --set 'model={"elements": 60000}' --set iterations=2 \
   --set 'platform={"generate": "crossbar", "hosts": 600, "bandwidth": "10Gbps", "latency": "2us"}'
+# a sweep passes --no-memo and --threads to its points: a fat-tree sweep over
+# two compressors and two worker counts, with the memo on 2 threads (two
+# points at a time) and without it on 1, gives the same files point by point
+# (and the same sweep.csv but for its host-time column); the job script of
+# a --slurm submission carries both options to its tasks
+cat >"$T/sweep.json" <<SWEEP
+{"name": "memo-sweep", "base": "$(realpath "$G")",
+ "set": {"platform": {"generate": "fat-tree", "down": [4, 4], "up": [1, 2], "parallel": [1, 1], "bandwidth": "10Gbps", "latency": "2us"}, "iterations": 3},
+ "axes": [
+   {"name": "method", "values": [
+     {"label": "marsit", "set": {"compressor": {"name": "marsit", "memory": "marsit"}}},
+     {"label": "topk", "set": {"compressor": {"name": "topk", "ratio": 0.05, "memory": "residual"}, "collective": "allgather/ring"}}]},
+   {"path": "workers", "values": [8, 12]}]}
+SWEEP
+if "$CCSIM" sweep "$T/sweep.json" --quiet --jobs 2 --threads 2 --out "$T/sw-memo" 2>"$T/err" &&
+  "$CCSIM" sweep "$T/sweep.json" --quiet --no-memo --threads 1 --out "$T/sw-nomemo" 2>"$T/err"; then
+  np=0
+  for d in "$T/sw-memo"/*/; do
+    p=$(basename "$d")
+    for f in "$d"*; do
+      b=$(basename "$f")
+      if [ "$b" = summary.json ]; then
+        cmp -s <(strip "$f") <(strip "$T/sw-nomemo/$p/$b") || { echo "FAIL sweep $p: summary.json differs"; fail=1; }
+      else
+        cmp -s "$f" "$T/sw-nomemo/$p/$b" || { echo "FAIL sweep $p: $b differs"; fail=1; }
+      fi
+    done
+    [ "$(field "$T/sw-nomemo/$p" memo_hits)" = 0 ] && [ "$(field "$T/sw-memo/$p" memo_hits)" = 2 ] ||
+      { echo "FAIL sweep $p: memo hits $(field "$T/sw-memo/$p" memo_hits) with, $(field "$T/sw-nomemo/$p" memo_hits) without"; fail=1; }
+    np=$((np + 1))
+  done
+  [ "$np" = 4 ] || { echo "FAIL sweep: $np points, expected 4"; fail=1; }
+  cmp -s <(cut -d, -f1-18 "$T/sw-memo/sweep.csv") <(cut -d, -f1-18 "$T/sw-nomemo/sweep.csv") ||
+    { echo "FAIL sweep: sweep.csv differs beyond host time"; fail=1; }
+  echo "sweep: $np points identical with and without the memo, on 2 and 1 threads"
+else
+  echo "FAIL sweep: $(cat "$T/err")"; fail=1
+fi
+"$CCSIM" sweep "$T/sweep.json" --out "$T/sw-slurm" --slurm --print --cpus-per-task 3 --no-memo 2>&1 |
+  grep -q -- ' --threads 3 --no-memo --point "$SLURM_ARRAY_TASK_ID"$' ||
+  { echo "FAIL sweep: the --slurm job script does not pass --threads 3 --no-memo"; fail=1; }
 # the memo did its job where traces repeat: the golden ring's iterations
 # send the same messages, so only the first is simulated
 [ "${hits_golden:-0}" = 2 ] || { echo "FAIL golden: expected 2 memo hits, got ${hits_golden:-none}"; fail=1; }

@@ -202,9 +202,9 @@ static const cli_option options[] = {
   {"no-memo", OPT_NO_MEMO, NULL, "time every iteration in SimGrid, even one that sends the same\n"
                                 "messages as an earlier one (the results are the same; docs/engine.md)"},
   {"threads", OPT_THREADS, "N", "threads the data executor runs the workers on (default: the\n"
-                               "machine's online cores; one for traces, PowerSGD and a few\n"
-                               "collectives); the results are the same for every N\n"
-                               "(docs/engine.md)"},
+                               "CPUs this process may use, as taskset or Slurm set them; one\n"
+                               "for traces, PowerSGD and a few collectives); the results are\n"
+                               "the same for every N (docs/engine.md)"},
   {"record-trace", OPT_RECORD_TRACE, "DIR",
    "write every worker's gradient of every iteration (before error\n"
    "feedback) as a gradient trace in DIR; replay it with\n"

@@ -5,7 +5,7 @@
 #include "sweep.h"
 
 enum { OPT_SLURM = 256, OPT_THROTTLE, OPT_CPUS, OPT_MEM, OPT_TIME, OPT_PARTITION, OPT_COLLECT,
-       OPT_POINT, OPT_PRINT };
+       OPT_POINT, OPT_PRINT, OPT_THREADS, OPT_NO_MEMO };
 
 static int sweep_main(const cli_command *self, int argc, char **argv) {
   sweep_opts o = {.jobs = 1, .point = -1, .slurm = {.cpus_per_task = 1}};
@@ -39,12 +39,18 @@ static int sweep_main(const cli_command *self, int argc, char **argv) {
       if (cli_int(self, "--point", v, 0, 1ll << 30, &n)) return 2;
       o.point = (long)n;
       break;
+    case OPT_THREADS:
+      if (cli_int(self, "--threads", v, 1, 1024, &n)) return 2;
+      o.threads = (int)n;
+      break;
+    case OPT_NO_MEMO: o.no_memo = 1; break;
     }
   }
   if (k != CLI_DONE) return k == CLI_EXIT_OK ? 0 : 2;
   int first = cli_optind();
   if (print && !o.slurm_mode) return cli_bad(self, "--print goes with --slurm");
   o.slurm.print_only = o.slurm_mode && (o.dry_run || print);
+  o.slurm.threads = o.threads, o.slurm.no_memo = o.no_memo;
   ccsim_error err = {0};
   if (o.slurm_mode && slurm_check(&o.slurm, &err)) return cli_bad(self, "%s", err.msg);
   if ((o.slurm.throttle || o.slurm.mem || o.slurm.time || o.slurm.partition || o.slurm.cpus_per_task != 1) &&
@@ -52,7 +58,7 @@ static int sweep_main(const cli_command *self, int argc, char **argv) {
     return cli_bad(self, "--throttle, --cpus-per-task, --mem, --time and --partition go with --slurm");
   if (o.collect) {
     if (first < argc) return cli_bad(self, "--collect DIR takes no sweep file (DIR records it)");
-    if (o.slurm_mode || o.point >= 0 || o.out)
+    if (o.slurm_mode || o.point >= 0 || o.out || o.threads || o.no_memo)
       return cli_bad(self, "--collect goes alone (with --quiet at most)");
     return sweep_run(&o);
   }
@@ -82,6 +88,11 @@ static const cli_option options[] = {
   {"collect", OPT_COLLECT, "DIR", "gather a --slurm sweep's results in DIR: sweep.csv lists each\n"
                                   "point as done, failed or pending (exit 1 unless all are done)"},
   {"point", OPT_POINT, "K", "run point K only and record how it ended (what each array task runs)"},
+  {"threads", OPT_THREADS, "N", "each point's `ccsim run --threads N` (default: the CPUs this\n"
+                                "process may use over --jobs, at least 1; with --slurm, the\n"
+                                "task's --cpus-per-task); the results are the same for every N"},
+  {"no-memo", OPT_NO_MEMO, NULL, "each point's `ccsim run --no-memo`: every iteration timed in\n"
+                                 "SimGrid (the results are the same)"},
   {0},
 };
 

@@ -8,7 +8,9 @@
  * an element); an all-gather holds every worker's share at once. */
 #include "resources.h"
 
+#include <errno.h>
 #include <math.h>
+#include <sched.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +59,24 @@ static double trace_bytes(const experiment *e) {
   return 2 * (calls_per_iteration(e) * 2.0 * N * (hops > 1 ? hops : 1) * 32 + N * 4096);
 }
 
+int resources_cpus(void) {
+  for (int n = 1024; n <= (1 << 20); n *= 4) { /* a mask as large as the kernel's */
+    cpu_set_t *set = CPU_ALLOC((size_t)n);
+    if (!set) break;
+    const size_t size = CPU_ALLOC_SIZE((size_t)n);
+    CPU_ZERO_S(size, set);
+    if (sched_getaffinity(0, size, set) == 0) {
+      const int c = CPU_COUNT_S(size, set);
+      CPU_FREE(set);
+      return c > 0 ? c : 1;
+    }
+    CPU_FREE(set);
+    if (errno != EINVAL) break;
+  }
+  const long c = sysconf(_SC_NPROCESSORS_ONLN);
+  return c > 0 ? (int)c : 1;
+}
+
 void resources_estimate(const experiment *e, resource_estimate *r) {
   memset(r, 0, sizeof *r);
   const double N = e->workers;
@@ -82,7 +102,7 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
               (double)e->iterations * (N * 8 + 4096) +
               /* the exact sums of one iteration's metrics, a set per thread (as many as the cores) */
               coll_xmetrics_bytes(e->collective->hops(e->workers, e->coll_params),
-                                  (int)fmin(N, (double)sysconf(_SC_NPROCESSORS_ONLN)));
+                                  (int)fmin(N, (double)resources_cpus()));
   r->platform = HOST_BYTES * (e->platform.hosts > e->workers ? e->platform.hosts : e->workers);
   r->stacks = 2 * N * STACK_RESIDENT;
   r->trace = trace_bytes(e);

@@ -25,6 +25,11 @@ typedef struct resource_estimate {
 /* Fill r for e. */
 void resources_estimate(const experiment *e, resource_estimate *r);
 
+/* The CPUs this process may run on: its affinity mask (all online cores,
+ * or what taskset, numactl or a Slurm allocation grant), at least 1.  The
+ * default of --threads. */
+int resources_cpus(void);
+
 /* Estimate e's needs and refuse (CCSIM_ERR_INPUT, one line with the
  * estimate) when they exceed max_bytes (> 0: --max-memory), else the
  * machine's MemAvailable, or when the actors need more memory maps than

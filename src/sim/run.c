@@ -105,7 +105,7 @@ static int prepare(const experiment *e, const run_opts *o, const char *dir, run_
 static int run_prepared(const experiment *e, const run_opts *o, feed *fd, const char *dir, double host0,
                         run_report *rep, ccsim_error *err) {
   run_state sh;
-  const int threads = o->threads > 0 ? o->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+  const int threads = o->threads > 0 ? o->threads : resources_cpus();
   /* a memory that reads the aggregate, where no message orders the
    * aggregate's one writer before the reader: each worker its own copy */
   const int unordered = e->memory && (e->memory->flags & CCOMP_MEM_AGGREGATE) &&

@@ -34,8 +34,11 @@ static void on_stop(int sig) { stop_signal = sig; }
  * file errfd.  The child dies with this process, however this one dies
  * (PR_SET_PDEATHSIG survives exec), and shares its process group, so a
  * terminal's ^C reaches both. */
-static pid_t start(const sweep *s, const point *p, const point_run *pr, int errfd) {
-  const int argc = 7 + 2 * p->nsets;
+static pid_t start(const sweep *s, const point *p, const point_run *pr, int threads, int no_memo,
+                   int errfd) {
+  const int argc = 10 + 2 * p->nsets;
+  char nthreads[16];
+  snprintf(nthreads, sizeof nthreads, "%d", threads);
   char **argv = calloc((size_t)argc + 1, sizeof *argv);
   if (!argv) return -1;
   int k = 0;
@@ -46,6 +49,9 @@ static pid_t start(const sweep *s, const point *p, const point_run *pr, int errf
   argv[k++] = "--out";
   argv[k++] = pr->dir;
   if (pr->changed) argv[k++] = "--force"; /* its old results are of another experiment */
+  argv[k++] = "--threads";
+  argv[k++] = nthreads;
+  if (no_memo) argv[k++] = "--no-memo";
   for (int i = 0; i < p->nsets; i++) argv[k++] = "--set", argv[k++] = p->sets[i];
   fflush(NULL);
   const pid_t parent = getpid();
@@ -88,9 +94,9 @@ static void failure_reason(int st, int errfd, char *out, size_t len) {
     if ((unsigned char)*c < 0x20) *c = ' ';
 }
 
-/* Run the points marked 0, jobs at a time; stop (killing the children) on
- * SIGINT or SIGTERM.  Returns how many failed. */
-static size_t run_points(sweep *s, point_run *pr, size_t todo, int jobs, int quiet) {
+/* Run the points marked 0, jobs at a time, each on `threads` threads; stop
+ * (killing the children) on SIGINT or SIGTERM.  Returns how many failed. */
+static size_t run_points(sweep *s, point_run *pr, size_t todo, int jobs, int threads, int no_memo, int quiet) {
   pid_t *pids = calloc(s->npoints, sizeof *pids);
   int *errfds = calloc(s->npoints, sizeof *errfds);
   size_t finished = 0, failed = 0, next = 0, running = 0;
@@ -98,7 +104,7 @@ static size_t run_points(sweep *s, point_run *pr, size_t todo, int jobs, int qui
     while (!stop_signal && running < (size_t)jobs && next < s->npoints) {
       if (s->points[next].status == 0) {
         errfds[next] = memfd_create("ccsim-point-stderr", MFD_CLOEXEC);
-        pids[next] = errfds[next] < 0 ? -1 : start(s, &s->points[next], &pr[next], errfds[next]);
+        pids[next] = errfds[next] < 0 ? -1 : start(s, &s->points[next], &pr[next], threads, no_memo, errfds[next]);
         if (pids[next] < 0) {
           snprintf(pr[next].reason, sizeof pr[next].reason, "cannot start: %s", strerror(errno));
           s->points[next].status = 3, failed++, finished++;
@@ -171,7 +177,8 @@ static int run_point(sweep *s, point_run *pr, const sweep_opts *o, ccsim_error *
   if (s->points[k].status == 0) {
     int st;
     const int errfd = memfd_create("ccsim-point-stderr", MFD_CLOEXEC);
-    pid_t pid = errfd < 0 ? -1 : start(s, &s->points[k], &pr[k], errfd);
+    const int threads = o->threads > 0 ? o->threads : resources_cpus();
+    pid_t pid = errfd < 0 ? -1 : start(s, &s->points[k], &pr[k], threads, o->no_memo, errfd);
     code = pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : CCSIM_ERR_RUNTIME;
     if (errfd >= 0) close(errfd);
   }
@@ -263,10 +270,14 @@ int sweep_run(const sweep_opts *o) {
     free(ids);
     if (rc) goto done;
   }
+  /* the points side by side share the CPUs (their results do not depend on it) */
+  int threads = o->threads;
+  if (threads <= 0) threads = resources_cpus() / jobs > 1 ? resources_cpus() / jobs : 1;
   if (!quiet || dry)
     fprintf(stderr,
-            "ccsim sweep %s: %zu points: %zu reused, %zu rerun as changed, %zu new; %zu to run, %d at a time\n",
-            s.name, s.npoints, reused, changed, fresh, todo, jobs);
+            "ccsim sweep %s: %zu points: %zu reused, %zu rerun as changed, %zu new; %zu to run, %d at a "
+            "time on %d thread%s each\n",
+            s.name, s.npoints, reused, changed, fresh, todo, jobs, threads, threads > 1 ? "s" : "");
   if (dry) {
     for (size_t i = 0; i < s.npoints; i++)
       printf("%s %s\n", s.points[i].status ? "done" : pr[i].changed ? "changed" : "todo", s.points[i].id);
@@ -275,7 +286,7 @@ int sweep_run(const sweep_opts *o) {
   struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: wait() returns */
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
-  const size_t failed = run_points(&s, pr, todo, jobs, quiet);
+  const size_t failed = run_points(&s, pr, todo, jobs, threads, o->no_memo, quiet);
   if ((rc = sweep_write_index(&s, pr, &err))) goto done;
   if (stop_signal) {
     rc = ccsim_fail(&err, CCSIM_ERR_RUNTIME, "%s: stopped by SIG%s; run the sweep again to resume", s.out,

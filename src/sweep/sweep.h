@@ -15,6 +15,10 @@ typedef struct sweep_opts {
   slurm_opts slurm; /* its resources; slurm.print_only: print the script */
   long point;       /* >= 0: run this point only (a job array task) */
   const char *collect; /* gather a --slurm sweep's results in this directory */
+  /* passed to every point's `ccsim run` (and to a --slurm job's tasks) */
+  int threads;         /* --threads; 0: the CPUs this process may use over jobs (at least 1),
+                          with --slurm the task's --cpus-per-task */
+  int no_memo;         /* --no-memo */
 } sweep_opts;
 
 /* Runs (or lists) the sweep's points; prints its own errors.  Returns the

@@ -103,7 +103,8 @@ int slurm_submit(const char *name, const char *sweep_file, const char *out, char
   bad |= quoted(&s, &len, sweep_file);
   bad |= append(&s, &len, " --quiet --out ");
   bad |= quoted(&s, &len, out);
-  bad |= append(&s, &len, " --point \"$SLURM_ARRAY_TASK_ID\"\n");
+  bad |= append(&s, &len, " --threads %d%s --point \"$SLURM_ARRAY_TASK_ID\"\n",
+                o->threads > 0 ? o->threads : o->cpus_per_task, o->no_memo ? " --no-memo" : "");
   /* task index -> point id, and the sweep file, for the tasks and --collect */
   char *map = NULL;
   size_t mlen = 0;

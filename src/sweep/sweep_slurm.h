@@ -21,6 +21,8 @@ typedef struct slurm_opts {
   const char *time;      /* --time, Slurm's syntax (e.g. 30, 2:00:00); NULL: default */
   const char *partition; /* --partition; NULL: default */
   int print_only;        /* print the script, submit nothing */
+  int threads;           /* each task's --threads (0: cpus_per_task) */
+  int no_memo;           /* each task passes --no-memo */
 } slurm_opts;
 
 /* Checks the Slurm option values; 0, or -1 with a message in err. */
