@@ -56,8 +56,7 @@ static int generated_fill(void *s, uint32_t w, uint32_t it, size_t lo, size_t hi
 
 const grad_source_type gsrc_synthetic = {
     .name = "synthetic",
-    .summary = "generated: normal, laplace or uniform draws (distribution, scale), shared across "
-               "workers by correlation",
+    .summary = "generated draws (distribution, scale), shared across workers by correlation",
     .keys = (const char *const[]){"distribution", "scale", "correlation", NULL},
     .flags = GSRC_GENERATED,
     .read = read_synthetic,
@@ -68,8 +67,7 @@ const grad_source_type gsrc_synthetic = {
 
 const grad_source_type gsrc_sparse = {
     .name = "sparse",
-    .summary = "generated, row-sparse: `tokens` rows of row_width drawn per worker from a Zipf law "
-               "(zipf), values of scale",
+    .summary = "generated row-sparse: tokens rows of row_width from a Zipf law (zipf), scale",
     .keys = (const char *const[]){"scale", "row_width", "tokens", "zipf", NULL},
     .flags = GSRC_GENERATED,
     .read = read_sparse,

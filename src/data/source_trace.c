@@ -65,8 +65,7 @@ static trace_layer *trace_source_layers(void *s, size_t *count) {
 
 const grad_source_type gsrc_trace = {
     .name = "trace",
-    .summary = "replayed from a gradient trace directory (trace): recorded by ccsim run "
-               "--record-trace or written by another program (docs/outputs-and-sweeps.md)",
+    .summary = "a recorded gradient trace directory (trace), e.g. from ccsim run --record-trace",
     .keys = (const char *const[]){"trace", NULL},
     .flags = GSRC_SERIAL,
     .read = read_trace,

@@ -65,8 +65,7 @@ static trace_layer *train_layers(void *s, size_t *count) {
 
 const grad_source_type gsrc_train = {
     .name = "train",
-    .summary = "computed live: each worker trains the model of the \"train\" section on its shard "
-               "(docs/training.md)",
+    .summary = "computed live: each worker trains the \"train\" section's model on its shard",
     .keys = (const char *const[]){NULL},
     .section = "train",
     .flags = GSRC_TRAINS,
