@@ -195,7 +195,10 @@ static void gradient_check(const char *what, const tmodel_spec *spec, size_t bat
   fprintf(stderr, "%s: %zu parameters, %zu checked (%zu straddled a kink, skipped), largest error "
           "%.2g abs, %.2g relative (|ref| > 1e-4)\n",
           what, np, checked, straddled, worst_abs, worst_rel);
-  /* chunks of 2 give the same gradient up to float summation order */
+  /* chunks of 2 give the same gradient up to float summation order: smaller
+   * GEMMs may take another BLAS kernel (OpenBLAS's small-matrix sgemm on
+   * AVX-512 machines) whose float32 sums round differently, so the loss
+   * agrees to a few float32 ulps (1.2e-7), not to double precision */
   tmodel_ws *ws2 = tmodel_ws_new(m, 2, &err);
   float *g2 = malloc(np * sizeof *g2);
   const double loss2 = tmodel_loss_grad(m, ws2, theta, X, y, batch, g2);
@@ -204,7 +207,7 @@ static void gradient_check(const char *what, const tmodel_spec *spec, size_t bat
     dmax = fmax(dmax, fabs(g2[i] - g[i]));
     gmax = fmax(gmax, fabs(g[i]));
   }
-  CHECK(fabs(loss2 - loss) <= 1e-9 * (1 + fabs(loss)) && dmax <= 1e-5 * gmax,
+  CHECK(fabs(loss2 - loss) <= 1e-6 * (1 + fabs(loss)) && dmax <= 1e-5 * gmax,
         "%s: chunked gradient differs by %.3g (max |g| %.3g), loss %.12g vs %.12g", what, dmax, gmax,
         loss2, loss);
   free(g2);
