@@ -11,30 +11,28 @@
 enum { MAX_KEYS = 64, MAX_SOURCES = 32 };
 
 /* "source" and every source's keys, each once, in registry order. */
-static size_t all_keys(const char **out) {
+static void all_keys(const char **out) {
   size_t n = 0;
   out[n++] = "source";
   out[n] = NULL;
   for (const grad_source_type *const *t = grad_sources; *t; t++)
     for (const char *const *k = (*t)->keys; *k; k++)
       if (!cfg_in_list(out, *k) && n < MAX_KEYS) out[n++] = *k, out[n] = NULL;
-  return n;
 }
 
 /* key of the "gradients" object, present but not one of source t's: the
  * path and the sources that take it, for the message. */
 static int foreign_key(cfg_reader *rd, const grad_source_type *t, const char *key) {
+  const char *take[MAX_SOURCES];
+  size_t count = 0;
+  for (const grad_source_type *const *o = grad_sources; *o && count < MAX_SOURCES; o++)
+    if (cfg_in_list((*o)->keys, key)) take[count++] = (*o)->name;
   char p[64], names[256] = "";
-  size_t len = 0, count = 0;
-  for (const grad_source_type *const *o = grad_sources; *o; o++)
-    if (cfg_in_list((*o)->keys, key)) count++;
-  size_t i = 0;
-  for (const grad_source_type *const *o = grad_sources; *o; o++) {
-    if (!cfg_in_list((*o)->keys, key)) continue;
+  size_t len = 0;
+  for (size_t i = 0; i < count; i++) {
     const char *sep = i == 0 ? "" : i + 1 == count ? " and " : ", ";
-    int w = snprintf(names + len, sizeof names - len, "%s\"%s\"", sep, (*o)->name);
+    int w = snprintf(names + len, sizeof names - len, "%s\"%s\"", sep, take[i]);
     if (w > 0 && (size_t)w < sizeof names - len) len += (size_t)w;
-    i++;
   }
   cfg_join(p, sizeof p, "gradients", key);
   return cfg_fail(rd, p, "only for source%s %s (the source is \"%s\")", count > 1 ? "s" : "", names,

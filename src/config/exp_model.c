@@ -13,8 +13,8 @@
 #include "datapath.h"
 #include "device.h"
 #include "measured.h"
-#include "source.h"
 #include "profile.h"
+#include "source.h"
 
 /* One layer named name of n parameters and no flops (a plain tensor). */
 static model_profile *single_layer(size_t n) {

@@ -296,7 +296,8 @@ int sim_exec_run(sim_exec *x, ccsim_error *err) {
    * workers, ResNet-50 Marsit, 2 lanes alone on 2 cores: idle 27% of the
    * time (20-38% in 5 s windows) with one block a lane, 16% (12-19%) with
    * 16 (bench/README.md, fourth sitting) */
-  const size_t B = ranks / ((size_t)L * 16) ? ranks / ((size_t)L * 16) : 1;
+  size_t B = ranks / ((size_t)L * 16);
+  if (B == 0) B = 1;
   for (size_t a = 0; a < x->n; a++) {
     x->actors[a].lane = (int)(((size_t)x->tr[a].host / B) % (size_t)L);
     push(x, &x->lanes[x->actors[a].lane], (int)a);

@@ -30,7 +30,8 @@
 static volatile sig_atomic_t stop_signal; /* SIGINT or SIGTERM received */
 static void on_stop(int sig) { stop_signal = sig; }
 
-/* Start `ccsim run` for point p in its directory; its stderr goes to the
+/* Start `ccsim run` for point p in its directory, on `threads` threads (0:
+ * the run's default) and with --no-memo if asked; its stderr goes to the
  * file errfd.  The child dies with this process, however this one dies
  * (PR_SET_PDEATHSIG survives exec), and shares its process group, so a
  * terminal's ^C reaches both. */
@@ -49,8 +50,7 @@ static pid_t start(const sweep *s, const point *p, const point_run *pr, int thre
   argv[k++] = "--out";
   argv[k++] = pr->dir;
   if (pr->changed) argv[k++] = "--force"; /* its old results are of another experiment */
-  argv[k++] = "--threads";
-  argv[k++] = nthreads;
+  if (threads > 0) argv[k++] = "--threads", argv[k++] = nthreads; /* else the run's own default */
   if (no_memo) argv[k++] = "--no-memo";
   for (int i = 0; i < p->nsets; i++) argv[k++] = "--set", argv[k++] = p->sets[i];
   fflush(NULL);
@@ -177,8 +177,7 @@ static int run_point(sweep *s, point_run *pr, const sweep_opts *o, ccsim_error *
   if (s->points[k].status == 0) {
     int st;
     const int errfd = memfd_create("ccsim-point-stderr", MFD_CLOEXEC);
-    const int threads = o->threads > 0 ? o->threads : resources_cpus();
-    pid_t pid = errfd < 0 ? -1 : start(s, &s->points[k], &pr[k], threads, o->no_memo, errfd);
+    pid_t pid = errfd < 0 ? -1 : start(s, &s->points[k], &pr[k], o->threads, o->no_memo, errfd);
     code = pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : CCSIM_ERR_RUNTIME;
     if (errfd >= 0) close(errfd);
   }
@@ -272,7 +271,8 @@ int sweep_run(const sweep_opts *o) {
   }
   /* the points side by side share the CPUs (their results do not depend on it) */
   int threads = o->threads;
-  if (threads <= 0) threads = resources_cpus() / jobs > 1 ? resources_cpus() / jobs : 1;
+  if (threads <= 0) threads = resources_cpus() / jobs;
+  if (threads < 1) threads = 1;
   if (!quiet || dry)
     fprintf(stderr,
             "ccsim sweep %s: %zu points: %zu reused, %zu rerun as changed, %zu new; %zu to run, %d at a "

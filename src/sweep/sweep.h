@@ -17,7 +17,7 @@ typedef struct sweep_opts {
   const char *collect; /* gather a --slurm sweep's results in this directory */
   /* passed to every point's `ccsim run` (and to a --slurm job's tasks) */
   int threads;         /* --threads; 0: the CPUs this process may use over jobs (at least 1),
-                          with --slurm the task's --cpus-per-task */
+                          with --slurm the task's --cpus-per-task, with --point the run's default */
   int no_memo;         /* --no-memo */
 } sweep_opts;
 
