@@ -154,7 +154,7 @@ cat >coll.json <<'EOF'
 EOF
 "$CCSIM" sweep coll.json --out "$T/coll" >out 2>err
 rc=$?
-{ [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q 'would share the directory' err; } && ok || bad "colliding labels: exit $rc: $(cat err)"
+{ [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && grep -qE "would share the directory|axes\[1\]\.values\[1\]: its label \"a-b\" is values\[0\]'s too" err; } && ok || bad "colliding labels: exit $rc: $(cat err)"
 [ ! -e coll ] && ok || bad "a refused sweep made its directory"
 cat >esc.json <<'EOF'
 {"name": "e", "base": "base.json", "set": {"iterations": 1}, "axes": [{"name": "../../up", "values": [{"label": "/abs", "set": {"seed": 1}}]}]}

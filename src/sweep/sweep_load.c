@@ -40,13 +40,37 @@ static char *assignment(const char *key, json_t *v) {
   return a;
 }
 
-/* A label for a plain value: its JSON text without quotes, '/' as '-'. */
-static void label_of(json_t *v, char *buf, size_t len) {
+/* One axis value: its label and its assignments. */
+typedef struct choice {
+  char label[128];
+  char *sets[32];
+  int nsets;
+} choice;
+
+/* A label for a plain value: its JSON text without quotes, cut to len - 1
+ * bytes, with the bytes below as '-'; 0, 1 when cut, -1 out of memory. */
+static int label_of(json_t *v, char *buf, size_t len) {
   char *s = json_is_string(v) ? strdup(json_string_value(v)) : dump(v);
-  snprintf(buf, len, "%s", s);
+  if (!s) return -1;
+  const int fits = (size_t)snprintf(buf, len, "%s", s) < len;
   free(s);
+  /* a label names a directory, a CSV field and a line of points.txt: no
+   * path separator, CSV or shell metacharacter, quote or control byte */
   for (char *c = buf; *c; c++)
-    if (*c == '/' || *c == ',' || *c == ' ' || *c == '"') *c = '-';
+    if ((unsigned char)*c < 0x20 || *c == 0x7f || strchr("/, \"'`$;&|<>\\", *c)) *c = '-';
+  return fits ? 0 : 1;
+}
+
+/* Checks that value k of an axis (made: label_of succeeded) has a label that differs from the labels
+ * before it (after label_of's replacements), so that point ids are unique. */
+static int label_check(cfg_reader *rd, const char *vp, const choice *c, size_t k, int made) {
+  if (!made) return ccsim_fail(rd->err, CCSIM_ERR_RUNTIME, "%s: %s: out of memory", rd->file, vp);
+  /* a long label is cut: sweep_plan_points refuses two that then share a directory */
+  for (size_t j = 0; j < k; j++)
+    if (!strcmp(c[-(long)(k - j)].label, c->label))
+      return cfg_fail(rd, vp, "its label \"%s\" is values[%zu]'s too (characters such as / , space, quotes and "
+                      "shell metacharacters become '-'); give each value its own label", c->label, j);
+  return 0;
 }
 
 /* sweep_internal.h */
@@ -63,12 +87,6 @@ void sweep_free(sweep *s) {
   free(s->file), free(s->dir), free(s->base), free(s->out), free(s->name);
 }
 
-/* One axis value: its label and its assignments. */
-typedef struct choice {
-  char label[128];
-  char *sets[32];
-  int nsets;
-} choice;
 
 /* A field path of a --set: non-empty names joined by '.', and no '=' (which
  * would end the path of the assignment early). */
@@ -95,6 +113,11 @@ static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *
   if (!json_is_array(vals) || json_array_size(vals) == 0)
     return cfg_fail(&rd, path, "\"values\" must be a non-empty array");
   if (jn && !json_string_length(jn)) return cfg_fail(&rd, path, "\"name\" must not be empty");
+  /* an axis name heads a CSV column and names point directories */
+  for (const char *c = jn ? json_string_value(jn) : ""; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f || strchr(",=\"'`$;&|<>\\", *c))
+      return cfg_fail(&rd, path, "\"name\" must be a plain name (no control character, quote, backslash, ',', "
+                      "'=' or shell metacharacter; found 0x%02x)", (unsigned char)*c);
   if (jp && !field_path_ok(json_string_value(jp)))
     return cfg_fail(&rd, path, "\"path\" must be names joined by '.' such as \"platform.bandwidth\", got \"%s\"",
                     json_string_value(jp));
@@ -108,7 +131,7 @@ static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *
     char vp[96];
     snprintf(vp, sizeof vp, "%s.values[%zu]", path, k);
     if (jp) { /* a plain value for one field */
-      label_of(v, c->label, sizeof c->label);
+      if ((rc = label_check(&rd, vp, c, k, label_of(v, c->label, sizeof c->label) >= 0))) return rc;
       c->sets[0] = assignment(json_string_value(jp), v);
       c->nsets = 1;
       continue;
@@ -119,7 +142,7 @@ static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *
     static const char *const vknown[] = {"label", "set", NULL};
     if ((rc = cfg_keys(&rd, v, vp, vknown, NULL, NULL, NULL))) return rc;
     if (!json_string_length(lab)) return cfg_fail(&rd, vp, "\"label\" must not be empty");
-    label_of(lab, c->label, sizeof c->label);
+    if ((rc = label_check(&rd, vp, c, k, label_of(lab, c->label, sizeof c->label) >= 0))) return rc;
     const char *key;
     json_t *x;
     json_object_foreach(set, key, x) {
@@ -158,6 +181,12 @@ int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error
     rc = cfg_fail(&rd, "name", "expected a non-empty string");
     goto out;
   }
+  for (const char *c = jname ? json_string_value(jname) : ""; *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+      rc = cfg_fail(&rd, "name", "expected a name without control characters (newline, tab, ...), got 0x%02x",
+                    (unsigned char)*c);
+      goto out;
+    }
   if (!json_is_string(jbase)) {
     rc = cfg_fail(&rd, "base", "expected the path of the base experiment (relative to this file)");
     goto out;
@@ -254,9 +283,14 @@ int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error
     for (int a = 0; a < s->naxes; a++) {
       const choice *c = &choices[a][idx[a]];
       pt->labels[a] = strdup(c->label);
-      char part[160];
-      snprintf(part, sizeof part, "%s%s=%s", a ? "," : "", s->axis_names[a], c->label);
-      strncat(pt->id, part, sizeof pt->id - strlen(pt->id) - 1);
+      char part[512];
+      if ((size_t)snprintf(part, sizeof part, "%s%s=%s", a ? "," : "", s->axis_names[a], c->label) >= sizeof part ||
+          strlen(pt->id) + strlen(part) >= sizeof pt->id) {
+        rc = cfg_fail(&rd, "axes", "point %zu's id (axis names and labels joined) is longer than %zu bytes; "
+                      "use shorter names or labels", p, sizeof pt->id - 1);
+        goto out;
+      }
+      strcat(pt->id, part);
       for (int k = 0; k < c->nsets; k++) pt->sets[pt->nsets++] = strdup(c->sets[k]);
     }
   }

@@ -73,7 +73,8 @@ int sweep_plan_points(const sweep *s, point_run *pr, ccsim_error *err) {
       if (by == 0)
         rc = ccsim_fail(err, CCSIM_ERR_INPUT,
                         "%s: axes: points \"%s\" and \"%s\" would share the directory %s: make their "
-                        "labels differ in more than '/', ',', ' ' and '\"' and in their first 127 characters",
+                        "labels differ in more than the characters that become '-' (/ , space, quotes, control and "
+                        "shell metacharacters) and in their first 127 characters",
                         s->file, s->points[i].id, s->points[j].id, pr[i].dir);
       else
         rc = ccsim_fail(err, CCSIM_ERR_INPUT,

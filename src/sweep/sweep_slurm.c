@@ -29,6 +29,50 @@ int slurm_check(const slurm_opts *o, ccsim_error *err) {
   return 0;
 }
 
+/* The first control character of s (newline, tab, DEL, ...), or 0. */
+static int control_char(const char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || *s == 0x7f) return (unsigned char)*s;
+  return 0;
+}
+
+/* A path may stand in an #SBATCH line only when sbatch reads it back as it
+ * is: no white space or control character (sbatch splits and ends
+ * directives there), no quote or backslash (sbatch's directive parser
+ * interprets them), no '%' (Slurm's file-name patterns). */
+static int sbatch_path_ok(const char *s, int *bad) {
+  for (; *s; s++)
+    if ((unsigned char)*s <= 0x20 || *s == 0x7f || strchr("\"'\\%", *s)) {
+      *bad = (unsigned char)*s;
+      return 0;
+    }
+  return 1;
+}
+
+/* The sweep name as a Slurm job name: letters, digits and "._-" kept,
+ * every other byte '_', at most 64 bytes; never empty. */
+static void job_name(const char *name, char *buf, size_t len) {
+  size_t i = 0;
+  for (; name[i] && i + 1 < len && i < 64; i++)
+    buf[i] = isalnum((unsigned char)name[i]) || strchr("._-", name[i]) ? name[i] : '_';
+  buf[i] = 0;
+  if (!i) snprintf(buf, len, "sweep");
+}
+
+int slurm_check_paths(const char *sweep_file, const char *out, ccsim_error *err) {
+  int c = control_char(sweep_file);
+  if (c)
+    return ccsim_fail(err, CCSIM_ERR_INPUT,
+                      "%s: a sweep file whose path holds a control character (0x%02x) cannot be run by Slurm",
+                      sweep_file, c);
+  if (!sbatch_path_ok(out, &c))
+    return ccsim_fail(err, CCSIM_ERR_INPUT,
+                      "--out \"%s\": with --slurm the output directory must have no white space, control "
+                      "character, quote, backslash or '%%' (sbatch's #SBATCH --output cannot carry 0x%02x)",
+                      out, c);
+  return 0;
+}
+
 /* out/slurm/NAME into buf; -1 when it does not fit (never truncated). */
 static int path_in(const char *out, const char *name, char *buf, size_t len) {
   return (size_t)snprintf(buf, len, "%s/slurm/%s", out, name) < len ? 0 : -1;
@@ -86,11 +130,18 @@ int slurm_submit(const char *name, const char *sweep_file, const char *out, char
   if ((mkdir(dir, 0777) && errno != EEXIST) || (mkdir(p, 0777) && errno != EEXIST))
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot create %s: %s", p, strerror(errno));
   /* the array: the indices of the points to run, throttled */
+  /* Every value below is data: the name reduced to a job name, the paths
+   * checked for sbatch (slurm_check_paths) and single-quoted for bash, the
+   * options checked by slurm_check; nothing from the input reaches a line
+   * as code, and every #SBATCH line comes before the first command. */
+  if (slurm_check_paths(sweep_file, out, err)) return err->code;
+  char jn[80];
+  job_name(name, jn, sizeof jn);
   char *s = NULL;
   size_t len = 0;
   int bad = append(&s, &len, "#!/bin/bash\n# ccsim sweep %s: %zu of %zu points, one per array task\n",
-                   name, ntodo, npoints);
-  bad |= append(&s, &len, "#SBATCH --job-name=ccsim-%s\n#SBATCH --array=", name);
+                   jn, ntodo, npoints);
+  bad |= append(&s, &len, "#SBATCH --job-name=ccsim-%s\n#SBATCH --array=", jn);
   for (size_t i = 0; i < ntodo; i++) bad |= append(&s, &len, "%s%zu", i ? "," : "", todo[i]);
   if (o->throttle > 0) bad |= append(&s, &len, "%%%d", o->throttle);
   bad |= append(&s, &len, "\n#SBATCH --cpus-per-task=%d\n", o->cpus_per_task);

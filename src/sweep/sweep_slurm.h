@@ -28,6 +28,11 @@ typedef struct slurm_opts {
 /* Checks the Slurm option values; 0, or -1 with a message in err. */
 int slurm_check(const slurm_opts *o, ccsim_error *err);
 
+/* Checks that the sweep file's path and the output directory out can be
+ * written into a job script as data (no control character in either; out
+ * also fit for an #SBATCH --output line); 0, or an input error in err. */
+int slurm_check_paths(const char *sweep_file, const char *out, ccsim_error *err);
+
 /* Writes the job script for the points ids[todo[0..ntodo)] of the sweep in
  * sweep_file (absolute) with outputs in out (absolute), and submits it (or
  * prints it).  Prints the job id.  Returns 0 or an exit code with err. */
