@@ -118,23 +118,17 @@ static int quoted(char **s, size_t *len, const char *w) {
   return append(s, len, "'");
 }
 
-int slurm_submit(const char *name, const char *sweep_file, const char *out, char *const *ids,
-                 size_t npoints, const size_t *todo, size_t ntodo, const slurm_opts *o,
-                 ccsim_error *err) {
-  char exe[PATH_MAX], dir[PATH_MAX], p[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot find the ccsim binary: %s", strerror(errno));
-  exe[n] = 0;
-  if (path_in(out, "", dir, sizeof dir) || path_in(out, "status", p, sizeof p))
-    return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: path too long", out);
-  if ((mkdir(dir, 0777) && errno != EEXIST) || (mkdir(p, 0777) && errno != EEXIST))
-    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot create %s: %s", p, strerror(errno));
-  /* the array: the indices of the points to run, throttled */
+char *slurm_script(const char *name, const char *exe, const char *sweep_file, const char *out,
+                   size_t npoints, const size_t *todo, size_t ntodo, const slurm_opts *o, ccsim_error *err) {
   /* Every value below is data: the name reduced to a job name, the paths
    * checked for sbatch (slurm_check_paths) and single-quoted for bash, the
    * options checked by slurm_check; nothing from the input reaches a line
    * as code, and every #SBATCH line comes before the first command. */
-  if (slurm_check_paths(sweep_file, out, err)) return err->code;
+  if (slurm_check(o, err) || slurm_check_paths(sweep_file, out, err)) return NULL;
+  if (strchr(exe, '\n')) {
+    ccsim_fail(err, CCSIM_ERR_RUNTIME, "the ccsim binary's path holds a newline; a job script cannot run it");
+    return NULL;
+  }
   char jn[80];
   job_name(name, jn, sizeof jn);
   char *s = NULL;
@@ -156,9 +150,33 @@ int slurm_submit(const char *name, const char *sweep_file, const char *out, char
   bad |= quoted(&s, &len, out);
   bad |= append(&s, &len, " --threads %d%s --point \"$SLURM_ARRAY_TASK_ID\"\n",
                 o->threads > 0 ? o->threads : o->cpus_per_task, o->no_memo ? " --no-memo" : "");
+  if (bad) {
+    free(s);
+    ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory writing the job script");
+    return NULL;
+  }
+  return s;
+}
+
+int slurm_submit(const char *name, const char *sweep_file, const char *out, char *const *ids,
+                 size_t npoints, const size_t *todo, size_t ntodo, const slurm_opts *o,
+                 ccsim_error *err) {
+  char exe[PATH_MAX], dir[PATH_MAX], p[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot find the ccsim binary: %s", strerror(errno));
+  exe[n] = 0;
+  if (path_in(out, "", dir, sizeof dir) || path_in(out, "status", p, sizeof p))
+    return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: path too long", out);
+  char *s = slurm_script(name, exe, sweep_file, out, npoints, todo, ntodo, o, err);
+  if (!s) return err->code;
+  if ((mkdir(dir, 0777) && errno != EEXIST) || (mkdir(p, 0777) && errno != EEXIST)) {
+    free(s);
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot create %s: %s", p, strerror(errno));
+  }
   /* task index -> point id, and the sweep file, for the tasks and --collect */
   char *map = NULL;
   size_t mlen = 0;
+  int bad = 0;
   for (size_t i = 0; i < npoints; i++) bad |= append(&map, &mlen, "%zu %s\n", i, ids[i]);
   if (bad) {
     free(s), free(map);

@@ -33,6 +33,14 @@ int slurm_check(const slurm_opts *o, ccsim_error *err);
  * also fit for an #SBATCH --output line); 0, or an input error in err. */
 int slurm_check_paths(const char *sweep_file, const char *out, ccsim_error *err);
 
+/* The job script (a new string) for the points todo[0..ntodo) of npoints,
+ * run by the binary exe on sweep_file with outputs in out; NULL with err
+ * when a value cannot be carried as data (slurm_check, slurm_check_paths)
+ * or memory runs out.  Every #SBATCH line precedes the script's one
+ * command, in which every path is single-quoted. */
+char *slurm_script(const char *name, const char *exe, const char *sweep_file, const char *out,
+                   size_t npoints, const size_t *todo, size_t ntodo, const slurm_opts *o, ccsim_error *err);
+
 /* Writes the job script for the points ids[todo[0..ntodo)] of the sweep in
  * sweep_file (absolute) with outputs in out (absolute), and submits it (or
  * prints it).  Prints the job id.  Returns 0 or an exit code with err. */
