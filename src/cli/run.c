@@ -154,6 +154,20 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
     rc = err.code ? err.code : CCSIM_ERR_INPUT;
     goto done;
   }
+  /* the --cfg items SimGrid reads change results: part of the experiment's
+   * hash and summary (--log ones change only what is logged) */
+  {
+    char **opts = calloc((size_t)ncfg + 1, sizeof *opts);
+    int nopts = 0;
+    for (int i = 0; opts && i < ncfg; i++)
+      if (!strncmp(cfg[i], "--cfg=", 6)) opts[nopts++] = cfg[i];
+    rc = opts ? experiment_set_options(e, opts, nopts, &err) : ccsim_fail(&err, CCSIM_ERR_RUNTIME, "out of memory");
+    free(opts);
+    if (rc) {
+      fprintf(stderr, "ccsim: %s\n", err.msg);
+      goto done;
+    }
+  }
   o.cfg = cfg;
   o.ncfg = ncfg;
   o.validate_only = validate;

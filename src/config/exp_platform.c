@@ -122,6 +122,7 @@ int exp_platform(cfg_reader *rd, experiment *e, json_t *root) {
     int fd = cfg_open_regular(e->platform.file, "platform file", NULL, &why);
     if (fd < 0) return cfg_fail(rd, "platform.file", "\"%s\": %s", e->platform.file, why.text);
     close(fd);
+    if ((rc = experiment_add_input(e, "platform file", e->platform.file, rd->err))) return rc;
     /* gpus_per_node: the experiment's, else the file's property, else 1 */
     if (json_object_get(p, "gpus_per_node")) {
       long long g;

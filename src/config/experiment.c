@@ -160,7 +160,41 @@ experiment *experiment_load(const char *file, char *const *sets, int nsets, ccsi
     json_decref(root);
     return NULL;
   }
-  return experiment_from_json(root, file, err);
+  experiment *e = experiment_from_json(root, file, err);
+  /* the experiment file is the first input (read above, before the others) */
+  if (e && e->ninputs < EXP_MAX_INPUTS) {
+    memmove(&e->inputs[1], &e->inputs[0], (size_t)e->ninputs * sizeof e->inputs[0]);
+    e->ninputs++;
+    e->inputs[0] = (struct exp_input){"experiment file", strdup(file)};
+    if (!e->inputs[0].path) e->ninputs--, e->inputs[0].path = NULL;
+  }
+  if (e && (e->ninputs == 0 || strcmp(e->inputs[0].role, "experiment file"))) {
+    ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: more than %d input files, or out of memory", file, EXP_MAX_INPUTS);
+    experiment_free(e);
+    return NULL;
+  }
+  return e;
+}
+
+int experiment_add_input(experiment *e, const char *role, const char *path, ccsim_error *err) {
+  if (e->ninputs >= EXP_MAX_INPUTS)
+    return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: more than %d input files (%s %s)", e->file, EXP_MAX_INPUTS - 1,
+                      role, path);
+  char *p = strdup(path);
+  if (!p) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", e->file);
+  e->inputs[e->ninputs++] = (struct exp_input){role, p};
+  return 0;
+}
+
+int experiment_set_options(experiment *e, char *const *opts, int n, ccsim_error *err) {
+  json_t *a = json_array();
+  for (int i = 0; a && i < n; i++)
+    if (json_array_append_new(a, json_string(opts[i]))) json_decref(a), a = NULL;
+  if (!a) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", e->file);
+  json_decref(e->options);
+  e->options = n ? a : NULL;
+  if (!n) json_decref(a);
+  return 0;
 }
 
 experiment *experiment_from_json(json_t *root, const char *file, ccsim_error *err) {
@@ -197,6 +231,8 @@ void experiment_free(experiment *e) {
   measured_free(e->measured);
   free(e->gradients.trace);
   free(e->train.data);
+  for (int i = 0; i < e->ninputs; i++) free(e->inputs[i].path);
+  json_decref(e->options);
   json_decref(e->resolved);
   free(e);
 }

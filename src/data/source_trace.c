@@ -4,6 +4,7 @@
  * and read through one reader, so its workers fill one at a time. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "config/sections.h"
 #include "source.h"
@@ -33,7 +34,14 @@ static int read_trace(cfg_reader *rd, experiment *e, json_t *root, json_t *g, si
     return cfg_fail(rd, "gradients.trace", "the trace %s holds %u iterations, the experiment runs %d",
                     e->gradients.trace, ti, e->iterations);
   snprintf(what, whatlen, "the trace %s", e->gradients.trace);
-  return 0;
+  char *index = exp_resolve(e, s); /* its index.json: what the trace holds (trace.h) */
+  size_t n = index ? strlen(index) + sizeof "/index.json" : 0;
+  char *ip = n ? malloc(n) : NULL;
+  if (ip) snprintf(ip, n, "%s/index.json", index);
+  rc = ip ? experiment_add_input(e, "trace index", ip, rd->err) : ccsim_fail(rd->err, CCSIM_ERR_RUNTIME, "out of memory");
+  free(index);
+  free(ip);
+  return rc;
 }
 
 static void *trace_source_open(const experiment *e, ccsim_error *err) {

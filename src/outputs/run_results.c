@@ -12,6 +12,7 @@
 #include "engine/engine.h"
 #include "measured.h"
 #include "outputs/outdir.h"
+#include "outputs/provenance.h"
 #include "results.h"
 
 /* The training columns of iterations.csv: empty cells where there is no
@@ -215,6 +216,14 @@ static int write_summary(const experiment *e, const run_figures *fig, const doub
   json_object_set_new(s, "host_time_s", json_real(rep->host_time_s));
   json_object_set_new(s, "peak_rss_mb", json_real(rep->peak_rss_mb));
   json_object_set(s, "experiment", e->resolved);
+  /* provenance: every file read, with its digest, and the options */
+  json_t *prov = provenance_new(e, err);
+  if (!prov) {
+    json_decref(s);
+    return err->code;
+  }
+  json_object_update(s, prov);
+  json_decref(prov);
   char hash[17];
   int rc = outdir_hash(e, hash, err);
   if (!rc) json_object_set_new(s, "experiment_hash", json_string(hash));

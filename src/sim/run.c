@@ -67,6 +67,7 @@ static int prepare(const experiment *e, const run_opts *o, const char *dir, run_
   }
   /* outputs: a directory that already holds this very experiment's finished
    * results (summary.json with its hash) is left alone when asked */
+  int force = o->force;
   if (!o->validate_only && o->skip_finished) {
     char want[17], have[17];
     if ((rc = outdir_hash(e, want, err))) return rc;
@@ -74,9 +75,18 @@ static int prepare(const experiment *e, const run_opts *o, const char *dir, run_
       rep->skipped = 1;
       return 0;
     }
+    /* the finished results of this very experiment with an input or an
+     * option since changed: stale, run again in their place, saying why
+     * (another experiment's results stay refused without --force) */
+    char why[1024];
+    if (outdir_why_changed(dir, e, why, sizeof why) == 1) {
+      ccsim_one_line(why, sizeof why);
+      fprintf(stderr, "ccsim: %s: %s; rerunning\n", dir, why);
+      force = 1;
+    }
   }
   /* outputs: claim the directory before anything is written to it */
-  if (!o->validate_only && (rc = outdir_claim(dir, e, o->force, err))) return rc;
+  if (!o->validate_only && (rc = outdir_claim(dir, e, force, err))) return rc;
   if (e->platform.file) {
     snprintf(platform_path, sizeof platform_path, "%s", e->platform.file);
   } else {
