@@ -17,6 +17,7 @@
 
 #include "engine/engine.h"
 #include "feed.h"
+#include "outputs/lock.h"
 #include "outputs/outdir.h"
 #include "outputs/run_results.h"
 #include "outputs/timeline.h"
@@ -49,7 +50,7 @@ static double host_seconds(void) {
  * generated, SimGrid started on it.  *done is set when nothing more is to
  * run (validate_only, or skipped). */
 static int prepare(const experiment *e, const run_opts *o, const char *dir, run_report *rep, int *done,
-                   ccsim_error *err) {
+                   int *lock, ccsim_error *err) {
   char platform_path[PATH_MAX];
   int rc;
   *done = 1;
@@ -64,6 +65,12 @@ static int prepare(const experiment *e, const run_opts *o, const char *dir, run_
   if (o->validate_only && !e->platform.file) {
     rep->hosts = (size_t)e->platform.hosts;
     return 0;
+  }
+  /* outputs: one writer at a time, held until the run ends (lock.h); a
+   * second one is refused naming the first, --force or not */
+  if (!o->validate_only) {
+    if ((rc = results_mkdir(dir, err))) return rc;
+    if ((*lock = lock_dir(dir, "run", err)) < 0) return err->code;
   }
   /* outputs: a directory that already holds this very experiment's finished
    * results (summary.json with its hash) is left alone when asked */
@@ -179,10 +186,11 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
   feed *fd = feed_new(e, o->validate_only ? NULL : o->record_trace, err);
   if (!fd) return err->code;
   snprintf(rep->out_dir, sizeof rep->out_dir, "%s", dir);
-  int done;
-  rc = prepare(e, o, dir, rep, &done, err);
+  int done, lock = -1;
+  rc = prepare(e, o, dir, rep, &done, &lock, err);
   if (!rc && !done) rc = run_prepared(e, o, fd, dir, host0, rep, err);
   engine_timing_stop();
   feed_free(fd);
+  if (lock >= 0) close(lock);
   return rc;
 }

@@ -240,13 +240,16 @@ int sweep_run(const sweep_opts *o) {
   if (!dry || slurm) { /* submit() resolves the directory's real path */
     if ((rc = results_mkdir(s.out, &err))) goto done;
   }
-  /* a Slurm array runs its tasks into DIR at once: no lock for them */
+  /* a Slurm array runs its tasks into DIR at once: no lock for them, but
+   * never into a run's directory */
   if (!dry && !slurm) {
-    if ((lock = lock_dir(s.out, ".ccsim-sweep.lock", "another sweep", &err)) < 0) {
+    if ((lock = lock_dir(s.out, "sweep", &err)) < 0) {
       rc = err.code;
       goto done;
     }
     if ((rc = results_remove_stale(s.out, &err))) goto done;
+  } else if (!o->collect && (rc = lock_check_kind(s.out, "sweep", &err))) {
+    goto done;
   }
   /* resume: a point is done when its summary.json holds its hash */
   size_t reused, changed, fresh;
