@@ -135,11 +135,12 @@ typedef struct experiment {
   json_t *resolved; /* the experiment as run, defaults filled in */
 
   /* Provenance: every file the run reads, in the order read (the experiment
-   * file first), as opened; their contents are part of the experiment's
-   * hash (outputs/provenance.h). */
+   * file first), as opened, with the SHA-256 of its content taken as it
+   * was read; part of the experiment's hash (outputs/provenance.h). */
   struct exp_input {
     const char *role; /* "experiment file", "platform file", "device file", ... (static) */
     char *path;
+    char sha256[65];
   } inputs[EXP_MAX_INPUTS];
   int ninputs;
   /* The command-line options that change results and are not fields of the
@@ -159,9 +160,12 @@ experiment *experiment_from_json(json_t *root, const char *file, ccsim_error *er
 void experiment_free(experiment *e);
 
 /* Record that the run reads the file path in the given role (a static
- * string); 0, or an error naming path when e holds EXP_MAX_INPUTS already
- * or memory runs out. */
-int experiment_add_input(experiment *e, const char *role, const char *path, ccsim_error *err);
+ * string), named by the field json_path (NULL: the experiment file
+ * itself), with the digest of its content now; 0, or an error at json_path
+ * when e holds EXP_MAX_INPUTS already, the file is unreadable or memory
+ * runs out. */
+int experiment_add_input(experiment *e, const char *role, const char *path, const char *json_path,
+                         ccsim_error *err);
 
 /* Record the options (strings, borrowed; copied) that change the results
  * without being fields of the experiment: part of its hash and summary. */

@@ -211,6 +211,9 @@ exp fmhid '{"workers": 2, '"$tr"', '"$fm"', "model": {"kind": "cnn", "hidden": [
 expect cnn-hidden 'fmhid.json: train.model.hidden: only for kind "mlp"' "$CCSIM" validate "$T/fmhid.json"
 mkdir -p "$T/badfm"
 printf '\x00\x00\x08\x03\x00\x00\x00\x02' >"$T/badfm/train-images-idx3-ubyte.gz"
+: >"$T/badfm/train-labels-idx1-ubyte.gz"
+: >"$T/badfm/t10k-images-idx3-ubyte.gz"
+: >"$T/badfm/t10k-labels-idx1-ubyte.gz"
 exp fmbad '{"workers": 2, "iterations": 1, '"$tr"', '"$fm"', "data": "badfm"}}'
 expect fashion-truncated 'fmbad.json: train.data: '"$T"'/badfm/train-images-idx3-ubyte.gz: truncated idx header' "$CCSIM" run "$T/fmbad.json" --out "$T/fmbad"
 exp spw '{"workers": 2, "model": {"elements": 100}, "gradients": {"row_width": 8}, "compressor": "none", "collective": "allreduce/ring"}'

@@ -128,7 +128,7 @@ int exp_platform(cfg_reader *rd, experiment *e, json_t *root) {
     if (size == 0)
       return cfg_fail(rd, "platform.file", "\"%s\": is empty (or a kernel pseudo-file); expected a SimGrid "
                       "platform XML file", e->platform.file);
-    if ((rc = experiment_add_input(e, "platform file", e->platform.file, rd->err))) return rc;
+    if ((rc = experiment_add_input(e, "platform file", e->platform.file, "platform.file", rd->err))) return rc;
     /* gpus_per_node: the experiment's, else the file's property, else 1 */
     if (json_object_get(p, "gpus_per_node")) {
       long long g;

@@ -8,6 +8,7 @@
 #include "config/sections.h"
 #include "gradients.h"
 #include "results.h"
+#include "outputs/provenance.h"
 #include "datapath.h"
 
 #include <errno.h>
@@ -162,27 +163,30 @@ experiment *experiment_load(const char *file, char *const *sets, int nsets, ccsi
   }
   experiment *e = experiment_from_json(root, file, err);
   /* the experiment file is the first input (read above, before the others) */
-  if (e && e->ninputs < EXP_MAX_INPUTS) {
-    memmove(&e->inputs[1], &e->inputs[0], (size_t)e->ninputs * sizeof e->inputs[0]);
-    e->ninputs++;
-    e->inputs[0] = (struct exp_input){"experiment file", strdup(file)};
-    if (!e->inputs[0].path) e->ninputs--, e->inputs[0].path = NULL;
-  }
-  if (e && (e->ninputs == 0 || strcmp(e->inputs[0].role, "experiment file"))) {
-    ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: more than %d input files, or out of memory", file, EXP_MAX_INPUTS);
+  if (e && experiment_add_input(e, "experiment file", file, NULL, err)) {
     experiment_free(e);
     return NULL;
+  }
+  if (e) {
+    struct exp_input first = e->inputs[e->ninputs - 1];
+    memmove(&e->inputs[1], &e->inputs[0], (size_t)(e->ninputs - 1) * sizeof e->inputs[0]);
+    e->inputs[0] = first;
   }
   return e;
 }
 
-int experiment_add_input(experiment *e, const char *role, const char *path, ccsim_error *err) {
+int experiment_add_input(experiment *e, const char *role, const char *path, const char *json_path,
+                         ccsim_error *err) {
   if (e->ninputs >= EXP_MAX_INPUTS)
-    return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: more than %d input files (%s %s)", e->file, EXP_MAX_INPUTS - 1,
-                      role, path);
-  char *p = strdup(path);
-  if (!p) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", e->file);
-  e->inputs[e->ninputs++] = (struct exp_input){role, p};
+    return ccsim_fail_at(err, CCSIM_ERR_INPUT, e->file, json_path, 0, 0, "more than %d input files (%s %s)",
+                         EXP_MAX_INPUTS - 1, role, path);
+  struct exp_input *in = &e->inputs[e->ninputs];
+  ccsim_error why = {0};
+  if (provenance_file_sha256(path, in->sha256, &why))
+    return ccsim_fail_at(err, why.code, e->file, json_path, 0, 0, "%s %s", role, why.msg);
+  if (!(in->path = strdup(path))) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", e->file);
+  in->role = role;
+  e->ninputs++;
   return 0;
 }
 

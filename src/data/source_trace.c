@@ -38,7 +38,7 @@ static int read_trace(cfg_reader *rd, experiment *e, json_t *root, json_t *g, si
   size_t n = index ? strlen(index) + sizeof "/index.json" : 0;
   char *ip = n ? malloc(n) : NULL;
   if (ip) snprintf(ip, n, "%s/index.json", index);
-  rc = ip ? experiment_add_input(e, "trace index", ip, rd->err) : ccsim_fail(rd->err, CCSIM_ERR_RUNTIME, "out of memory");
+  rc = ip ? experiment_add_input(e, "trace index", ip, "gradients.trace", rd->err) : ccsim_fail(rd->err, CCSIM_ERR_RUNTIME, "out of memory");
   free(index);
   free(ip);
   return rc;

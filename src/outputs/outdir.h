@@ -21,7 +21,7 @@
 /* The hash of e as run, 16 hex digits into out[17]: the resolved experiment
  * (output.dir aside: it says where, not what), ccsim's version, the content
  * of every file it reads (by role and SHA-256: e->inputs) and the options
- * that change results (e->options).  0, or an error (an input unreadable). */
+ * that change results (e->options).  0, or an error (out of memory). */
 int outdir_hash(const experiment *e, char out[17], ccsim_error *err);
 
 /* 0 when dir/summary.json holds e's finished results or none; else 1 (an

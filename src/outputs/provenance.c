@@ -87,13 +87,8 @@ json_t *provenance_new(const experiment *e, ccsim_error *err) {
   if (!e->options) json_object_set_new(p, "options", json_array());
   json_t *in = json_object_get(p, "inputs");
   for (int i = 0; i < e->ninputs; i++) {
-    char hex[65];
-    if (provenance_file_sha256(e->inputs[i].path, hex, err)) {
-      json_decref(p);
-      return NULL;
-    }
     if (json_array_append_new(in, json_pack("{s:s,s:s,s:s}", "role", e->inputs[i].role, "path",
-                                            e->inputs[i].path, "sha256", hex))) {
+                                            e->inputs[i].path, "sha256", e->inputs[i].sha256))) {
       json_decref(p);
       ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", e->file);
       return NULL;

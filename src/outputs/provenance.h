@@ -20,8 +20,8 @@
 int provenance_file_sha256(const char *path, char hex[65], ccsim_error *err);
 
 /* summary.json's record of e: {"inputs": [{"role", "path", "sha256"}, ...],
- * "options": [...]}.  A new reference, or NULL with err (an input no longer
- * readable). */
+ * "options": [...]}.  The digests are those taken as each file was read
+ * (experiment.h).  A new reference, or NULL with err (out of memory). */
 json_t *provenance_new(const experiment *e, ccsim_error *err);
 
 /* Why the results recorded in summary (a summary.json read back) are not

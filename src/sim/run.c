@@ -66,6 +66,16 @@ static int prepare(const experiment *e, const run_opts *o, const char *dir, run_
     rep->hosts = (size_t)e->platform.hosts;
     return 0;
   }
+  /* outputs: finished results in a directory nobody may write (an archive
+   * on a read-only disk) are read, not locked: no writer can be there */
+  if (!o->validate_only && o->skip_finished && access(dir, W_OK) != 0) {
+    char want[17], have[17];
+    if ((rc = outdir_hash(e, want, err))) return rc;
+    if (outdir_finished_hash(dir, have) && !strcmp(have, want)) {
+      rep->skipped = 1;
+      return 0;
+    }
+  }
   /* outputs: one writer at a time, held until the run ends (lock.h); a
    * second one is refused naming the first, --force or not */
   if (!o->validate_only) {
