@@ -166,6 +166,10 @@ void experiment_free(experiment *e);
  * runs out. */
 int experiment_add_input(experiment *e, const char *role, const char *path, const char *json_path,
                          ccsim_error *err);
+/* The same with the digest given (sha256: 64 hex digits), for an input of
+ * many files (a trace's data) digested by its reader. */
+int experiment_add_input_digest(experiment *e, const char *role, const char *path, const char *sha256,
+                                const char *json_path, ccsim_error *err);
 
 /* Record the options (strings, borrowed; copied) that change the results
  * without being fields of the experiment: part of its hash and summary. */

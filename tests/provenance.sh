@@ -98,7 +98,23 @@ sed -i 's/bw="12500000000Bps"/bw="1250000000Bps"/' plat.xml
 [ "$(cat err)" = "ccsim: cf: platform file ./plat.xml changed; rerunning" ] &&
   [ "$(field cf/summary.json 's["iteration_time_s"]')" != "$t0" ] && ok || bad "platform: $(cat err)"
 
-# 5. a changed field is another experiment: refused without --force, as before
+# 5. a gradient trace: its index and the data files the run replays
+printf '%s\n' '{"name": "rec", "workers": 2, "iterations": 2, "model": {"elements": 300}}' >rec.json
+"$CCSIM" run rec.json --out rec --quiet --record-trace tr >/dev/null 2>err || bad "record: $(cat err)"
+printf '%s\n' '{"name": "rep", "workers": 2, "iterations": 2, "gradients": {"source": "trace", "trace": "tr"}, "compressor": "fp16"}' >rep.json
+"$CCSIM" run rep.json --out rep --quiet >/dev/null 2>err || bad "replay: $(cat err)"
+e0=$(field rep/summary.json 's["agg_rel_error"]')
+[ "$(field rep/summary.json '[i["role"] for i in s["inputs"]]')" = "['experiment file', 'trace index', 'trace data']" ] && ok ||
+  bad "trace: inputs $(field rep/summary.json 's["inputs"]')"
+# one value of worker 1's last gradient becomes 1.0f
+printf '\x00\x00\x80\x3f' | dd of=tr/w1/it1.npy bs=1 seek=200 conv=notrunc status=none
+"$CCSIM" run rep.json --out rep --quiet --skip-finished >/dev/null 2>err
+[ "$(cat err)" = "ccsim: rep: trace data ./tr changed; rerunning" ] && ok || bad "trace data: $(cat err)"
+[ "$(field rep/summary.json 's["agg_rel_error"]')" != "$e0" ] && ok || bad "trace data: the same error as before"
+"$CCSIM" run rep.json --out rep --quiet --skip-finished >out 2>err
+grep -q "already holds" out && ok || bad "trace data, unchanged: $(cat err)"
+
+# 6. a changed field is another experiment: refused without --force, as before
 "$CCSIM" run cfg.json --out cf --quiet --skip-finished --set iterations=3 >/dev/null 2>err
 [ $? -eq 2 ] && grep -q "holds the results of another experiment" err && ok || bad "field: $(cat err)"
 

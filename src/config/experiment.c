@@ -180,11 +180,21 @@ int experiment_add_input(experiment *e, const char *role, const char *path, cons
   if (e->ninputs >= EXP_MAX_INPUTS)
     return ccsim_fail_at(err, CCSIM_ERR_INPUT, e->file, json_path, 0, 0, "more than %d input files (%s %s)",
                          EXP_MAX_INPUTS - 1, role, path);
-  struct exp_input *in = &e->inputs[e->ninputs];
+  char hex[65];
   ccsim_error why = {0};
-  if (provenance_file_sha256(path, in->sha256, &why))
+  if (provenance_file_sha256(path, hex, &why))
     return ccsim_fail_at(err, why.code, e->file, json_path, 0, 0, "%s %s", role, why.msg);
+  return experiment_add_input_digest(e, role, path, hex, json_path, err);
+}
+
+int experiment_add_input_digest(experiment *e, const char *role, const char *path, const char *sha256,
+                                const char *json_path, ccsim_error *err) {
+  if (e->ninputs >= EXP_MAX_INPUTS)
+    return ccsim_fail_at(err, CCSIM_ERR_INPUT, e->file, json_path, 0, 0, "more than %d input files (%s %s)",
+                         EXP_MAX_INPUTS - 1, role, path);
+  struct exp_input *in = &e->inputs[e->ninputs];
   if (!(in->path = strdup(path))) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", e->file);
+  snprintf(in->sha256, sizeof in->sha256, "%s", sha256);
   in->role = role;
   e->ninputs++;
   return 0;
