@@ -45,10 +45,11 @@ static double host_seconds(void) {
 
 /* Everything before the first iteration that is not the run's own state:
  * the resource estimate, the platform's checks, the output directory
- * (left alone when it holds this experiment's finished results and
- * skip_finished asks so; else claimed), the platform written there when
- * generated, SimGrid started on it.  *done is set when nothing more is to
- * run (validate_only, or skipped). */
+ * (locked into *lock, which the caller closes when the run ends; left alone
+ * when it holds this experiment's finished results and skip_finished asks
+ * so; else claimed), the platform written there when generated, SimGrid
+ * started on it.  *done is set when nothing more is to run (validate_only,
+ * or skipped). */
 static int prepare(const experiment *e, const run_opts *o, const char *dir, run_report *rep, int *done,
                    int *lock, ccsim_error *err) {
   char platform_path[PATH_MAX];
