@@ -253,7 +253,7 @@ int sweep_run(const sweep_opts *o) {
   }
   /* resume: a point is done when its summary.json holds its hash */
   size_t reused, changed, fresh;
-  const size_t todo = sweep_resume(&s, pr, &reused, &changed, &fresh);
+  const size_t todo = sweep_resume(&s, pr, dry && !slurm, &reused, &changed, &fresh);
   if (slurm) {
     rc = o->collect ? collect(&s, pr, &err) : o->point >= 0 ? run_point(&s, pr, o, &err) : submit(&s, o, &err);
     if (rc && err.msg[0]) fprintf(stderr, "ccsim sweep: %s\n", err.msg);

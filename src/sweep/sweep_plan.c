@@ -99,7 +99,7 @@ int sweep_plan_points(const sweep *s, point_run *pr, ccsim_error *err) {
 
 
 /* sweep_internal.h */
-size_t sweep_resume(sweep *s, point_run *pr, size_t *reused, size_t *changed, size_t *fresh) {
+size_t sweep_resume(sweep *s, point_run *pr, int dry, size_t *reused, size_t *changed, size_t *fresh) {
   size_t todo = 0;
   *reused = *changed = *fresh = 0;
   for (size_t i = 0; i < s->npoints; i++) {
@@ -123,7 +123,7 @@ size_t sweep_resume(sweep *s, point_run *pr, size_t *reused, size_t *changed, si
         snprintf(why, sizeof why, "%s", mh ? "an interrupted run of another version of it is there" : "it changed");
       experiment_free(e);
       ccsim_one_line(why, sizeof why);
-      fprintf(stderr, "ccsim sweep: point %s: %s; rerunning\n", s->points[i].id, why);
+      fprintf(stderr, "ccsim sweep: point %s: %s; %s\n", s->points[i].id, why, dry ? "would rerun" : "rerunning");
     } else
       (*fresh)++;
     json_decref(m);
