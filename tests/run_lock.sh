@@ -97,7 +97,7 @@ wait $holder 2>/dev/null
 "$CCSIM" run a.json --out r --quiet >/dev/null || bad "run r failed"
 "$CCSIM" sweep sw.json --out r --quiet >/dev/null 2>err
 rc=$?
-[ $rc -eq 2 ] && grep -qF "r: holds the results of a run (ccsim run): give the sweep its own output directory" err &&
+[ $rc -eq 2 ] && grep -qF "r: holds the results of a run (summary.json): give the sweep its own output directory" err &&
   [ ! -e r/sweep.csv ] && ok || bad "sweep into a run's directory: exit $rc: $(cat err)"
 "$CCSIM" run a.json --out r --quiet --skip-finished >out 2>err && grep -q "already holds" out && ok ||
   bad "the run is refused in its own directory after a refused sweep: $(cat err)"

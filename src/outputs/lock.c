@@ -42,11 +42,13 @@ static int check_kind(const char *dir, const char *text, const char *kind, ccsim
   char k[16];
   const char *own = owner(dir, text, k);
   if (!own[0] || !strcmp(own, kind)) return 0;
+  /* the evidence named: the file a user would look for first */
   if (!strcmp(own, "sweep"))
-    return ccsim_fail(err, CCSIM_ERR_INPUT,
-                      "%s: holds a sweep (sweep.csv): give each run its own output directory", dir);
+    return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: holds a sweep (%s): give each run its own output directory", dir,
+                      present(dir, "sweep.csv") ? "sweep.csv" : LOCK_FILE " names one");
   return ccsim_fail(err, CCSIM_ERR_INPUT,
-                    "%s: holds the results of a run (ccsim run): give the sweep its own output directory", dir);
+                    "%s: holds the results of a run (%s): give the sweep its own output directory", dir,
+                    present(dir, "summary.json") ? "summary.json" : LOCK_FILE " names one");
 }
 
 int lock_check_kind(const char *dir, const char *kind, ccsim_error *err) {
