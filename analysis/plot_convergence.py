@@ -243,8 +243,10 @@ def table(args):
         its = " / ".join(str(h[0]) if h else "never" for h in hits)
         ms = " / ".join(f"{h[1] * 1e3:.2f}" if h else "-" for h in hits)
         total = " / ".join(f"{r.sim_time * 1e3:.1f}" for r in g)
+        # null when nothing was sent (summary.json's "undefined" says why)
+        ratio = "n/a" if s.get("compression_ratio") is None else f"{s['compression_ratio']:.1f}"
         print(f"| {label} | {s['compressor']} + {s.get('memory', 'none')} | {s['collective']} | "
-              f"{setting(s)} | {s['compression_ratio']:.1f} | {acc} | {tail:.4f} | {gap} | {ci} | {claim} | {its} | {ms} | "
+              f"{setting(s)} | {ratio} | {acc} | {tail:.4f} | {gap} | {ci} | {claim} | {its} | {ms} | "
               f"{total} |")
 
 

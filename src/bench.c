@@ -121,19 +121,27 @@ int bench_run(const bench_opts *o) {
   json_t *out = json ? json_array() : NULL;
   if (!json) printf("%-14s %-8s %10s %12s %10s %9s %9s\n", "compressor", "op", "elements", "seconds",
                     "Gelem/s", "GB/s", "%memcpy");
-  double ref = 0;
+  /* a time below the clock's resolution (0) has no rate: null / n/a, not inf */
+  double ref = NAN;
   for (int r = 0; r < nrows; r++) {
     const row *w = &rows[r];
-    if (!strcmp(w->name, "memcpy")) ref = w->n / w->seconds;
-    double rate = w->n / w->seconds;
+    const double rate = w->seconds > 0 ? w->n / w->seconds : NAN;
+    if (!strcmp(w->name, "memcpy")) ref = rate;
+    const double frac = rate / ref;
     if (json) {
-      json_array_append_new(out, json_pack("{s:s,s:s,s:I,s:f,s:f,s:f,s:f}", "compressor", w->name,
-                                           "op", w->op, "elements", (json_int_t)w->n, "seconds",
-                                           w->seconds, "gelem_per_s", rate / 1e9, "gbytes_per_s",
-                                           4 * rate / 1e9, "fraction_of_memcpy", rate / ref));
+      json_t *o = json_pack("{s:s,s:s,s:I,s:f}", "compressor", w->name, "op", w->op, "elements",
+                            (json_int_t)w->n, "seconds", w->seconds);
+      json_object_set_new(o, "gelem_per_s", isfinite(rate) ? json_real(rate / 1e9) : json_null());
+      json_object_set_new(o, "gbytes_per_s", isfinite(rate) ? json_real(4 * rate / 1e9) : json_null());
+      json_object_set_new(o, "fraction_of_memcpy", isfinite(frac) ? json_real(frac) : json_null());
+      json_array_append_new(out, o);
+    } else if (isfinite(rate)) {
+      char pct[16] = "n/a";
+      if (isfinite(frac)) snprintf(pct, sizeof pct, "%.1f%%", 100 * frac);
+      printf("%-14s %-8s %10zu %12.6f %10.3f %9.2f %9s\n", w->name, w->op, w->n, w->seconds, rate / 1e9,
+             4 * rate / 1e9, pct);
     } else {
-      printf("%-14s %-8s %10zu %12.6f %10.3f %9.2f %8.1f%%\n", w->name, w->op, w->n, w->seconds,
-             rate / 1e9, 4 * rate / 1e9, 100 * rate / ref);
+      printf("%-14s %-8s %10zu %12.6f %10s %9s %9s\n", w->name, w->op, w->n, w->seconds, "n/a", "n/a", "n/a");
     }
   }
   if (json) {

@@ -49,6 +49,8 @@ typedef struct train_config {
   double target_accuracy; /* for time_to_accuracy_s */
 } train_config;
 
+#define EXP_MAX_INPUTS 12
+
 typedef struct experiment {
   char *file; /* as given */
   char *dir;  /* directory of the file: relative paths resolve against it */
@@ -131,6 +133,20 @@ typedef struct experiment {
   char *out_dir;
   int timeline; /* output.timeline: write timeline.csv */
   json_t *resolved; /* the experiment as run, defaults filled in */
+
+  /* Provenance: every file the run reads, in the order read (the experiment
+   * file first), as opened, with the SHA-256 of its content taken as it
+   * was read; part of the experiment's hash (outputs/provenance.h). */
+  struct exp_input {
+    const char *role; /* "experiment file", "platform file", "device file", ... (static) */
+    char *path;
+    char sha256[65];
+  } inputs[EXP_MAX_INPUTS];
+  int ninputs;
+  /* The command-line options that change results and are not fields of the
+   * experiment (SimGrid's --cfg items), as "--cfg=KEY:VALUE" strings in
+   * the order given: an array, or NULL for none (experiment_set_options). */
+  json_t *options;
 } experiment;
 
 /* Load and check FILE with overrides sets[nsets] ("PATH=VALUE").  Returns a new
@@ -142,6 +158,22 @@ experiment *experiment_load(const char *file, char *const *sets, int nsets, ccsi
  * against file's directory.  Returns a new experiment or NULL with err set. */
 experiment *experiment_from_json(json_t *root, const char *file, ccsim_error *err);
 void experiment_free(experiment *e);
+
+/* Record that the run reads the file path in the given role (a static
+ * string), named by the field json_path (NULL: the experiment file
+ * itself), with the digest of its content now; 0, or an error at json_path
+ * when e holds EXP_MAX_INPUTS already, the file is unreadable or memory
+ * runs out. */
+int experiment_add_input(experiment *e, const char *role, const char *path, const char *json_path,
+                         ccsim_error *err);
+/* The same with the digest given (sha256: 64 hex digits), for an input of
+ * many files (a trace's data) digested by its reader. */
+int experiment_add_input_digest(experiment *e, const char *role, const char *path, const char *sha256,
+                                const char *json_path, ccsim_error *err);
+
+/* Record the options (strings, borrowed; copied) that change the results
+ * without being fields of the experiment: part of its hash and summary. */
+int experiment_set_options(experiment *e, char *const *opts, int n, ccsim_error *err);
 
 
 #endif

@@ -165,6 +165,32 @@ bad = subprocess.run(["/usr/bin/python3", os.path.join(SRC, "analysis/plot_sweep
                       "nonsense", "--x", "workers"], cwd=T, capture_output=True, text=True)
 check(bad.returncode != 0 and "nonsense" in bad.stderr, "sweep plot: an unknown metric is named")
 
+# --- figures that do not exist: null in summary.json (with the reason),
+# empty cells in the CSVs; the reader and the plots take them as NaN
+nil = os.path.join(T, "nil.json")
+with open(nil, "w") as f:
+    json.dump({"name": "nil", "workers": 2, "iterations": 2, "model": {"elements": 1000},
+               "compressor": {"name": "threshold", "tau": 1e300}, "collective": "allgather/ring"}, f)
+nil_sw = os.path.join(T, "nil-sweep.json")
+with open(nil_sw, "w") as f:
+    json.dump({"name": "nil", "base": "nil.json", "axes": [{"path": "workers", "values": [2, 3]}]}, f)
+nil_dir = os.path.join(T, "nil-sw")
+subprocess.run([CCSIM, "sweep", nil_sw, "--out", nil_dir, "--quiet"], check=True)
+nrun = ccsim.load_sweep(nil_dir).run("workers=2")
+check(nrun.summary["compression_ratio"] is None and nrun.summary["agg_cosine"] is None,
+      f"nothing sent: ratio {nrun.summary['compression_ratio']}, cosine {nrun.summary['agg_cosine']}")
+check(nrun.summary["undefined"]["compression_ratio"] == "nothing was sent: 0 bytes on the wire",
+      f"nothing sent: reason {nrun.summary.get('undefined')}")
+check(nrun.iterations["compression_ratio"].isna().all() and nrun.iterations["agg_cosine"].isna().all()
+      and (nrun.iterations["agg_rel_error"] == 1).all(), "nothing sent: iterations.csv cells")
+nsweep = ccsim.load_sweep(nil_dir)
+check(nsweep.done()["compression_ratio"].isna().all(), "nothing sent: sweep.csv cells")
+check(nsweep.summaries()["agg_cosine"].isna().all(), "nothing sent: summaries")
+fig = psw.draw(nsweep, "agg_rel_error", "workers")
+check(list(fig.axes[0].get_lines()[0].get_ydata()) == [1.0, 1.0], "nothing sent: the sweep plot of a defined figure")
+fig = psw.draw(nsweep, "agg_cosine", "workers")
+check(np.isnan(fig.axes[0].get_lines()[0].get_ydata()).all(), "nothing sent: the sweep plot of an undefined one")
+
 subprocess.run(["rm", "-rf", T])
 print(f"analysis-py: {'ok' if failures == 0 else f'{failures} failed'}")
 sys.exit(1 if failures else 0)

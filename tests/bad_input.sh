@@ -211,6 +211,9 @@ exp fmhid '{"workers": 2, '"$tr"', '"$fm"', "model": {"kind": "cnn", "hidden": [
 expect cnn-hidden 'fmhid.json: train.model.hidden: only for kind "mlp"' "$CCSIM" validate "$T/fmhid.json"
 mkdir -p "$T/badfm"
 printf '\x00\x00\x08\x03\x00\x00\x00\x02' >"$T/badfm/train-images-idx3-ubyte.gz"
+: >"$T/badfm/train-labels-idx1-ubyte.gz"
+: >"$T/badfm/t10k-images-idx3-ubyte.gz"
+: >"$T/badfm/t10k-labels-idx1-ubyte.gz"
 exp fmbad '{"workers": 2, "iterations": 1, '"$tr"', '"$fm"', "data": "badfm"}}'
 expect fashion-truncated 'fmbad.json: train.data: '"$T"'/badfm/train-images-idx3-ubyte.gz: truncated idx header' "$CCSIM" run "$T/fmbad.json" --out "$T/fmbad"
 exp spw '{"workers": 2, "model": {"elements": 100}, "gradients": {"row_width": 8}, "compressor": "none", "collective": "allreduce/ring"}'
@@ -242,6 +245,26 @@ expect text-vocab 'txt.json: train.text.vocab: expected an integer in [2, 65536]
 exp txtd '{"workers": 2, '"$tr"', "train": {"text": {"vocab": 10}}}'
 expect text-digits 'txtd.json: train.text: only for dataset "zipf-text"' "$CCSIM" validate "$T/txtd.json"
 # end cnn and fashion-mnist
+
+# a platform path that is no platform file: named where the experiment
+# names it (file, platform.file) with what was expected, for run and validate
+mkdir -p "$T/pdir"
+mkfifo "$T/pfifo"
+: >"$T/pempty.xml"
+printf '<?xml version="1.0"?>\n<platform version="4.1"><zone id="z" routing="Full">\n' >"$T/pcut.xml"
+for p in /proc/self/mem:"is empty (or a kernel pseudo-file); expected a SimGrid platform XML file" \
+  /proc/self/status:"is empty (or a kernel pseudo-file); expected a SimGrid platform XML file" \
+  /dev/zero:"is a character device; expected the platform file (a regular file)" \
+  "$T/pdir":"is a directory; expected the platform file (a regular file)" \
+  "$T/pfifo":"is a FIFO; expected the platform file (a regular file)" \
+  "$T/pempty.xml":"is empty (or a kernel pseudo-file); expected a SimGrid platform XML file" \
+  "$T/pcut.xml":"pcut.xml:3:0: not well-formed XML"; do
+  exp pfile '{"workers": 2, "platform": {"file": "'"${p%%:*}"'"}, '"$ok"'}'
+  for cmd in "run --quiet --out $T/pout" validate; do
+    expect "platform-path-$cmd ${p%%:*}" "pfile.json: platform.file: " timeout 20 "$CCSIM" $cmd "$T/pfile.json"
+    grep -qF -- "${p#*:}" "$T/err" && pass=$((pass + 1)) || { fail=$((fail + 1)); echo "FAIL platform-path ${p%%:*}: $(cat "$T/err")" >&2; }
+  done
+done
 
 # and a good file is fine, with exit 0
 if "$CCSIM" validate "$T/good.json" >/dev/null 2>&1; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL good file rejected" >&2; fi

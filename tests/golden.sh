@@ -13,7 +13,7 @@ G="$SRC/tests/golden/small"
 strip() { grep -v -E '"(host_time_s|peak_rss_mb)"' "$1"; }
 for k in 1 2; do
   "$CCSIM" run "$SRC/tests/golden/small.json" --out "$T/run$k" --quiet >/dev/null || { echo "run $k failed"; exit 1; }
-  strip "$T/run$k/summary.json" | sed 's|"dir": ".*"|"dir": "-"|' >"$T/run$k/summary.stripped"
+  strip "$T/run$k/summary.json" | sed -e 's|"dir": ".*"|"dir": "-"|' -e 's|"path": ".*"|"path": "-"|' >"$T/run$k/summary.stripped"
 done
 if [ "${3:-}" = "--update" ]; then
   mkdir -p "$G"

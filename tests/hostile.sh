@@ -348,22 +348,32 @@ x2 record-trace-too-big 'good.json: --record-trace: the trace needs ' "$CCSIM" r
 [ ! -e big ] && [ ! -e o5 ] && pass=$((pass + 1)) || bad "record-trace-too-big: wrote $(ls -d big o5 2>/dev/null)"
 
 # ---- numbers that go bad at run time ----
-# a zero aggregate is not a perfect one: cosine 0, not 1
+# a zero aggregate is not a perfect one: no cosine (null, with the reason;
+# an empty cell), not 1, and nothing sent has no compression ratio
 e zeroagg '{"workers": 2, "iterations": 2, "compressor": {"name": "threshold", "tau": 1e300}, "collective": "allgather/ring", '"$ok"'}'
 x0 zero-aggregate "$CCSIM" run zeroagg.json --out zeroagg --quiet
-grep -q '"agg_cosine": 0.0' zeroagg/summary.json && grep -q '"agg_rel_error": 1.0' zeroagg/summary.json &&
-  [ "$(cut -d, -f10 zeroagg/iterations.csv | tail -n +2 | sort -u)" = 0 ] && pass=$((pass + 1)) ||
+grep -q '"agg_cosine": null' zeroagg/summary.json && grep -q '"agg_rel_error": 1.0' zeroagg/summary.json &&
+  grep -q '"compression_ratio": null' zeroagg/summary.json &&
+  grep -q '"agg_cosine": "iteration 0: the aggregate is a zero vector' zeroagg/summary.json &&
+  grep -q '"compression_ratio": "nothing was sent: 0 bytes on the wire"' zeroagg/summary.json &&
+  [ "$(cut -d, -f8,10 zeroagg/iterations.csv | tail -n +2 | sort -u)" = , ] && pass=$((pass + 1)) ||
   bad "zero-aggregate: $(grep agg_ zeroagg/summary.json | tr '\n' ' ')"
 # a zero exact aggregate with a nonzero simulated one: no relative error exists
 cp -r tr trz
 { head -c 128 tr/w0/it0.npy; head -c 32 /dev/zero; } >trz/w0/it0.npy
 { head -c 128 tr/w1/it0.npy; head -c 32 /dev/zero; } >trz/w1/it0.npy
 e zsig '{"workers": 2, "iterations": 1, "gradients": {"source": "trace", "trace": "trz"}, "compressor": "signsgd", "collective": "allgather/ring"}'
-x1 zero-reference 'zsig.json: iteration 0, all workers (one shared aggregate), hop 1: the sum it is measured against (exact, or of the decoded payloads) is zero but the simulated one is not' "$CCSIM" run zsig.json --out zsig --quiet
-[ ! -e zsig/summary.json ] && pass=$((pass + 1)) || bad "zero-reference: a summary was left"
-# lossless on zero gradients is exact: relative error 0, cosine 1
+# (the run's other figures stand: the error is null, with the reason)
+x0 zero-reference "$CCSIM" run zsig.json --out zsig --quiet
+grep -q '"agg_rel_error": null' zsig/summary.json &&
+  grep -q '"agg_rel_error": "iteration 0: the exact mean is a zero vector and the aggregate is not' zsig/summary.json &&
+  pass=$((pass + 1)) || bad "zero-reference: $(grep -A4 undefined zsig/summary.json | tr '\n' ' ')"
+# lossless on zero gradients is exact: relative error 0; a zero vector has
+# no direction: no cosine (null)
 e znone '{"workers": 2, "iterations": 1, "gradients": {"source": "trace", "trace": "trz"}}'
 x0 zero-lossless "$CCSIM" run znone.json --out znone --quiet
+grep -q '"agg_rel_error": 0.0' znone/summary.json && grep -q '"agg_cosine": null' znone/summary.json &&
+  pass=$((pass + 1)) || bad "zero-lossless: $(grep agg_ znone/summary.json | tr '\n' ' ')"
 # compute times out of scale: stopped before SimGrid, naming iteration and worker
 e flops '{"workers": 2, "iterations": 2, "model": {"layers": [{"name": "a", "params": 10, "fwd_flops": 1e20}], "batch": 1000000000}, "device": {"name": "v100", "efficiency": 1e-6}}'
 x1 compute-out-of-scale 'flops.json: iteration 0, worker 0: forward and backward take 1.91083e+22 s of simulated time per iteration, more than 1e+07 s' "$CCSIM" run flops.json --out flops --quiet

@@ -43,7 +43,7 @@ EOF
 # strip host-time fields: summary.json's, and sweep.csv's last column
 norm() {
   local d=$1
-  find "$d" -type f ! -name '.ccsim-sweep.lock' | sort | while read -r f; do
+  find "$d" -type f ! -name '.ccsim.lock' | sort | while read -r f; do
     echo "== ${f#"$d"}"
     case "$f" in
       *summary.json) grep -v -E '"(host_time_s|peak_rss_mb)"' "$f" ;;
@@ -99,10 +99,10 @@ sed 's/base.json/slow.json/' sweep.json >slow-sweep.json
 "$CCSIM" sweep slow-sweep.json --out "$T/locked" --quiet 2>/dev/null &
 holder=$!
 STARTED="$STARTED $holder"
-for _ in $(seq 1 100); do [ -s locked/.ccsim-sweep.lock ] && break; sleep 0.05; done
+for _ in $(seq 1 100); do [ -s locked/.ccsim.lock ] && break; sleep 0.05; done
 "$CCSIM" sweep slow-sweep.json --out "$T/locked" --quiet >out 2>err
 rc=$?
-{ [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && grep -qF "another sweep is running into this directory (pid $holder holds" err; } && ok ||
+{ [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && grep -qF "another sweep is writing into this directory (pid $holder holds" err; } && ok ||
   bad "second sweep: exit $rc: $(cat err)"
 # SIGTERM: the sweep stops its children, writes sweep.csv and says so
 kill -TERM $holder

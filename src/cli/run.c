@@ -25,10 +25,13 @@ static void human_summary(const experiment *e, const run_report *r) {
          e->memory ? e->memory->name : "", e->model.elements, e->iterations);
   printf("  simulated time   %.6g s in all, %.6g s per iteration\n", r->sim_time_s,
          r->iteration_time_s);
-  printf("  on the wire      %.6g MB in all, compression ratio %.3gx\n", r->bytes_on_wire / 1e6,
-         r->compression_ratio);
-  printf("  aggregate error  relative L2 %.3g, cosine %.9f (against the exact float64 mean)\n",
-         r->agg_rel_error, r->agg_cosine);
+  /* a figure that does not exist is "n/a" (summary.json's "undefined" says why) */
+  char ratio[32] = "n/a (nothing was sent)", rel[32] = "n/a (a zero exact mean)", cosine[32] = "n/a (a zero vector)";
+  if (isfinite(r->compression_ratio)) snprintf(ratio, sizeof ratio, "%.3gx", r->compression_ratio);
+  if (isfinite(r->agg_rel_error)) snprintf(rel, sizeof rel, "%.3g", r->agg_rel_error);
+  if (isfinite(r->agg_cosine)) snprintf(cosine, sizeof cosine, "%.9f", r->agg_cosine);
+  printf("  on the wire      %.6g MB in all, compression ratio %s\n", r->bytes_on_wire / 1e6, ratio);
+  printf("  aggregate error  relative L2 %s, cosine %s (against the exact float64 mean)\n", rel, cosine);
   /* convergence */
   if (r->trained) {
     printf("  trained          test accuracy %.4f, test loss %.4g after %d iterations\n",
@@ -153,6 +156,20 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
     fprintf(stderr, "ccsim: %s\n", err.msg);
     rc = err.code ? err.code : CCSIM_ERR_INPUT;
     goto done;
+  }
+  /* the --cfg items SimGrid reads change results: part of the experiment's
+   * hash and summary (--log ones change only what is logged) */
+  {
+    char **opts = calloc((size_t)ncfg + 1, sizeof *opts);
+    int nopts = 0;
+    for (int i = 0; opts && i < ncfg; i++)
+      if (!strncmp(cfg[i], "--cfg=", 6)) opts[nopts++] = cfg[i];
+    rc = opts ? experiment_set_options(e, opts, nopts, &err) : ccsim_fail(&err, CCSIM_ERR_RUNTIME, "out of memory");
+    free(opts);
+    if (rc) {
+      fprintf(stderr, "ccsim: %s\n", err.msg);
+      goto done;
+    }
   }
   o.cfg = cfg;
   o.ncfg = ncfg;

@@ -41,7 +41,8 @@ void err_acc_merge(err_acc *a, const err_acc *part);
 /* ||y - r|| / ||r||; 0 when both are zero, NaN (undefined) when r is zero
  * and y is not. */
 double err_acc_rel(const err_acc *a);
-/* <y, r> / (||y|| ||r||); 1 when both are zero, 0 when one of them is. */
+/* <y, r> / (||y|| ||r||); NaN (undefined: a zero vector has no
+ * direction) when either is zero. */
 double err_acc_cos(const err_acc *a);
 /* <y, r> / <r, r>: 1 when y is r plus noise uncorrelated with it (and when
  * both are zero); NaN when r is zero and y is not. */

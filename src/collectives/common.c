@@ -59,17 +59,19 @@ QB_CLONES void err_acc_add(err_acc *a, const float *y, const double *ref, size_t
 
 /* A zero reference is exact only when the output is zero too; otherwise no
  * relative error or gain exists, and NaN says so (the writers of result
- * files refuse it) rather than a 0 or a 1 that reads as "perfect". */
+ * files show it as absent, with the reason) rather than a 0 or a 1 that
+ * reads as "perfect". */
 double err_acc_rel(const err_acc *a) {
   if (a->ref2 > 0) return sqrt(a->err2 / a->ref2);
   return a->err2 == 0 ? 0.0 : NAN;
 }
 
-/* Two zero vectors agree; a zero vector against a nonzero one shares none
- * of its direction: 0, not the 1 of a perfect aggregate. */
+/* A zero vector has no direction: no cosine exists (NaN), neither the 0 of
+ * an orthogonal aggregate nor the 1 of a perfect one; the result files
+ * show it as absent, with the reason (outputs/run_results.c). */
 double err_acc_cos(const err_acc *a) {
   if (a->ref2 > 0 && a->out2 > 0) return a->dot / sqrt(a->ref2 * a->out2);
-  return a->ref2 == 0 && a->out2 == 0 ? 1.0 : 0.0;
+  return NAN;
 }
 
 double err_acc_gain(const err_acc *a) {

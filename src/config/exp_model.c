@@ -138,6 +138,7 @@ int exp_model(cfg_reader *rd, experiment *e, json_t *root, size_t implied, const
     }
     e->model.layers = profile_load(path, &perr);
     if (!e->model.layers) return cfg_fail(rd, "model.profile", "%s", perr.msg);
+    if ((rc = experiment_add_input(e, "model profile", path, "model.profile", rd->err))) return rc;
     e->model.elements = e->model.layers->total_params;
   }
   if (implied && e->model.elements != implied)
@@ -184,6 +185,7 @@ static int read_measured(cfg_reader *rd, experiment *e, const char *name, const 
   e->device = e->measured->roofline;
   const char *prec = "fp32", *timing = "isolated";
   int rc;
+  if ((rc = experiment_add_input(e, "device file", file, path, rd->err))) return rc;
   if (obj) {
     static const char *const precs[] = {"fp32", "tf32", "bf16", NULL};
     static const char *const timings[] = {"isolated", "back_to_back", NULL};

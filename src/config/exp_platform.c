@@ -119,9 +119,16 @@ int exp_platform(cfg_reader *rd, experiment *e, json_t *root) {
     if (f[0] == '/') snprintf(e->platform.file, need, "%s", f);
     else snprintf(e->platform.file, need, "%s/%s", e->dir, f);
     ccsim_error why; /* a FIFO or a device is refused without blocking */
-    int fd = cfg_open_regular(e->platform.file, "platform file", NULL, &why);
+    size_t size = 0;
+    int fd = cfg_open_regular(e->platform.file, "platform file", &size, &why);
     if (fd < 0) return cfg_fail(rd, "platform.file", "\"%s\": %s", e->platform.file, why.text);
     close(fd);
+    /* a kernel pseudo-file (/proc/self/mem, /sys/...) says 0 bytes, as an
+     * empty file does: neither is a platform */
+    if (size == 0)
+      return cfg_fail(rd, "platform.file", "\"%s\": is empty (or a kernel pseudo-file); expected a SimGrid "
+                      "platform XML file", e->platform.file);
+    if ((rc = experiment_add_input(e, "platform file", e->platform.file, "platform.file", rd->err))) return rc;
     /* gpus_per_node: the experiment's, else the file's property, else 1 */
     if (json_object_get(p, "gpus_per_node")) {
       long long g;

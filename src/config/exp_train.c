@@ -109,6 +109,14 @@ static int read_train_fashion(cfg_reader *rd, experiment *e, json_t *t) {
                 "(train.test_samples takes a subset of it)");
   if ((rc = cfg_string(rd, t, "train", "data", "/usr/share/datasets/fashion-mnist", &s))) return rc;
   if ((rc = exp_resolve_data(rd, e, "train.data", s, &c->data))) return rc;
+  /* the four files the loader reads (train/idx.c) */
+  static const char *const parts[] = {"train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+                                      "t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"};
+  for (int k = 0; k < 4; k++) {
+    char f[4200];
+    snprintf(f, sizeof f, "%s/%s", c->data, parts[k]);
+    if ((rc = experiment_add_input(e, "training data", f, "train.data", rd->err))) return rc;
+  }
   if ((rc = cfg_int(rd, t, "train", "train_samples", 0, 0, 0, 60000, &x))) return rc;
   c->train_samples = (size_t)x;
   if ((rc = cfg_int(rd, t, "train", "test_samples", 0, 0, 0, 10000, &x))) return rc;
@@ -155,6 +163,7 @@ int exp_train(cfg_reader *rd, experiment *e, json_t *root, size_t *nparams) {
       return cfg_fail(rd, "train.teacher", "only for dataset \"teacher\"");
     if ((rc = cfg_string(rd, t, "train", "data", "workloads/data/digits.csv.gz", &s))) return rc;
     if ((rc = exp_resolve_data(rd, e, "train.data", s, &c->data))) return rc;
+    if ((rc = experiment_add_input(e, "training data", c->data, "train.data", rd->err))) return rc;
     c->model.inputs = 64; /* 8 x 8 pixels, 10 digits: data.h */
     c->model.classes = 10;
   } else {

@@ -8,6 +8,7 @@
 #include "config/sections.h"
 #include "gradients.h"
 #include "results.h"
+#include "outputs/provenance.h"
 #include "datapath.h"
 
 #include <errno.h>
@@ -160,7 +161,54 @@ experiment *experiment_load(const char *file, char *const *sets, int nsets, ccsi
     json_decref(root);
     return NULL;
   }
-  return experiment_from_json(root, file, err);
+  experiment *e = experiment_from_json(root, file, err);
+  /* the experiment file is the first input (read above, before the others) */
+  if (e && experiment_add_input(e, "experiment file", file, NULL, err)) {
+    experiment_free(e);
+    return NULL;
+  }
+  if (e) {
+    struct exp_input first = e->inputs[e->ninputs - 1];
+    memmove(&e->inputs[1], &e->inputs[0], (size_t)(e->ninputs - 1) * sizeof e->inputs[0]);
+    e->inputs[0] = first;
+  }
+  return e;
+}
+
+int experiment_add_input(experiment *e, const char *role, const char *path, const char *json_path,
+                         ccsim_error *err) {
+  if (e->ninputs >= EXP_MAX_INPUTS)
+    return ccsim_fail_at(err, CCSIM_ERR_INPUT, e->file, json_path, 0, 0, "more than %d input files (%s %s)",
+                         EXP_MAX_INPUTS - 1, role, path);
+  char hex[65];
+  ccsim_error why = {0};
+  if (provenance_file_sha256(path, hex, &why))
+    return ccsim_fail_at(err, why.code, e->file, json_path, 0, 0, "%s %s", role, why.msg);
+  return experiment_add_input_digest(e, role, path, hex, json_path, err);
+}
+
+int experiment_add_input_digest(experiment *e, const char *role, const char *path, const char *sha256,
+                                const char *json_path, ccsim_error *err) {
+  if (e->ninputs >= EXP_MAX_INPUTS)
+    return ccsim_fail_at(err, CCSIM_ERR_INPUT, e->file, json_path, 0, 0, "more than %d input files (%s %s)",
+                         EXP_MAX_INPUTS - 1, role, path);
+  struct exp_input *in = &e->inputs[e->ninputs];
+  if (!(in->path = strdup(path))) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", e->file);
+  snprintf(in->sha256, sizeof in->sha256, "%s", sha256);
+  in->role = role;
+  e->ninputs++;
+  return 0;
+}
+
+int experiment_set_options(experiment *e, char *const *opts, int n, ccsim_error *err) {
+  json_t *a = json_array();
+  for (int i = 0; a && i < n; i++)
+    if (json_array_append_new(a, json_string(opts[i]))) json_decref(a), a = NULL;
+  if (!a) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", e->file);
+  json_decref(e->options);
+  e->options = n ? a : NULL;
+  if (!n) json_decref(a);
+  return 0;
 }
 
 experiment *experiment_from_json(json_t *root, const char *file, ccsim_error *err) {
@@ -197,6 +245,8 @@ void experiment_free(experiment *e) {
   measured_free(e->measured);
   free(e->gradients.trace);
   free(e->train.data);
+  for (int i = 0; i < e->ninputs; i++) free(e->inputs[i].path);
+  json_decref(e->options);
   json_decref(e->resolved);
   free(e);
 }

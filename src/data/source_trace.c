@@ -4,10 +4,37 @@
  * and read through one reader, so its workers fill one at a time. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "config/sections.h"
+#include "outputs/provenance.h"
+#include "outputs/sha256.h"
 #include "source.h"
 #include "trace.h"
+
+/* The trace's data as one input: the SHA-256 of each file the run replays
+ * (workers x iterations of them), folded with its name in order, so an
+ * edited value reruns a resumed point as an edited index does.  0, or an
+ * error with rd (a path too long, out of memory). */
+static int add_trace_data(cfg_reader *rd, experiment *e) {
+  sha256_ctx c;
+  sha256_init(&c);
+  char file[4200], hex[65];
+  for (int w = 0; w < e->workers; w++)
+    for (int it = 0; it < e->iterations; it++) {
+      const int n = snprintf(file, sizeof file, "%s/w%d/it%d.npy", e->gradients.trace, w, it);
+      ccsim_error why = {0};
+      if (n < 0 || (size_t)n >= sizeof file) return cfg_fail(rd, "gradients.trace", "path too long");
+      /* a file that cannot be digested is named, worker and iteration, by
+       * the trace's own check before the run (trace_check): no result is
+       * written with this digest */
+      if (provenance_file_sha256(file, hex, &why)) snprintf(hex, sizeof hex, "unreadable");
+      sha256_update(&c, file + strlen(e->gradients.trace) + 1, strlen(file + strlen(e->gradients.trace) + 1) + 1);
+      sha256_update(&c, hex, sizeof hex);
+    }
+  sha256_hex(&c, hex);
+  return experiment_add_input_digest(e, "trace data", e->gradients.trace, hex, "gradients.trace", rd->err);
+}
 
 static int read_trace(cfg_reader *rd, experiment *e, json_t *root, json_t *g, size_t *implied, char *what,
                       size_t whatlen) {
@@ -33,7 +60,14 @@ static int read_trace(cfg_reader *rd, experiment *e, json_t *root, json_t *g, si
     return cfg_fail(rd, "gradients.trace", "the trace %s holds %u iterations, the experiment runs %d",
                     e->gradients.trace, ti, e->iterations);
   snprintf(what, whatlen, "the trace %s", e->gradients.trace);
-  return 0;
+  char *index = exp_resolve(e, s); /* its index.json: what the trace holds (trace.h) */
+  size_t n = index ? strlen(index) + sizeof "/index.json" : 0;
+  char *ip = n ? malloc(n) : NULL;
+  if (ip) snprintf(ip, n, "%s/index.json", index);
+  rc = ip ? experiment_add_input(e, "trace index", ip, "gradients.trace", rd->err) : ccsim_fail(rd->err, CCSIM_ERR_RUNTIME, "out of memory");
+  free(index);
+  free(ip);
+  return rc ? rc : add_trace_data(rd, e);
 }
 
 static void *trace_source_open(const experiment *e, ccsim_error *err) {

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "provenance.h"
 #include "results.h"
 
 /* What a run writes into its directory, summary.json first: it is removed
@@ -24,25 +25,6 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   return h;
 }
 
-/* Fold the bytes of a regular file into h; a FIFO or a device is refused
- * (opened without blocking, checked before reading). */
-static int hash_file(const char *path, uint64_t *h, ccsim_error *err) {
-  const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0) return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: not a regular file (a FIFO, device or directory)", path);
-  }
-  char buf[1 << 16];
-  ssize_t got;
-  while ((got = read(fd, buf, sizeof buf)) > 0) *h = fnv(*h, buf, (size_t)got);
-  const int e = errno;
-  close(fd);
-  if (got < 0) return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: cannot read: %s", path, strerror(e));
-  return 0;
-}
-
 int outdir_hash(const experiment *e, char out[17], ccsim_error *err) {
   uint64_t h = 0xcbf29ce484222325ull;
   json_t *r = json_deep_copy(e->resolved);
@@ -52,13 +34,39 @@ int outdir_hash(const experiment *e, char out[17], ccsim_error *err) {
   char *text = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
   json_decref(r);
   if (!text) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", e->file);
-  h = fnv(h, text, strlen(text));
+  h = fnv(h, text, strlen(text) + 1);
   free(text);
   h = fnv(h, CCSIM_VERSION, sizeof CCSIM_VERSION);
-  int rc;
-  if (e->platform.file && (rc = hash_file(e->platform.file, &h, err))) return rc;
+  /* the inputs by role and content (not by path: a moved file is the same
+   * input), then the options */
+  for (int i = 0; i < e->ninputs; i++) { /* digests taken as each was read */
+    h = fnv(h, e->inputs[i].role, strlen(e->inputs[i].role) + 1);
+    h = fnv(h, e->inputs[i].sha256, sizeof e->inputs[i].sha256);
+  }
+  size_t i;
+  json_t *v;
+  json_array_foreach(e->options, i, v) h = fnv(h, json_string_value(v), strlen(json_string_value(v)) + 1);
   snprintf(out, 17, "%016llx", (unsigned long long)h);
   return 0;
+}
+
+int outdir_why_changed(const char *dir, const experiment *e, char *why, size_t len) {
+  char want[17];
+  ccsim_error err = {0};
+  if (outdir_hash(e, want, &err)) return snprintf(why, len, "%s", err.msg), 1;
+  json_t *s = outdir_read_json(dir, "summary.json");
+  const char *h = json_string_value(json_object_get(s, "experiment_hash"));
+  if (!h || !strcmp(h, want)) {
+    json_decref(s);
+    return 0;
+  }
+  json_t *prov = provenance_new(e, &err);
+  int kind = 2;
+  if (prov) kind = provenance_why(e, prov, s, why, len);
+  else snprintf(why, len, "%s", err.msg);
+  json_decref(prov);
+  json_decref(s);
+  return kind;
 }
 
 json_t *outdir_read_json(const char *dir, const char *name) {

@@ -19,9 +19,16 @@
 #define OUTDIR_MARKER ".ccsim-experiment"
 
 /* The hash of e as run, 16 hex digits into out[17]: the resolved experiment
- * (output.dir aside: it says where, not what), ccsim's version and the bytes
- * of the platform file.  0, or an error (the platform file unreadable). */
+ * (output.dir aside: it says where, not what), ccsim's version, the content
+ * of every file it reads (by role and SHA-256: e->inputs) and the options
+ * that change results (e->options).  0, or an error (out of memory). */
 int outdir_hash(const experiment *e, char out[17], ccsim_error *err);
+
+/* 0 when dir/summary.json holds e's finished results or none; else 1 (an
+ * input, an option or ccsim's version changed: e's results, stale) or 2
+ * (another experiment: its fields differ), with why[len] saying what
+ * differs (provenance_why). */
+int outdir_why_changed(const char *dir, const experiment *e, char *why, size_t len);
 
 /* Claim dir for e (see above); force replaces another experiment's results. */
 int outdir_claim(const char *dir, const experiment *e, int force, ccsim_error *err);

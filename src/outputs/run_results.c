@@ -12,6 +12,7 @@
 #include "engine/engine.h"
 #include "measured.h"
 #include "outputs/outdir.h"
+#include "outputs/provenance.h"
 #include "results.h"
 
 /* The training columns of iterations.csv: empty cells where there is no
@@ -49,15 +50,42 @@ static void train_summary(const experiment *e, const trainer *tr, const double *
 }
 
 /* One row of iterations.csv, derived from the workers' finish times and the
- * collective's metrics. */
+ * collective's metrics; NaN where a figure does not exist (nothing sent, a
+ * zero vector): an empty cell. */
 typedef struct iter_row {
   double time, bytes, ratio, rel, cos;
 } iter_row;
 
-/* Totals over the iterations, for summary.json and the human summary. */
+/* Totals over the iterations, for summary.json and the human summary; the
+ * iterations whose error or cosine does not exist, counted, the first one
+ * kept to name it. */
 typedef struct run_totals {
   double last, bytes, sum_rel, sum_cos, dense;
+  int undef_rel, undef_cos, first_rel, first_cos;
+  char why_rel[160], why_cos[160];
 } run_totals;
+
+/* Why the cosine of a does not exist. */
+static const char *why_no_cosine(const err_acc *a) {
+  if (a->out2 == 0 && a->ref2 == 0) return "the aggregate and the exact mean are zero vectors (no direction)";
+  if (a->out2 == 0) return "the aggregate is a zero vector (nothing sent, or gradients that underflowed): it has no direction";
+  return "the exact mean is a zero vector: it has no direction";
+}
+
+/* A number, or nothing where it does not exist (NaN): CSV's empty cell. */
+static void cell(FILE *f, const char *fmt, double v) {
+  if (isfinite(v)) fprintf(f, fmt, v);
+}
+
+/* summary.json's key: v, or null with the reason in undef[key]. */
+static void figure(json_t *s, json_t *undef, const char *key, double v, const char *reason) {
+  if (isfinite(v)) {
+    json_object_set_new(s, key, json_real(v));
+    return;
+  }
+  json_object_set_new(s, key, json_null());
+  json_object_set_new(undef, key, json_string(reason));
+}
 
 /* rows[it] and iter_end[it] (the end of iteration it: its last worker's)
  * for every iteration, and the totals over them. */
@@ -74,9 +102,17 @@ static void iteration_rows(const experiment *e, const run_figures *fig, iter_row
     prev = end;
     t->last = end;
     rows[it].bytes = fig->metrics[it].bytes;
-    rows[it].ratio = rows[it].bytes > 0 ? t->dense / rows[it].bytes : 1.0;
+    rows[it].ratio = rows[it].bytes > 0 ? t->dense / rows[it].bytes : NAN; /* nothing sent: no ratio */
     rows[it].rel = err_acc_rel(&fig->metrics[it].final);
     rows[it].cos = err_acc_cos(&fig->metrics[it].final);
+    if (isnan(rows[it].rel) && t->undef_rel++ == 0) {
+      t->first_rel = it;
+      snprintf(t->why_rel, sizeof t->why_rel, "the exact mean is a zero vector and the aggregate is not");
+    }
+    if (isnan(rows[it].cos) && t->undef_cos++ == 0) {
+      t->first_cos = it;
+      snprintf(t->why_cos, sizeof t->why_cos, "%s", why_no_cosine(&fig->metrics[it].final));
+    }
     t->sum_rel += rows[it].rel;
     t->sum_cos += rows[it].cos;
     t->bytes += rows[it].bytes;
@@ -94,9 +130,14 @@ static int write_iterations(const experiment *e, const run_figures *fig, const i
              "train_loss,test_loss,test_accuracy\n");
   const trainer_row *trows = fig->trainer ? trainer_metrics(fig->trainer) : NULL;
   for (int it = 0; it < e->iterations; it++) {
-    fprintf(f, "%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.0f,%.10g,%.10g,%.12g,", it, rows[it].time,
-            fig->t_compute[it], fig->t_compress[it], fig->t_comm[it], fig->t_exposed[it], rows[it].bytes,
-            rows[it].ratio, rows[it].rel, rows[it].cos);
+    fprintf(f, "%d,%.10g,%.10g,%.10g,%.10g,%.10g,%.0f,", it, rows[it].time, fig->t_compute[it],
+            fig->t_compress[it], fig->t_comm[it], fig->t_exposed[it], rows[it].bytes);
+    cell(f, "%.10g", rows[it].ratio);
+    fputc(',', f);
+    cell(f, "%.10g", rows[it].rel);
+    fputc(',', f);
+    cell(f, "%.12g", rows[it].cos);
+    fputc(',', f);
     train_cells(f, trows ? &trows[it] : NULL);
   }
   return results_commit(f, dir, "iterations.csv", err) ? CCSIM_ERR_RUNTIME : 0;
@@ -119,9 +160,14 @@ static int write_hops(const experiment *e, const run_figures *fig, const char *d
     for (size_t h = 0; h < H; h++) {
       const err_acc *a = &fig->metrics[it].hops[h];
       const err_acc *c = &fig->metrics[it].cascade[h];
-      fprintf(f, "%d,%zu,%u,%.10g,%.12g,", it, h + 1, a->workers, err_acc_rel(a), err_acc_cos(a));
-      if (c->count > 0) fprintf(f, "%.10g,%.10g\n", err_acc_rel(c), err_acc_gain(c));
-      else fprintf(f, ",\n");
+      fprintf(f, "%d,%zu,%u,", it, h + 1, a->workers);
+      cell(f, "%.10g", err_acc_rel(a));
+      fputc(',', f);
+      cell(f, "%.12g", err_acc_cos(a));
+      fputc(',', f);
+      if (c->count > 0) cell(f, "%.10g", err_acc_rel(c)), fputc(',', f), cell(f, "%.10g", err_acc_gain(c));
+      else fputc(',', f);
+      fputc('\n', f);
     }
   return results_commit(f, dir, "hops.csv", err) ? CCSIM_ERR_RUNTIME : 0;
 }
@@ -129,19 +175,25 @@ static int write_hops(const experiment *e, const run_figures *fig, const char *d
 /* summary.json's error of the aggregate against the mean of the workers'
  * own decoded payloads over all iterations: the error hop-by-hop
  * aggregation adds (null where it was not measured). */
-static void summary_cascade(const experiment *e, const run_figures *fig, json_t *s) {
+static void summary_cascade(const experiment *e, const run_figures *fig, json_t *s, json_t *undef) {
   err_acc fc = {0};
   for (int it = 0; it < e->iterations; it++) {
     const err_acc *a = &fig->metrics[it].final_cascade;
     fc.err2 += a->err2, fc.ref2 += a->ref2, fc.out2 += a->out2, fc.dot += a->dot, fc.count += a->count;
   }
-  json_object_set_new(s, "agg_cascade_rel_error", fc.count > 0 ? json_real(err_acc_rel(&fc)) : json_null());
-  json_object_set_new(s, "agg_cascade_gain", fc.count > 0 ? json_real(err_acc_gain(&fc)) : json_null());
+  if (fc.count == 0) { /* not measured: null, as documented, no reason needed */
+    json_object_set_new(s, "agg_cascade_rel_error", json_null());
+    json_object_set_new(s, "agg_cascade_gain", json_null());
+    return;
+  }
+  static const char why[] = "the mean of the workers' decoded payloads is a zero vector and the aggregate is not";
+  figure(s, undef, "agg_cascade_rel_error", err_acc_rel(&fc), why);
+  figure(s, undef, "agg_cascade_gain", err_acc_gain(&fc), why);
 }
 
 /* summary.json's errors of the last hop's partial aggregates over all
  * iterations (absent without hops; its cascade only where measured). */
-static void summary_last_hop(const experiment *e, const run_figures *fig, json_t *s) {
+static void summary_last_hop(const experiment *e, const run_figures *fig, json_t *s, json_t *undef) {
   const int T = e->iterations;
   const size_t H = hop_count(e, fig);
   if (!H) return;
@@ -150,15 +202,17 @@ static void summary_last_hop(const experiment *e, const run_figures *fig, json_t
     const err_acc *a = &fig->metrics[it].hops[H - 1];
     lh.err2 += a->err2, lh.ref2 += a->ref2, lh.out2 += a->out2, lh.dot += a->dot;
   }
-  json_object_set_new(s, "last_hop_rel_error", json_real(err_acc_rel(&lh)));
+  figure(s, undef, "last_hop_rel_error", err_acc_rel(&lh),
+         "the exact sum of the last hop's workers is a zero vector and their partial aggregate is not");
   err_acc lc = {0};
   for (int it = 0; it < T; it++) {
     const err_acc *a = &fig->metrics[it].cascade[H - 1];
     lc.err2 += a->err2, lc.ref2 += a->ref2, lc.out2 += a->out2, lc.dot += a->dot, lc.count += a->count;
   }
   if (lc.count > 0) {
-    json_object_set_new(s, "last_hop_cascade_rel_error", json_real(err_acc_rel(&lc)));
-    json_object_set_new(s, "last_hop_cascade_gain", json_real(err_acc_gain(&lc)));
+    static const char why[] = "the sum of the last hop's decoded payloads is a zero vector and their aggregate is not";
+    figure(s, undef, "last_hop_cascade_rel_error", err_acc_rel(&lc), why);
+    figure(s, undef, "last_hop_cascade_gain", err_acc_gain(&lc), why);
   }
 }
 
@@ -168,7 +222,8 @@ static void summary_last_hop(const experiment *e, const run_figures *fig, json_t
 static int write_summary(const experiment *e, const run_figures *fig, const double *iter_end,
                          const run_totals *t, const char *dir, run_report *rep, ccsim_error *err) {
   const int N = e->workers, T = e->iterations;
-  json_t *s = json_object();
+  json_t *s = json_object(), *undef = json_object(); /* undef: the figures that do not exist, and why */
+  char why[400];
   json_object_set_new(s, "name", json_string(e->name));
   json_object_set_new(s, "ccsim_version", json_string(CCSIM_VERSION));
   json_object_set_new(s, "workers", json_integer(N));
@@ -195,18 +250,23 @@ static int write_summary(const experiment *e, const run_figures *fig, const doub
                                                          e->precision, e->timing, e->model.batch, e->time_note));
   json_object_set_new(s, "schedule", sched_report(fig->sched));
   json_object_set_new(s, "bytes_on_wire", json_integer((json_int_t)llround(t->bytes))); /* a count: an integer */
-  json_object_set_new(s, "compression_ratio", json_real(rep->compression_ratio));
-  json_object_set_new(s, "agg_rel_error", json_real(rep->agg_rel_error));
-  json_object_set_new(s, "agg_cosine", json_real(rep->agg_cosine));
-  summary_cascade(e, fig, s);
+  figure(s, undef, "compression_ratio", rep->compression_ratio, "nothing was sent: 0 bytes on the wire");
+  snprintf(why, sizeof why, "iteration %d: %s (undefined in %d of %d iterations)", t->first_rel, t->why_rel,
+           t->undef_rel, T);
+  figure(s, undef, "agg_rel_error", rep->agg_rel_error, why);
+  snprintf(why, sizeof why, "iteration %d: %s (undefined in %d of %d iterations)", t->first_cos, t->why_cos,
+           t->undef_cos, T);
+  figure(s, undef, "agg_cosine", rep->agg_cosine, why);
+  summary_cascade(e, fig, s, undef);
   if (fig->trainer) train_summary(e, fig->trainer, iter_end, s, rep);
   /* numbers: a figure that is not finite would be dropped from the JSON */
   if (fig->trainer && !(isfinite(rep->final_loss) && isfinite(rep->final_accuracy))) {
     json_decref(s);
+    json_decref(undef);
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: iteration %d, worker 0: the test loss or accuracy is not finite (%g, %g)",
                       e->file, T - 1, rep->final_loss, rep->final_accuracy);
   }
-  summary_last_hop(e, fig, s);
+  summary_last_hop(e, fig, s, undef);
   json_object_set_new(s, "data_mode", json_string(e->model.sample ? "sampled" : "full"));
   if (e->model.sample) json_object_set_new(s, "sampled_elements", json_integer((json_int_t)fig->data_elements));
   json_object_set_new(s, "network_model", json_string(engine_network_model()));
@@ -214,7 +274,17 @@ static int write_summary(const experiment *e, const run_figures *fig, const doub
   json_object_set_new(s, "memo_hits", json_integer(fig->memo_hits));
   json_object_set_new(s, "host_time_s", json_real(rep->host_time_s));
   json_object_set_new(s, "peak_rss_mb", json_real(rep->peak_rss_mb));
+  if (json_object_size(undef)) json_object_set(s, "undefined", undef);
+  json_decref(undef);
   json_object_set(s, "experiment", e->resolved);
+  /* provenance: every file read, with its digest, and the options */
+  json_t *prov = provenance_new(e, err);
+  if (!prov) {
+    json_decref(s);
+    return err->code;
+  }
+  json_object_update(s, prov);
+  json_decref(prov);
   char hash[17];
   int rc = outdir_hash(e, hash, err);
   if (!rc) json_object_set_new(s, "experiment_hash", json_string(hash));
@@ -239,8 +309,8 @@ int run_results_write(const experiment *e, const run_figures *fig, const char *d
   rep->sim_time_s = t.last;
   rep->iteration_time_s = t.last / T;
   rep->bytes_on_wire = t.bytes;
-  rep->compression_ratio = t.bytes > 0 ? t.dense * T / t.bytes : 1.0;
-  rep->agg_rel_error = t.sum_rel / T;
+  rep->compression_ratio = t.bytes > 0 ? t.dense * T / t.bytes : NAN; /* nothing sent: no ratio */
+  rep->agg_rel_error = t.sum_rel / T; /* NaN when undefined in any iteration */
   rep->agg_cosine = t.sum_cos / T;
   rc = write_summary(e, fig, iter_end, &t, dir, rep, err);
 out:

@@ -17,7 +17,14 @@ static void one_line(ccsim_error *err) {
 
 int platform_guard(const experiment *e, char *const *cfg, int ncfg, const char *path, ccsim_error *err) {
   int rc;
-  if (e->platform.file && (rc = platform_check_file(e->platform.file, err))) return one_line(err), rc;
+  /* the platform file's own fault (unreadable, not XML, a bad value), named
+   * where the experiment names it */
+  ccsim_error why = {0};
+  if (e->platform.file && (rc = platform_check_file(e->platform.file, &why))) {
+    ccsim_fail_at(err, rc, e->file, "platform.file", 0, 0, "%s%s", why.msg,
+                  why.line ? "" : "; expected a readable SimGrid platform XML file");
+    return one_line(err), rc;
+  }
   char cfg_source[512];
   snprintf(cfg_source, sizeof cfg_source, "%s: platform.network_model \"%s\" with the --cfg flags", e->file,
            e->platform.network_model);

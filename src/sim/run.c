@@ -17,6 +17,7 @@
 
 #include "engine/engine.h"
 #include "feed.h"
+#include "outputs/lock.h"
 #include "outputs/outdir.h"
 #include "outputs/run_results.h"
 #include "outputs/timeline.h"
@@ -44,12 +45,13 @@ static double host_seconds(void) {
 
 /* Everything before the first iteration that is not the run's own state:
  * the resource estimate, the platform's checks, the output directory
- * (left alone when it holds this experiment's finished results and
- * skip_finished asks so; else claimed), the platform written there when
- * generated, SimGrid started on it.  *done is set when nothing more is to
- * run (validate_only, or skipped). */
+ * (locked into *lock, which the caller closes when the run ends; left alone
+ * when it holds this experiment's finished results and skip_finished asks
+ * so; else claimed), the platform written there when generated, SimGrid
+ * started on it.  *done is set when nothing more is to run (validate_only,
+ * or skipped). */
 static int prepare(const experiment *e, const run_opts *o, const char *dir, run_report *rep, int *done,
-                   ccsim_error *err) {
+                   int *lock, ccsim_error *err) {
   char platform_path[PATH_MAX];
   int rc;
   *done = 1;
@@ -65,9 +67,9 @@ static int prepare(const experiment *e, const run_opts *o, const char *dir, run_
     rep->hosts = (size_t)e->platform.hosts;
     return 0;
   }
-  /* outputs: a directory that already holds this very experiment's finished
-   * results (summary.json with its hash) is left alone when asked */
-  if (!o->validate_only && o->skip_finished) {
+  /* outputs: finished results in a directory nobody may write (an archive
+   * on a read-only disk) are read, not locked: no writer can be there */
+  if (!o->validate_only && o->skip_finished && access(dir, W_OK) != 0) {
     char want[17], have[17];
     if ((rc = outdir_hash(e, want, err))) return rc;
     if (outdir_finished_hash(dir, have) && !strcmp(have, want)) {
@@ -75,8 +77,34 @@ static int prepare(const experiment *e, const run_opts *o, const char *dir, run_
       return 0;
     }
   }
+  /* outputs: one writer at a time, held until the run ends (lock.h); a
+   * second one is refused naming the first, --force or not */
+  if (!o->validate_only) {
+    if ((rc = results_mkdir(dir, err))) return rc;
+    if ((*lock = lock_dir(dir, "run", err)) < 0) return err->code;
+  }
+  /* outputs: a directory that already holds this very experiment's finished
+   * results (summary.json with its hash) is left alone when asked */
+  int force = o->force;
+  if (!o->validate_only && o->skip_finished) {
+    char want[17], have[17];
+    if ((rc = outdir_hash(e, want, err))) return rc;
+    if (outdir_finished_hash(dir, have) && !strcmp(have, want)) {
+      rep->skipped = 1;
+      return 0;
+    }
+    /* the finished results of this very experiment with an input or an
+     * option since changed: stale, run again in their place, saying why
+     * (another experiment's results stay refused without --force) */
+    char why[1024];
+    if (outdir_why_changed(dir, e, why, sizeof why) == 1) {
+      ccsim_one_line(why, sizeof why);
+      fprintf(stderr, "ccsim: %s: %s; rerunning\n", dir, why);
+      force = 1;
+    }
+  }
   /* outputs: claim the directory before anything is written to it */
-  if (!o->validate_only && (rc = outdir_claim(dir, e, o->force, err))) return rc;
+  if (!o->validate_only && (rc = outdir_claim(dir, e, force, err))) return rc;
   if (e->platform.file) {
     snprintf(platform_path, sizeof platform_path, "%s", e->platform.file);
   } else {
@@ -169,10 +197,11 @@ int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsi
   feed *fd = feed_new(e, o->validate_only ? NULL : o->record_trace, err);
   if (!fd) return err->code;
   snprintf(rep->out_dir, sizeof rep->out_dir, "%s", dir);
-  int done;
-  rc = prepare(e, o, dir, rep, &done, err);
+  int done, lock = -1;
+  rc = prepare(e, o, dir, rep, &done, &lock, err);
   if (!rc && !done) rc = run_prepared(e, o, fd, dir, host0, rep, err);
   engine_timing_stop();
   feed_free(fd);
+  if (lock >= 0) close(lock);
   return rc;
 }

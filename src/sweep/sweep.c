@@ -240,17 +240,20 @@ int sweep_run(const sweep_opts *o) {
   if (!dry || slurm) { /* submit() resolves the directory's real path */
     if ((rc = results_mkdir(s.out, &err))) goto done;
   }
-  /* a Slurm array runs its tasks into DIR at once: no lock for them */
+  /* a Slurm array runs its tasks into DIR at once: no lock for them, but
+   * never into a run's directory */
   if (!dry && !slurm) {
-    if ((lock = lock_dir(s.out, ".ccsim-sweep.lock", "another sweep", &err)) < 0) {
+    if ((lock = lock_dir(s.out, "sweep", &err)) < 0) {
       rc = err.code;
       goto done;
     }
     if ((rc = results_remove_stale(s.out, &err))) goto done;
+  } else if (!o->collect && (rc = lock_check_kind(s.out, "sweep", &err))) {
+    goto done;
   }
   /* resume: a point is done when its summary.json holds its hash */
   size_t reused, changed, fresh;
-  const size_t todo = sweep_resume(&s, pr, &reused, &changed, &fresh);
+  const size_t todo = sweep_resume(&s, pr, dry && !slurm, &reused, &changed, &fresh);
   if (slurm) {
     rc = o->collect ? collect(&s, pr, &err) : o->point >= 0 ? run_point(&s, pr, o, &err) : submit(&s, o, &err);
     if (rc && err.msg[0]) fprintf(stderr, "ccsim sweep: %s\n", err.msg);

@@ -50,9 +50,11 @@ void sweep_free(sweep *s);
 int sweep_plan_points(const sweep *s, point_run *pr, ccsim_error *err);
 
 /* Resume: marks done (status 1) each point whose summary.json holds its
- * hash, and changed each one whose directory holds another experiment;
- * counts the reused, changed and fresh points.  Returns how many are to run. */
-size_t sweep_resume(sweep *s, point_run *pr, size_t *reused, size_t *changed, size_t *fresh);
+ * hash, and changed each one whose directory holds another experiment,
+ * saying on stderr what changed (an input, an option, a field) and that it
+ * is rerun, or would be (dry); counts the reused, changed and fresh points.
+ * Returns how many are to run. */
+size_t sweep_resume(sweep *s, point_run *pr, int dry, size_t *reused, size_t *changed, size_t *fresh);
 
 /* Writes DIR/sweep.csv: every point, its status (done, failed with the
  * reason, pending) and, when done, its figures from its summary.json.

@@ -100,7 +100,7 @@ int sweep_plan_points(const sweep *s, point_run *pr, ccsim_error *err) {
 
 
 /* sweep_internal.h */
-size_t sweep_resume(sweep *s, point_run *pr, size_t *reused, size_t *changed, size_t *fresh) {
+size_t sweep_resume(sweep *s, point_run *pr, int dry, size_t *reused, size_t *changed, size_t *fresh) {
   size_t todo = 0;
   *reused = *changed = *fresh = 0;
   for (size_t i = 0; i < s->npoints; i++) {
@@ -113,9 +113,19 @@ size_t sweep_resume(sweep *s, point_run *pr, size_t *reused, size_t *changed, si
     todo++;
     const char *mh = (m = outdir_read_json(pr[i].dir, OUTDIR_MARKER))
                          ? json_string_value(json_object_get(m, "experiment_hash")) : NULL;
-    if (outdir_finished_hash(pr[i].dir, have) ? strcmp(have, pr[i].hash) : mh && strcmp(mh, pr[i].hash))
+    if (outdir_finished_hash(pr[i].dir, have) ? strcmp(have, pr[i].hash) : mh && strcmp(mh, pr[i].hash)) {
       pr[i].changed = 1, (*changed)++;
-    else
+      /* say what changed: an input, an option, a field (loaded again: only
+       * the changed points pay for it) */
+      char why[1024] = "";
+      ccsim_error err = {0};
+      experiment *e = experiment_load(s->base, s->points[i].sets, s->points[i].nsets, &err);
+      if (!e || !outdir_why_changed(pr[i].dir, e, why, sizeof why))
+        snprintf(why, sizeof why, "%s", mh ? "an interrupted run of another version of it is there" : "it changed");
+      experiment_free(e);
+      ccsim_one_line(why, sizeof why);
+      fprintf(stderr, "ccsim sweep: point %s: %s; %s\n", s->points[i].id, why, dry ? "would rerun" : "rerunning");
+    } else
       (*fresh)++;
     json_decref(m);
   }

@@ -381,6 +381,6 @@ double tmodel_evaluate(const tmodel *m, tmodel_ws *ws, const float *theta, const
       correct += tmodel_argmax(z, c) == (size_t)y[lo + r];
     }
   }
-  if (accuracy) *accuracy = n ? (double)correct / (double)n : 0.0;
-  return n ? loss / (double)n : 0.0;
+  if (accuracy) *accuracy = n ? (double)correct / (double)n : NAN; /* no test sample: no accuracy (a split never leaves one empty) */
+  return n ? loss / (double)n : NAN;
 }
