@@ -54,8 +54,12 @@ def die(msg, code=2):
 def blocks_in(path):
     """[(name, first body line index, close line index)] of one file."""
     lines = open(path, encoding="utf-8").read().split("\n")
-    out, cur = [], None
+    out, cur, fenced = [], None, False
     for i, line in enumerate(lines):
+        if line.startswith("```") and not cur:  # markers shown inside code are examples
+            fenced = not fenced
+        if fenced:
+            continue
         m = OPEN.match(line)
         if m:
             if cur:
