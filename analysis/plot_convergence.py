@@ -98,8 +98,8 @@ def curves(args):
     runs = load(args.dirs)
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.5))
     for r in runs:
-        a1.plot(r.it, r.acc, label=r.label, lw=1.2)
-        a2.plot([t * 1e3 for t in r.time], r.acc, label=r.label, lw=1.2)
+        a1.plot(r.it, r.acc, label=ccsim.shown(r.label), lw=1.2)
+        a2.plot([t * 1e3 for t in r.time], r.acc, label=ccsim.shown(r.label), lw=1.2)
     for ax, x in ((a1, "iteration"), (a2, "simulated time (ms)")):
         ax.set_xlabel(x)
         ax.set_ylabel("test accuracy")
@@ -243,7 +243,7 @@ def table(args):
         its = " / ".join(str(h[0]) if h else "never" for h in hits)
         ms = " / ".join(f"{h[1] * 1e3:.2f}" if h else "-" for h in hits)
         total = " / ".join(f"{r.sim_time * 1e3:.1f}" for r in g)
-        print(f"| {label} | {s['compressor']} + {s.get('memory', 'none')} | {s['collective']} | "
+        print(f"| {ccsim.shown(label)} | {s['compressor']} + {s.get('memory', 'none')} | {s['collective']} | "
               f"{setting(s)} | {s['compression_ratio']:.1f} | {acc} | {tail:.4f} | {gap} | {ci} | {claim} | {its} | {ms} | "
               f"{total} |")
 
@@ -302,7 +302,7 @@ def matrix(args):
                 out[sh][lab][str(w)] = {"mean": mean, "lo": None if math.isnan(lo) else lo,
                                         "hi": None if math.isnan(hi) else hi, "n": len(d), "claim": v}
                 row.append(f"{mean:+.2f} [{lo:+.2f}, {hi:+.2f}] {v}" if not math.isnan(lo) else f"{mean:+.2f}")
-            print(f"| {lab} | " + " | ".join(row) + " |")
+            print(f"| {ccsim.shown(lab)} | " + " | ".join(row) + " |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1, sort_keys=True, allow_nan=False)
