@@ -276,9 +276,7 @@ int exp_schedule(cfg_reader *rd, experiment *e, json_t *root) {
   long long g;
   if ((rc = cfg_int(rd, s, "schedule", "groups", 0, 2, 1, 64, &g))) return rc;
   e->schedule.groups = (int)g;
-  if (e->schedule.kind == SCHED_MERGECOMP && (size_t)g > e->model.layers->nlayers)
-    return cfg_fail(rd, "schedule.groups", "%lld groups but the model has %zu layers", g,
-                e->model.layers->nlayers);
+  /* (mergecomp searches y = 1 .. min(groups, layers)) */
   /* mergecomp's probe budget and a fixed plan's cuts: read (and resolved)
    * for those kinds only, so that other experiments resolve as before */
   if (e->schedule.kind == SCHED_MERGECOMP) {
