@@ -238,7 +238,8 @@ coll_bundle *coll_bundle_new(const coll_ctx *ctx, int chunk, size_t count);
 void coll_bundle_free(coll_bundle *b);
 /* Bytes the network is charged for m: its bytes, or, under coordinate
  * sampling, what the full-size payload would have: max_wire_bytes of the
- * full chunk for fixed-size formats, the bytes scaled by n_full / n else. */
+ * full chunk for fixed-size formats, the bytes scaled by n_full / n else; in
+ * whole mode, its share of the full tensor's whole payload. */
 double coll_msg_charge(const coll_ctx *ctx, const coll_msg *m);
 double coll_bundle_charge(const coll_ctx *ctx, const coll_bundle *b);
 

@@ -178,8 +178,11 @@ double coll_msg_charge(const coll_ctx *ctx, const coll_msg *m) {
   if (ctx->n_full <= ctx->n || ctx->n == 0) return (double)m->nbytes;
   const double f = (double)ctx->n_full / (double)ctx->n;
   const size_t full = (size_t)((double)m->n * f + 0.5);
-  /* (a slice of a whole payload scales with the whole payload) */
-  if ((ctx->comp->type->flags & CCOMP_FIXED_SIZE) && !ctx->whole_mode) return (double)ccomp_max_wire_bytes(ctx->comp, full);
+  /* a slice of a whole payload: its share of the full tensor's payload */
+  if (ctx->whole_mode)
+    return (double)m->nbytes * (double)ccomp_max_wire_bytes(ctx->comp, ctx->n_full) /
+           (double)ccomp_max_wire_bytes(ctx->comp, ctx->n);
+  if (ctx->comp->type->flags & CCOMP_FIXED_SIZE) return (double)ccomp_max_wire_bytes(ctx->comp, full);
   return m->n ? (double)m->nbytes * (double)full / (double)m->n : (double)m->nbytes;
 }
 
