@@ -170,6 +170,11 @@ struct ccomp_type {
   size_t (*units)(const void *state, size_t n, size_t *summed);
   void (*combine_units)(const void *state, size_t n, size_t u0, size_t m, const uint8_t *a,
                         const uint8_t *b, uint8_t *out);
+  /* y[0 .. hi - lo) = elements [lo, hi) of decode(in) for the whole payload
+   * in of a tensor of n elements (call->offset: the tensor's element 0), so
+   * a worker decodes only the ranges it needs. */
+  void (*decode_range)(const void *state, const uint8_t *in, size_t n, size_t lo, size_t hi,
+                       uint32_t workers, const ccomp_call *call, float *y);
 };
 
 /* An instance: its type, its setup, and its state. */

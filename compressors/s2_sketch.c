@@ -338,21 +338,22 @@ static float median(float *v, unsigned d) {
   return (d & 1) ? v[d / 2] : 0.5f * (v[d / 2 - 1] + v[d / 2]);
 }
 
-static void s2_decode(const void *state, const uint8_t *in, size_t nbytes, size_t n,
-                      uint32_t workers, const ccomp_call *call, float *y) {
-  (void)workers;
-  const s2_state *s = state;
+/* Elements [lo, hi) of the tensor of n elements that payload `in` sketches
+ * into y[0 .. hi - lo) (lo = 0, hi = n: decode).  Blocks start at lo: the
+ * hashes depend on the global index only. */
+static void s2_decode_span(const s2_state *s, const uint8_t *in, size_t n, size_t lo, size_t hi,
+                           const ccomp_call *call, float *y) {
   s2_shape sh;
   const size_t tbytes = s2_wire_sizes(s, n, &sh);
-  assert(nbytes == s2_max_wire_bytes(s, n));
-  (void)nbytes;
   const uint8_t *bitmap = in + tbytes;
   uint64_t rowkey[S2_MAX_DEPTH];
   for (unsigned r = 0; r < s->depth; r++) rowkey[r] = ccr_key(call->shared_key, r);
   const int avx2 = s2_use_avx2();
-  s2_rows rw = {0, s->cols < n ? s->cols : n, s->cols, n};
-  for (size_t b = 0; b < n; b += S2_B) {
-    const size_t len = n - b < S2_B ? n - b : S2_B;
+  const size_t row0 = lo / s->cols, end0 = (row0 + 1) * s->cols;
+  s2_rows rw = {row0, end0 < n ? end0 : n, s->cols, n};
+  y -= lo; /* y[b] below: element b */
+  for (size_t b = lo; b < hi; b += S2_B) {
+    const size_t len = hi - b < S2_B ? hi - b : S2_B;
     /* Bit j set iff element b + j lies in a row set in the bitmap. */
     uint64_t want = 0;
     for (size_t p = b, row; p < b + len;) {
@@ -386,6 +387,21 @@ static void s2_decode(const void *state, const uint8_t *in, size_t nbytes, size_
       }
     for (size_t j = 0; j < len; j++) y[b + j] = want >> j & 1 ? est[0][j] : 0.0f;
   }
+}
+
+static void s2_decode(const void *state, const uint8_t *in, size_t nbytes, size_t n,
+                      uint32_t workers, const ccomp_call *call, float *y) {
+  (void)workers;
+  assert(nbytes == s2_max_wire_bytes(state, n));
+  (void)nbytes;
+  s2_decode_span(state, in, n, 0, n, call, y);
+}
+
+/* compressor.h: decode_range (whole mode). */
+static void s2_decode_range(const void *state, const uint8_t *in, size_t n, size_t lo, size_t hi,
+                            uint32_t workers, const ccomp_call *call, float *y) {
+  (void)workers;
+  s2_decode_span(state, in, n, lo, hi, call, y);
 }
 
 static size_t s2_combine(const void *state, const uint8_t *a, size_t na, uint32_t ka,
@@ -503,4 +519,5 @@ const ccomp_type ccomp_s2_sketch = {
     .phase_cost = NULL,
     .units = s2_units,
     .combine_units = s2_combine_units,
+    .decode_range = s2_decode_range,
 };

@@ -270,9 +270,9 @@ void coll_run(const collective_type *t, coll_ctx *ctx);
  * combine combines the units; a hop is measured on the summed units
  * against their exact sum (a part of a table cannot be decoded: what a hop
  * adds is the fp32 rounding of the sums); delivered slices are assembled
- * and, once all units are in, the whole payload is decoded and the ranges
- * delivered are written and measured.  A whole-range payload is decoded as
- * in the ordinary mode.  coll_encode_own, coll_combine, coll_measure and
+ * and, once all units are in, each range delivered is decoded from the
+ * whole (decode_range) into ctx->out and measured.  A whole-range payload
+ * is decoded as in the ordinary mode.  coll_encode_own, coll_combine, coll_measure and
  * coll_deliver call these in whole mode. */
 coll_msg *coll_whole_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi);
 coll_msg *coll_whole_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo);

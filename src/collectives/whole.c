@@ -23,29 +23,25 @@ typedef struct coll_whole coll_whole;
 
 /* A delivered range waiting for the whole aggregate. */
 typedef struct whole_pend {
-  size_t lo, n;
-  int write;             /* write it into ctx->out */
+  size_t lo, n;          /* written into ctx->out */
   double *exact, *ideal; /* final ranges: the shadows to measure against (owned), or NULL */
 } whole_pend;
 
 struct coll_whole {
   size_t n, wire, units, summed;
-  float *p;         /* [n] this worker's input */
-  uint8_t *own;     /* [wire] its payload */
-  float *own_dec;   /* [n] decode(own), or NULL */
+  uint8_t *own;     /* [wire] this worker's payload */
   uint8_t *sum;     /* [wire] the aggregate, assembled */
   uint8_t *have;    /* [units] assembled */
   size_t nhave;
   uint32_t workers; /* workers the aggregate sums */
-  float *y;         /* [n] the decoded, finished aggregate once every unit is in; else NULL */
-  whole_pend *pend;
+  whole_pend *pend; /* ranges delivered, decoded once every unit is in */
   size_t npend, cap;
 };
 
 void coll_run(const collective_type *t, coll_ctx *ctx) {
   const ccomp_type *ct = ctx->comp->type;
   ctx->whole_mode = (ct->flags & CCOMP_WHOLE_PAYLOAD) && ct->units && ct->combine_units &&
-                    (t->requires & COLL_NEEDS_SUMMABLE);
+                    ct->decode_range && (t->requires & COLL_NEEDS_SUMMABLE);
   ctx->whole = NULL;
   t->run(ctx);
   coll_whole *w = ctx->whole;
@@ -57,7 +53,7 @@ void coll_run(const collective_type *t, coll_ctx *ctx) {
                       "(%zu of %zu units in)\n", t->name, w->npend, w->nhave, w->units);
       abort();
     }
-    free(w->p), free(w->own), free(w->own_dec), free(w->sum), free(w->have), free(w->y), free(w->pend);
+    free(w->own), free(w->sum), free(w->have), free(w->pend);
     free(w);
   }
   ctx->whole = NULL;
@@ -81,20 +77,20 @@ static int is_whole(const coll_ctx *ctx, const coll_msg *m, size_t lo) { return 
 typedef struct enc_work {
   coll_ctx *ctx;
   coll_whole *w;
+  const float *p;
 } enc_work;
 
 static void enc_work_run(void *arg, int thread) {
   (void)thread;
   enc_work *k = arg;
-  coll_whole *w = k->w;
   ccomp_call call = coll_call(k->ctx, 0, 0);
-  const size_t nb = ccomp_encode(k->ctx->comp, w->p, w->n, &call, w->own);
-  assert(nb == w->wire); /* CCOMP_WHOLE_PAYLOAD: a fixed size */
+  const size_t nb = ccomp_encode(k->ctx->comp, k->p, k->w->n, &call, k->w->own);
+  assert(nb == k->w->wire); /* CCOMP_WHOLE_PAYLOAD: a fixed size */
   (void)nb;
-  if (w->own_dec) ccomp_decode(k->ctx->comp, w->own, w->wire, w->n, 1, &call, w->own_dec);
 }
 
-/* This call's state, the whole input encoded at the first use. */
+/* This call's state, the whole input encoded at the first use (the input is
+ * read again, chunk by chunk, for the shadows: it is not kept). */
 static coll_whole *whole_get(coll_ctx *ctx) {
   if (ctx->whole) return ctx->whole;
   coll_whole *w = coll_alloc(ctx, 1, sizeof *w, 1, "a whole payload's state");
@@ -103,16 +99,42 @@ static coll_whole *whole_get(coll_ctx *ctx) {
   w->wire = ccomp_max_wire_bytes(ctx->comp, w->n);
   w->units = ctx->comp->type->units(ctx->comp->state, w->n, &w->summed);
   assert(4 * w->units >= w->wire && 4 * w->summed <= w->wire);
-  w->p = coll_alloc(ctx, w->n, sizeof *w->p, 0, "a compressor input");
-  ctx->io.input(ctx->io.arg, 0, w->n, w->p);
   w->own = coll_alloc(ctx, w->wire + 1, 1, 1, "a whole payload");
   w->sum = coll_alloc(ctx, w->wire + 1, 1, 1, "a whole aggregate payload");
   w->have = coll_alloc(ctx, w->units, 1, 1, "a whole payload's units");
-  if ((ctx->io.encoded && ctx->io.wants_own) || ctx->measure_cascade)
-    w->own_dec = coll_alloc(ctx, w->n, sizeof *w->own_dec, 0, "a decoded own payload");
-  enc_work k = {ctx, w};
+  float *p = coll_alloc(ctx, w->n, sizeof *p, 0, "a compressor input");
+  ctx->io.input(ctx->io.arg, 0, w->n, p);
+  enc_work k = {ctx, w, p};
   comm_work(enc_work_run, &k, w->n);
+  free(p);
   return w;
+}
+
+/* Elements [lo, lo + n) of the whole payload `in` decoded into y
+ * (comm_work), and finished when `finish` (the aggregate of `workers`). */
+typedef struct range_work {
+  const coll_ctx *ctx;
+  const coll_whole *w;
+  const uint8_t *in;
+  size_t lo, n;
+  uint32_t workers;
+  int finish;
+  float *y;
+} range_work;
+
+static void range_work_run(void *arg, int thread) {
+  (void)thread;
+  range_work *k = arg;
+  const ccomp *c = k->ctx->comp;
+  ccomp_call call = coll_call(k->ctx, 0, k->finish ? 0xF1 : 0);
+  c->type->decode_range(c->state, k->in, k->w->n, k->lo, k->lo + k->n, k->workers, &call, k->y);
+  if (k->finish) ccomp_finish(c, k->y, k->n, k->workers);
+}
+
+static void decode_range(const coll_ctx *ctx, const coll_whole *w, const uint8_t *in, size_t lo, size_t n,
+                         uint32_t workers, int finish, float *y) {
+  range_work k = {ctx, w, in, lo, n, workers, finish, y};
+  comm_work(range_work_run, &k, n);
 }
 
 /* dst[i] = src[i] as doubles, n of them, in a new buffer. */
@@ -136,11 +158,20 @@ coll_msg *coll_whole_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi) 
   coll_msg *m = coll_msg_new_wire(ctx, chunk, 1, n, nb, 0);
   memcpy(m->bytes, w->own + 4 * u0, nb);
   m->nbytes = nb;
-  m->exact = widen(ctx, w->p + lo, n, "a payload's exact shadow");
-  if (ctx->measure_cascade) m->ideal = widen(ctx, w->own_dec + lo, n, "a payload's ideal shadow");
+  float *p = coll_alloc(ctx, n, sizeof *p, 0, "a compressor input");
+  ctx->io.input(ctx->io.arg, lo, hi, p);
+  m->exact = widen(ctx, p, n, "a payload's exact shadow");
+  float *own = NULL;
+  if ((ctx->io.encoded && ctx->io.wants_own) || ctx->measure_cascade) {
+    own = coll_alloc(ctx, n, sizeof *own, 0, "a decoded own payload");
+    decode_range(ctx, w, w->own, lo, n, 1, 0, own);
+    if (ctx->measure_cascade) m->ideal = widen(ctx, own, n, "a payload's ideal shadow");
+  }
   m->uexact = coll_alloc(ctx, ns, sizeof *m->uexact, 0, "a payload's exact unit sums");
   for (size_t i = 0; i < ns; i++) m->uexact[i] = ccb_load_f32(w->own + 4 * (u0 + i));
-  if (ctx->io.encoded) ctx->io.encoded(ctx->io.arg, lo, hi, w->p + lo, ctx->io.wants_own ? w->own_dec + lo : NULL);
+  if (ctx->io.encoded) ctx->io.encoded(ctx->io.arg, lo, hi, p, ctx->io.wants_own ? own : NULL);
+  free(own);
+  free(p);
   return m;
 }
 
@@ -207,26 +238,14 @@ int coll_whole_measure(coll_ctx *ctx, size_t h, const coll_msg *m, size_t lo) {
   return 1;
 }
 
-typedef struct dec_work {
-  const coll_ctx *ctx;
-  coll_whole *w;
-} dec_work;
-
-static void dec_work_run(void *arg, int thread) {
-  (void)thread;
-  dec_work *k = arg;
-  coll_whole *w = k->w;
-  ccomp_call call = coll_call(k->ctx, 0, 0xF1);
-  ccomp_decode(k->ctx->comp, w->sum, w->wire, w->n, w->workers, &call, w->y);
-  ccomp_finish(k->ctx->comp, w->y, w->n, w->workers);
-}
-
-/* Write and measure the ranges delivered so far (the aggregate is in). */
-static void settle(coll_ctx *ctx, coll_whole *w) {
+/* Once every unit is in: decode each range delivered into its place in
+ * ctx->out, finish it, and measure the final ones. */
+static void complete(coll_ctx *ctx, coll_whole *w) {
+  if (w->nhave < w->units) return;
   for (size_t i = 0; i < w->npend; i++) {
     whole_pend *p = &w->pend[i];
-    const float *y = w->y + p->lo;
-    if (p->write) memcpy(ctx->out + p->lo, y, p->n * sizeof *y);
+    float *y = ctx->out + p->lo;
+    decode_range(ctx, w, w->sum, p->lo, p->n, w->workers, 1, y);
     if (p->exact) {
       err_acc e = {0};
       err_acc_add(&e, y, p->exact, p->n, 1.0 / ctx->nworkers);
@@ -242,16 +261,6 @@ static void settle(coll_ctx *ctx, coll_whole *w) {
   w->npend = 0;
 }
 
-/* Once every unit is in: decode the aggregate, then settle what waits. */
-static void complete(coll_ctx *ctx, coll_whole *w) {
-  if (!w->y && w->nhave == w->units) {
-    w->y = coll_alloc(ctx, w->n + 1, sizeof *w->y, 0, "a decoded aggregate");
-    dec_work k = {ctx, w};
-    comm_work(dec_work_run, &k, w->n);
-  }
-  if (w->y) settle(ctx, w);
-}
-
 int coll_whole_deliver(coll_ctx *ctx, const coll_msg *m, size_t lo, int final) {
   if (is_whole(ctx, m, lo)) return !final && ctx->out_shared; /* decode it, unless nobody needs it */
   coll_whole *w = whole_get(ctx);
@@ -261,8 +270,7 @@ int coll_whole_deliver(coll_ctx *ctx, const coll_msg *m, size_t lo, int final) {
   memcpy(w->sum + 4 * u0, m->bytes, m->nbytes);
   for (size_t u = u0; u < u1; u++) w->nhave += !w->have[u], w->have[u] = 1;
   w->workers = m->workers;
-  const int write = final || !ctx->out_shared;
-  if (!write) { /* a part this rank needs only to decode its own final range */
+  if (!final && ctx->out_shared) { /* a part this rank needs only to decode its own final range */
     complete(ctx, w);
     return 1;
   }
@@ -273,7 +281,7 @@ int coll_whole_deliver(coll_ctx *ctx, const coll_msg *m, size_t lo, int final) {
     w->pend = p, w->cap = cap;
   }
   whole_pend *p = &w->pend[w->npend++];
-  *p = (whole_pend){.lo = lo, .n = m->n, .write = write};
+  *p = (whole_pend){.lo = lo, .n = m->n};
   if (final && m->exact) {
     p->exact = coll_alloc(ctx, m->n, sizeof *p->exact, 0, "a payload's exact shadow");
     memcpy(p->exact, m->exact, m->n * sizeof *p->exact);
