@@ -98,8 +98,8 @@ def curves(args):
     runs = load(args.dirs)
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4.5))
     for r in runs:
-        a1.plot(r.it, r.acc, label=r.label, lw=1.2)
-        a2.plot([t * 1e3 for t in r.time], r.acc, label=r.label, lw=1.2)
+        a1.plot(r.it, r.acc, label=ccsim.shown(r.label), lw=1.2)
+        a2.plot([t * 1e3 for t in r.time], r.acc, label=ccsim.shown(r.label), lw=1.2)
     for ax, x in ((a1, "iteration"), (a2, "simulated time (ms)")):
         ax.set_xlabel(x)
         ax.set_ylabel("test accuracy")
@@ -245,7 +245,7 @@ def table(args):
         total = " / ".join(f"{r.sim_time * 1e3:.1f}" for r in g)
         # null when nothing was sent (summary.json's "undefined" says why)
         ratio = "n/a" if s.get("compression_ratio") is None else f"{s['compression_ratio']:.1f}"
-        print(f"| {label} | {s['compressor']} + {s.get('memory', 'none')} | {s['collective']} | "
+        print(f"| {ccsim.shown(label)} | {s['compressor']} + {s.get('memory', 'none')} | {s['collective']} | "
               f"{setting(s)} | {ratio} | {acc} | {tail:.4f} | {gap} | {ci} | {claim} | {its} | {ms} | "
               f"{total} |")
 
@@ -304,7 +304,7 @@ def matrix(args):
                 out[sh][lab][str(w)] = {"mean": mean, "lo": None if math.isnan(lo) else lo,
                                         "hi": None if math.isnan(hi) else hi, "n": len(d), "claim": v}
                 row.append(f"{mean:+.2f} [{lo:+.2f}, {hi:+.2f}] {v}" if not math.isnan(lo) else f"{mean:+.2f}")
-            print(f"| {lab} | " + " | ".join(row) + " |")
+            print(f"| {ccsim.shown(lab)} | " + " | ".join(row) + " |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=1, sort_keys=True, allow_nan=False)

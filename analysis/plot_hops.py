@@ -49,7 +49,7 @@ def load_hops(run_dir, column="rel_error"):
 
 def label_of(run_dir):
     s = ccsim.load_run(run_dir).summary
-    return f'{s["compressor"]} / {s["collective"]}, N={s["workers"]}'
+    return ccsim.shown(f'{s["compressor"]} / {s["collective"]}, N={s["workers"]}')
 
 
 def draw_runs(runs):
@@ -100,13 +100,13 @@ def draw_sweep(sweep_dir, at_n):
         rel = [num(data[(m, n)][1], "agg_rel_error") for n in xs]
         for n, e, g, co, r in zip(xs, casc, gain, cos, rel):
             table.append((m, n, e, g, co, r))
-        b.plot(xs, casc, marker="o", ms=4, label=m)
-        c.plot(xs, gain, marker="o", ms=4, label=m)
-        dd.plot(xs, cos, marker="o", ms=4, label=m)
+        b.plot(xs, casc, marker="o", ms=4, label=ccsim.shown(m))
+        c.plot(xs, gain, marker="o", ms=4, label=ccsim.shown(m))
+        dd.plot(xs, cos, marker="o", ms=4, label=ccsim.shown(m))
         if (m, at_n) in data:
             hops, err = load_hops(data[(m, at_n)][0], "cascade_rel_error")
             if len(hops):
-                a.plot(hops, [e.mean() for e in err], marker=".", ms=3, label=m)
+                a.plot(hops, [e.mean() for e in err], marker=".", ms=3, label=ccsim.shown(m))
     a.set_title(f"(a) cascading error by hop, N = {at_n}")
     a.set_xlabel("hop (links the partial aggregate has crossed)")
     a.set_ylabel("rel. L2 error vs own-decoded sum")
@@ -133,7 +133,7 @@ def print_table(table):
     print("|---|---|---|---|---|---|")
     for m, n, e, g, co, r in table:
         fmt = lambda v, f: "n/a" if math.isnan(v) else f % v  # noqa: E731
-        print(f"| {m} | {n} | {fmt(e, '%.4g')} | {fmt(g, '%.4f')} | {fmt(co, '%.4f')} | {fmt(r, '%.4g')} |")
+        print(f"| {ccsim.shown(m)} | {n} | {fmt(e, '%.4g')} | {fmt(g, '%.4f')} | {fmt(co, '%.4f')} | {fmt(r, '%.4g')} |")
 
 
 def main():

@@ -50,7 +50,7 @@ def draw(sweep, y, x, group=None, logx=False, logy=False):
     for g, part in groups:
         part = part.sort_values(x)
         ax.plot(part[x].to_list(), part[y].to_list(), marker="o", ms=4,
-                label=None if g is None else f"{group}={g}")
+                label=None if g is None else ccsim.shown(f"{group}={g}"))
     ax.set_xlabel(x)
     ax.set_ylabel(y)
     ax.set_title(os.path.basename(sweep.path))

@@ -43,6 +43,10 @@ enum ccomp_flags {
   CCOMP_UNBIASED = 1u << 4,    /* E[decode(encode(x))] = x */
   CCOMP_GLOBAL_MAX = 1u << 5,  /* encode needs call->global_max = max over workers of local_stat() */
   CCOMP_LOSSLESS = 1u << 6,    /* decode(encode(x)) == x exactly */
+  /* One payload per tensor: a collective that cuts the tensor into chunks
+   * encodes the whole tensor once and cuts its payload instead, in units
+   * (units / combine_units below); see docs/algorithms.md (S2 Reducer). */
+  CCOMP_WHOLE_PAYLOAD = 1u << 7,
 };
 
 enum ccomp_param_kind { CCOMP_REAL, CCOMP_INT, CCOMP_BOOL, CCOMP_CHOICE };
@@ -154,6 +158,23 @@ struct ccomp_type {
   void (*phase_decode)(void *state, const float *x, const uint8_t *sum, size_t n, unsigned phase,
                        uint32_t workers, const ccomp_call *call, float *y);
   void (*phase_cost)(const void *state, size_t n, unsigned phase, enum ccomp_op op, ccomp_cost *c);
+
+  /* CCOMP_WHOLE_PAYLOAD types (summable); NULL in all others.  The payload
+   * of a whole tensor of n elements (max_wire_bytes(n) bytes, a fixed size)
+   * is cut by a collective into units of 4 bytes (the last one shorter when
+   * the size is not a multiple of 4): units(n) of them, of which the first
+   * *summed are fp32 values that combine by addition (the rest combine
+   * another way, e.g. a bitmap's OR).  combine_units writes out = the
+   * combination of units [u0, u0 + m) of two payloads of n elements, given
+   * as those slices (a, b, out: the slice's bytes each). */
+  size_t (*units)(const void *state, size_t n, size_t *summed);
+  void (*combine_units)(const void *state, size_t n, size_t u0, size_t m, const uint8_t *a,
+                        const uint8_t *b, uint8_t *out);
+  /* y[0 .. hi - lo) = elements [lo, hi) of decode(in) for the whole payload
+   * in of a tensor of n elements (call->offset: the tensor's element 0), so
+   * a worker decodes only the ranges it needs. */
+  void (*decode_range)(const void *state, const uint8_t *in, size_t n, size_t lo, size_t hi,
+                       uint32_t workers, const ccomp_call *call, float *y);
 };
 
 /* An instance: its type, its setup, and its state. */

@@ -155,7 +155,7 @@ static double marsit_roundtrip_bound(const void *state, const float *x, size_t n
 
 const ccomp_type ccomp_marsit = {
     .name = "marsit",
-    .summary = "Marsit: sign bits + worker count, summable by an unbiased random bit choice",
+    .summary = "Marsit (reconstructed compensation): sign bits + worker count, summable by an unbiased random bit choice",
     .flags = CCOMP_SUMMABLE | CCOMP_FIXED_SIZE,
     .params = NULL,
     .nparams = 0,

@@ -102,7 +102,7 @@ static void marsit_mem_aggregated(void *state, const float *agg, size_t n, size_
 
 const ccomp_memory_type ccomp_memory_marsit = {
     .name = "marsit",
-    .summary = "Marsit compensation: p = e + eta g, e = p - gamma ((1-beta) sign(p) + beta aggregate)",
+    .summary = "Marsit compensation (reconstructed): p = e + eta g, e = p - gamma ((1-beta) sign(p) + beta aggregate)",
     .flags = CCOMP_MEM_AGGREGATE,
     .params = marsit_mem_params,
     .nparams = sizeof marsit_mem_params / sizeof marsit_mem_params[0],

@@ -23,7 +23,9 @@ struct collective_type;
 struct device_spec;
 struct model_profile;
 
-enum schedule_kind { SCHED_SINGLE, SCHED_LAYERWISE, SCHED_BUCKETS, SCHED_MERGECOMP };
+enum schedule_kind { SCHED_SINGLE, SCHED_LAYERWISE, SCHED_BUCKETS, SCHED_MERGECOMP, SCHED_FIXED };
+/* The most cuts a mergecomp or fixed plan has (groups - 1). */
+#define SCHED_MAX_CUTS 63
 /* Their names in experiment files and reports, indexed by the enum, NULL-terminated. */
 extern const char *const schedule_kind_names[];
 
@@ -105,7 +107,10 @@ typedef struct experiment {
   struct {
     enum schedule_kind kind;
     double bucket_bytes; /* buckets: DDP's bucket cap */
-    int groups;          /* mergecomp: y */
+    int groups;          /* mergecomp: Y, the most groups searched (y = 1 .. Y) */
+    int probes;          /* mergecomp: the most probe iterations the search takes */
+    int ncuts;           /* fixed: the plan's cuts (backward layer indices, ascending) */
+    int cuts[SCHED_MAX_CUTS];
   } schedule;
 
   struct {

@@ -165,6 +165,12 @@ e groups '{"workers": 2, "schedule": {"kind": "mergecomp", "groups": 1000}, '"$o
 x2 groups-huge 'groups.json: schedule.groups: expected an integer in [1, 64], got 1000' "$CCSIM" validate groups.json
 e bucket '{"workers": 2, "schedule": {"kind": "buckets", "bucket_mb": 1e300}, '"$ok"'}'
 x2 bucket-huge 'bucket.json: schedule.bucket_mb: expected a number in [1e-06, 1e+06], got 1e+300' "$CCSIM" validate bucket.json
+e probes '{"workers": 2, "schedule": {"kind": "mergecomp", "probes": 1000000000}, '"$ok"'}'
+x2 probes-huge 'probes.json: schedule.probes: expected an integer in [1, 4096], got 1000000000' "$CCSIM" validate probes.json
+e probesingle '{"workers": 2, "schedule": {"kind": "single", "probes": 8}, '"$ok"'}'
+x2 probes-not-mergecomp 'probesingle.json: schedule.probes: only a "mergecomp" schedule takes probes' "$CCSIM" validate probesingle.json
+e fixed1 '{"workers": 2, "schedule": {"kind": "fixed", "cuts": [1]}, '"$ok"'}'
+x2 fixed-one-layer 'fixed1.json: schedule.kind: "fixed" cuts the layers, but the model has one layer' "$CCSIM" validate fixed1.json
 
 # ---- --set: paths, indexes, values ----
 x2 set-empty-path 'good.json: --set =5: expected PATH=VALUE' "$CCSIM" validate good.json --set =5

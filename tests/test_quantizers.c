@@ -75,8 +75,12 @@ static void test_unbiased(void) {
   const int S = 4000;
   const double norm = sqrt(qb_sum_sq(x, d)), xmax = qb_max_abs(x, d);
   unbiased_roundtrip("qsgd", NULL, x, x, d, S, norm / 127);
-  const double q3[] = {3}; /* coarse: 3 levels, 3-bit codes */
+  const double q3[] = {3, 0}; /* coarse: 3 levels, 3-bit codes, norm l2 */
   unbiased_roundtrip("qsgd", q3, x, x, d, S, norm / 3);
+  const double qmax[] = {127, 1}; /* norm "max": step max|x| / 127 */
+  unbiased_roundtrip("qsgd", qmax, x, x, d, S, xmax / 127);
+  const double qmax3[] = {3, 1};
+  unbiased_roundtrip("qsgd", qmax3, x, x, d, S, xmax / 3);
   unbiased_roundtrip("natural", NULL, x, x, d, S, xmax);
   const double noclip[] = {0};
   unbiased_roundtrip("terngrad", noclip, x, x, d, S, xmax);
@@ -98,6 +102,43 @@ static void test_unbiased(void) {
   free(x), free(t);
 }
 
+/* qsgd with norm "max" (the Global-QSGD reference's QSGD hook): the wire's
+ * scale is max |x|, and the levels on a hand example are exact.  x = (0.5,
+ * -1, 0.25, 0, 0.3) with s = 4: s x / max = (2, -4, 1, 0, 1.2), so the first
+ * four are those levels whatever the random draw, and the last is 1 or 2. */
+static void test_qsgd_max_levels(void) {
+  const float x[5] = {0.5f, -1.0f, 0.25f, 0.0f, 0.3f};
+  const double par[] = {4, 1}; /* levels 4 (b = 4 bits), norm "max" */
+  ccomp *c = make("qsgd", par, 5, 1);
+  uint8_t w[64];
+  int seen1 = 0, seen2 = 0;
+  for (int k = 0; k < 200; k++) {
+    ccomp_call call = {.key = ccr_key(21, (uint64_t)k)};
+    size_t nb = ccomp_encode(c, x, 5, &call, w);
+    CHECK(nb == 4 + (5 * 4 + 7) / 8, "qsgd max: %zu wire bytes, expected 7", nb);
+    CHECK(qb_getf(w) == 1.0f, "qsgd max: scale %g on the wire, expected max |x| = 1", qb_getf(w));
+    int32_t l[5];
+    qb_unpack_int(w + 4, 5, 4, l);
+    CHECK(l[0] == 2 && l[1] == -4 && l[2] == 1 && l[3] == 0, "qsgd max: levels %d %d %d %d, expected 2 -4 1 0",
+          l[0], l[1], l[2], l[3]);
+    CHECK(l[4] == 1 || l[4] == 2, "qsgd max: level %d for 1.2, expected 1 or 2", l[4]);
+    seen1 += l[4] == 1, seen2 += l[4] == 2;
+    float y[5];
+    ccomp_decode(c, w, nb, 5, 1, &call, y);
+    CHECK(y[0] == 0.5f && y[1] == -1.0f && y[2] == 0.25f && y[3] == 0.0f, "qsgd max: decoded %g %g %g %g",
+          y[0], y[1], y[2], y[3]);
+  }
+  /* P(level 2) = 0.2: 200 draws see both (each side missed with probability < 1e-19) */
+  CHECK(seen1 > 0 && seen2 > 0, "qsgd max: 1.2 rounded %d times to 1 and %d to 2", seen1, seen2);
+  ccomp_free(c);
+  /* the same x with norm "l2" scales by ||x||_2 = 1.2493..., not by 1 */
+  ccomp *l2 = make("qsgd", (const double[]){4, 0}, 5, 1);
+  ccomp_call call = {.key = 5};
+  ccomp_encode(l2, x, 5, &call, w);
+  CHECK(fabs(qb_getf(w) - sqrt(0.25 + 1 + 0.0625 + 0.09)) < 1e-6, "qsgd l2: scale %g", qb_getf(w));
+  ccomp_free(l2);
+}
+
 /* QSGD's Lemma 3.1: E ||Q(x) - x||^2 <= min(d/s^2, sqrt(d)/s) ||x||^2,
  * checked on the sample mean plus 3 standard errors. */
 static void test_qsgd_variance(void) {
@@ -107,7 +148,8 @@ static void test_qsgd_variance(void) {
   gaussian_fill(x, d, 9, 1.0);
   static const double levels[] = {1, 2, 4, 16, 127};
   for (int li = 0; li < 5; li++) {
-    ccomp *c = make("qsgd", &levels[li], d, 1);
+    const double par[] = {levels[li], 0}; /* norm l2 */
+    ccomp *c = make("qsgd", par, d, 1);
     uint8_t *w = malloc(ccomp_max_wire_bytes(c, d));
     double m = 0, m2 = 0, nx2 = qb_sum_sq(x, d), s = levels[li];
     for (int k = 0; k < S; k++) {
@@ -400,8 +442,9 @@ static void test_chunking(void) {
    * zero outside one chunk has the same statistic whole and chunked. */
   memcpy(z + 191, x + 191, (500 - 191) * sizeof *z);
   chunk_compare("qsgd", NULL, z, d, 191, 500);
-  double noclip = 0, lv = 5;
-  chunk_compare("qsgd", &lv, z, d, 191, 500);
+  double noclip = 0, lv[] = {5, 0}, lvmax[] = {5, 1};
+  chunk_compare("qsgd", lv, z, d, 191, 500);
+  chunk_compare("qsgd", lvmax, z, d, 191, 500);
   chunk_compare("terngrad", &noclip, z, d, 191, 500);
   free(x), free(z);
 }
@@ -517,23 +560,24 @@ static void test_wire_sizes(void) {
     gaussian_fill(x, d, 7, 1.0);
     struct {
       const char *name;
-      double p;
+      double p[2]; /* qsgd: levels, norm */
       size_t want;
     } cases[] = {
-        {"qsgd", 127, 4 + d},
-        {"qsgd", 1, 4 + (2 * d + 7) / 8},
-        {"qsgd", 3, 4 + (3 * d + 7) / 8},
-        {"qsgd", 4, 4 + (4 * d + 7) / 8},
-        {"terngrad", 2.5, 4 + (2 * d + 7) / 8},
-        {"natural", NAN, (9 * d + 7) / 8},
-        {"bf16", NAN, 2 * d},
+        {"qsgd", {127, 0}, 4 + d},
+        {"qsgd", {127, 1}, 4 + d},
+        {"qsgd", {1, 0}, 4 + (2 * d + 7) / 8},
+        {"qsgd", {3, 0}, 4 + (3 * d + 7) / 8},
+        {"qsgd", {4, 1}, 4 + (4 * d + 7) / 8},
+        {"terngrad", {2.5}, 4 + (2 * d + 7) / 8},
+        {"natural", {NAN}, (9 * d + 7) / 8},
+        {"bf16", {NAN}, 2 * d},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-      ccomp *c = make(cases[i].name, isnan(cases[i].p) ? NULL : &cases[i].p, d, 2);
+      ccomp *c = make(cases[i].name, isnan(cases[i].p[0]) ? NULL : cases[i].p, d, 2);
       uint8_t *w = malloc(ccomp_max_wire_bytes(c, d));
       ccomp_call call = {.key = 1};
       size_t nb = ccomp_encode(c, x, d, &call, w);
-      CHECK(nb == cases[i].want, "%s(%g) d=%zu: %zu bytes, want %zu", cases[i].name, cases[i].p, d,
+      CHECK(nb == cases[i].want, "%s(%g) d=%zu: %zu bytes, want %zu", cases[i].name, cases[i].p[0], d,
             nb, cases[i].want);
       free(w);
       ccomp_free(c);
@@ -551,6 +595,7 @@ int main(void) {
   test_natural_values();
   test_unbiased();
   test_qsgd_variance();
+  test_qsgd_max_levels();
   test_global_qsgd_exact_sum();
   test_global_qsgd_limit();
   test_global_qsgd_unbiased(8, 8, 4000);  /* s = 15 */

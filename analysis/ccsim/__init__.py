@@ -18,4 +18,18 @@ Columns and units: docs/outputs.md.  See docs/python.md.
 """
 from .results import Run, Sweep, load_run, load_sweep, flatten
 
-__all__ = ["Run", "Sweep", "load_run", "load_sweep", "flatten"]
+MARSIT_NOTE = "reconstructed compensation"
+
+
+def shown(label):
+    """A method's label as a table or a legend shows it: a Marsit method is
+    labelled "(reconstructed compensation)", since the paper's full text was
+    not available and ccsim's global compensation is a reconstruction
+    (docs/algorithms.md).  Other labels are returned unchanged."""
+    label = str(label)
+    if "marsit" in label.lower() and MARSIT_NOTE not in label:
+        return f"{label} ({MARSIT_NOTE})"
+    return label
+
+
+__all__ = ["Run", "Sweep", "load_run", "load_sweep", "flatten", "shown", "MARSIT_NOTE"]

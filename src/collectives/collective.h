@@ -138,6 +138,11 @@ typedef struct coll_ctx {
    * zero at the start; workers add their inputs, the collective reads the
    * exact sum where it needs it and zeroes it again before returning. */
   double *exact_sum;
+  /* Set by coll_run: the compressor's payload is cut into chunks, not the
+   * tensor (a CCOMP_WHOLE_PAYLOAD compressor under a summable collective),
+   * and `whole` is this call's state of it (whole.c); 0 and NULL else. */
+  int whole_mode;
+  struct coll_whole *whole;
 } coll_ctx;
 
 typedef struct collective_type {
@@ -185,6 +190,7 @@ typedef struct coll_msg {
                      coll_msg_set_bytes replaced them */
   double *exact;  /* [n] exact sum over the same workers; NULL once not needed */
   double *ideal;  /* [n] sum of the same workers' own decoded payloads, or NULL */
+  double *uexact; /* whole mode: the exact sum of the summed units the slice holds, or NULL */
   _Alignas(16) uint8_t inl[]; /* the wire bytes made with the payload: one allocation */
 } coll_msg;
 
@@ -201,6 +207,9 @@ void coll_out_of_memory(const coll_ctx *ctx, size_t bytes, const char *what) __a
  * and, when `exact`, a zeroed shadow.  refs = 1.  An allocation failure
  * stops the run (coll_out_of_memory). */
 coll_msg *coll_msg_new(const coll_ctx *ctx, int chunk, uint32_t workers, size_t n, int exact);
+/* The same with room for `wire` bytes (a payload whose size is not
+ * max_wire_bytes(n): a slice of a whole payload). */
+coll_msg *coll_msg_new_wire(const coll_ctx *ctx, int chunk, uint32_t workers, size_t n, size_t wire, int exact);
 /* m's wire bytes replaced by a buffer of count x size bytes (contents
  * undefined; coll_alloc's failures), for a format whose size coll_msg_new
  * could not know. */
@@ -230,7 +239,8 @@ coll_bundle *coll_bundle_new(const coll_ctx *ctx, int chunk, size_t count);
 void coll_bundle_free(coll_bundle *b);
 /* Bytes the network is charged for m: its bytes, or, under coordinate
  * sampling, what the full-size payload would have: max_wire_bytes of the
- * full chunk for fixed-size formats, the bytes scaled by n_full / n else. */
+ * full chunk for fixed-size formats, the bytes scaled by n_full / n else; in
+ * whole mode, its share of the full tensor's whole payload. */
 double coll_msg_charge(const coll_ctx *ctx, const coll_msg *m);
 double coll_bundle_charge(const coll_ctx *ctx, const coll_bundle *b);
 
@@ -247,6 +257,33 @@ void coll_measure(coll_ctx *ctx, size_t h, const coll_msg *m, size_t lo, uint64_
  * finish it; with `final`, add the error against the exact mean to the
  * iteration's final figures. */
 void coll_deliver(coll_ctx *ctx, const coll_msg *m, size_t lo, int final);
+
+/* Run collective t in ctx: t->run, with whole mode (below) set up first
+ * and its state freed after.  The simulator runs every collective through
+ * it. */
+void coll_run(const collective_type *t, coll_ctx *ctx);
+
+/* Whole mode (whole.c; compressor.h, CCOMP_WHOLE_PAYLOAD): the worker's
+ * input of the whole range [0, n) is encoded once, into U units; a payload
+ * of the element range [lo, hi) carries the units [U lo / n, U hi / n) of
+ * it (so the chunks of any partition of the elements partition the units),
+ * with the elements' exact and ideal shadows for the final figures.  A
+ * combine combines the units; a hop is measured on the summed units
+ * against their exact sum (a part of a table cannot be decoded: what a hop
+ * adds is the fp32 rounding of the sums); delivered slices are assembled
+ * and, once all units are in, each range delivered is decoded from the
+ * whole (decode_range) into ctx->out and measured.  A whole-range payload
+ * is decoded as in the ordinary mode.  coll_encode_own, coll_combine, coll_measure and
+ * coll_deliver call these in whole mode. */
+coll_msg *coll_whole_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi);
+coll_msg *coll_whole_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo);
+/* 1 when it measured m (a part of the units), 0 when m is whole (decode it). */
+int coll_whole_measure(coll_ctx *ctx, size_t h, const coll_msg *m, size_t lo);
+/* 1 when it took m, 0 when m is a whole payload to decode as usual. */
+int coll_whole_deliver(coll_ctx *ctx, const coll_msg *m, size_t lo, int final);
+/* Whether a rank must be delivered every chunk, not only its final one:
+ * with private outputs, and in whole mode (a chunk is decoded from all). */
+static inline int coll_deliver_all(const coll_ctx *ctx) { return !ctx->out_shared || ctx->whole_mode; }
 
 /* Sets ctx->global_max: for CCOMP_GLOBAL_MAX compressors, the max of the
  * local statistic over all workers by a ring max-reduction of one float per

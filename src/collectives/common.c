@@ -109,7 +109,10 @@ void *coll_alloc(const coll_ctx *ctx, size_t count, size_t size, int zero, const
 }
 
 coll_msg *coll_msg_new(const coll_ctx *ctx, int chunk, uint32_t workers, size_t n, int exact) {
-  const size_t wire = ccomp_max_wire_bytes(ctx->comp, n);
+  return coll_msg_new_wire(ctx, chunk, workers, n, ccomp_max_wire_bytes(ctx->comp, n), exact);
+}
+
+coll_msg *coll_msg_new_wire(const coll_ctx *ctx, int chunk, uint32_t workers, size_t n, size_t wire, int exact) {
   if (wire >= SIZE_MAX - sizeof(coll_msg) - 1) coll_out_of_memory(ctx, SIZE_MAX, "a payload's wire bytes");
   coll_msg *m = malloc(sizeof *m + wire + 1);
   if (!m) coll_out_of_memory(ctx, sizeof *m + wire + 1, "a payload and its wire bytes");
@@ -142,8 +145,10 @@ void coll_wait_sends(comm_req **reqs, int n) {
 void coll_drop_shadows(coll_msg *m) {
   free(m->exact);
   free(m->ideal);
+  free(m->uexact);
   m->exact = NULL;
   m->ideal = NULL;
+  m->uexact = NULL;
 }
 
 void coll_msg_free(coll_msg *m) {
@@ -151,6 +156,7 @@ void coll_msg_free(coll_msg *m) {
   if (m->bytes != m->inl) free(m->bytes);
   free(m->exact);
   free(m->ideal);
+  free(m->uexact);
   free(m);
 }
 
@@ -174,6 +180,10 @@ double coll_msg_charge(const coll_ctx *ctx, const coll_msg *m) {
   if (ctx->n_full <= ctx->n || ctx->n == 0) return (double)m->nbytes;
   const double f = (double)ctx->n_full / (double)ctx->n;
   const size_t full = (size_t)((double)m->n * f + 0.5);
+  /* a slice of a whole payload: its share of the full tensor's payload */
+  if (ctx->whole_mode)
+    return (double)m->nbytes * (double)ccomp_max_wire_bytes(ctx->comp, ctx->n_full) /
+           (double)ccomp_max_wire_bytes(ctx->comp, ctx->n);
   if (ctx->comp->type->flags & CCOMP_FIXED_SIZE) return (double)ccomp_max_wire_bytes(ctx->comp, full);
   return m->n ? (double)m->nbytes * (double)full / (double)m->n : (double)m->nbytes;
 }
@@ -238,6 +248,7 @@ static void encode_work_run(void *arg, int thread) {
 }
 
 coll_msg *coll_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi) {
+  if (ctx->whole_mode) return coll_whole_encode_own(ctx, chunk, lo, hi);
   size_t n = hi - lo;
   float *p = coll_alloc(ctx, n, sizeof *p, 0, "a compressor input");
   ctx->io.input(ctx->io.arg, lo, hi, p);
@@ -283,6 +294,7 @@ static void combine_work_run(void *arg, int thread) {
 
 coll_msg *coll_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint64_t salt) {
   assert(a->n == b->n);
+  if (ctx->whole_mode) return coll_whole_combine(ctx, a, b, lo);
   combine_work k = {.ctx = ctx, .a = a, .b = b, .call = coll_call(ctx, lo, salt)};
   if (ctx->io.device) ctx->io.device(ctx->io.arg, CCOMP_COMBINE, a->n);
   coll_msg *s = coll_msg_new(ctx, a->chunk, a->workers + b->workers, a->n, 0);
@@ -336,6 +348,7 @@ static void measure_work_run(void *arg, int thread) {
 
 void coll_measure(coll_ctx *ctx, size_t h, const coll_msg *m, size_t lo, uint64_t salt, float *y) {
   if (h >= ctx->metrics->nhops) return;
+  if (ctx->whole_mode && coll_whole_measure(ctx, h, m, lo)) return;
   measure_work k = {.ctx = ctx, .m = m, .call = coll_call(ctx, lo, salt), .y = y, .scale = 1.0,
                     .exact = m->exact, .ideal = m->ideal};
   comm_work(measure_work_run, &k, m->n);
@@ -346,6 +359,7 @@ void coll_measure(coll_ctx *ctx, size_t h, const coll_msg *m, size_t lo, uint64_
 }
 
 void coll_deliver(coll_ctx *ctx, const coll_msg *m, size_t lo, int final) {
+  if (ctx->whole_mode && coll_whole_deliver(ctx, m, lo, final)) return;
   measure_work k = {.ctx = ctx, .m = m, .call = coll_call(ctx, lo, 0xF1), .y = ctx->out + lo,
                     .scale = 1.0 / ctx->nworkers, .finish = 1,
                     .exact = final ? m->exact : NULL, .ideal = final ? m->ideal : NULL};

@@ -78,7 +78,7 @@ static coll_bundle *leader_own(void *arg, int c) {
 static void leader_got(void *arg, const coll_bundle *b) {
   hier *h = arg;
   h->all->m[b->chunk] = coll_msg_ref(b->m[0]);
-  if (!h->ctx->out_shared) coll_deliver(h->ctx, b->m[0], hier_lo(h, b->chunk, 0), 0);
+  if (coll_deliver_all(h->ctx)) coll_deliver(h->ctx, b->m[0], hier_lo(h, b->chunk, 0), 0);
 }
 
 static void hier_run(coll_ctx *ctx) {
@@ -118,7 +118,7 @@ static void hier_run(coll_ctx *ctx) {
   }
   /* 3. broadcast inside the node */
   all = coll_tree_bcast(ctx, &in_node, all);
-  if (local != 0 && !ctx->out_shared)
+  if (local != 0 && coll_deliver_all(ctx))
     for (int c = 0; c < h.M; c++) coll_deliver(ctx, all->m[c], piece_lo(&h, c), 0);
   coll_bundle_free(all);
   free(members);

@@ -122,7 +122,7 @@ static void rhd_run(coll_ctx *ctx) {
         const int c = theirs0 + (int)k;
         held[c] = in->m[k];
         in->m[k] = NULL;
-        if (!ctx->out_shared) coll_deliver(ctx, held[c], chunk_lo(&s, c), 0);
+        if (coll_deliver_all(ctx)) coll_deliver(ctx, held[c], chunk_lo(&s, c), 0);
       }
       coll_bundle_free(in);
       comm_wait(req);
@@ -136,7 +136,7 @@ static void rhd_run(coll_ctx *ctx) {
     for (size_t k = 0; k < in->count; k++) {
       held[k] = in->m[k];
       in->m[k] = NULL;
-      if (!ctx->out_shared) coll_deliver(ctx, held[k], chunk_lo(&s, (int)k), 0);
+      if (coll_deliver_all(ctx)) coll_deliver(ctx, held[k], chunk_lo(&s, (int)k), 0);
     }
     coll_bundle_free(in);
   }

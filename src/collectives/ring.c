@@ -47,7 +47,7 @@ static size_t ring_lo(void *arg, int c, size_t part) {
 
 static void ring_got(void *arg, const coll_bundle *b) {
   coll_ctx *ctx = ((ring_state *)arg)->ctx;
-  if (!ctx->out_shared) coll_deliver(ctx, b->m[0], ring_lo(arg, b->chunk, 0), 0);
+  if (coll_deliver_all(ctx)) coll_deliver(ctx, b->m[0], ring_lo(arg, b->chunk, 0), 0);
 }
 
 static void ring_run(coll_ctx *ctx) {

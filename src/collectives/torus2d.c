@@ -110,12 +110,12 @@ static size_t col_lo(void *arg, int k, size_t part) {
 static void col_got(void *arg, const coll_bundle *b) {
   torus *t = arg;
   t->collected->m[b->chunk] = coll_msg_ref(b->m[0]);
-  if (!t->ctx->out_shared) coll_deliver(t->ctx, b->m[0], col_lo(t, b->chunk, 0), 0);
+  if (coll_deliver_all(t->ctx)) coll_deliver(t->ctx, b->m[0], col_lo(t, b->chunk, 0), 0);
 }
 
 static void row_got(void *arg, const coll_bundle *b) {
   torus *t = arg;
-  if (t->ctx->out_shared) return;
+  if (!coll_deliver_all(t->ctx)) return;
   for (size_t k = 0; k < b->count; k++) coll_deliver(t->ctx, b->m[k], row_lo(t, b->chunk, k), 0);
 }
 

@@ -40,7 +40,7 @@ static void tree_run(coll_ctx *ctx) {
     coll_drop_shadows(sum->m[0]);
   }
   coll_bundle *b = coll_tree_bcast(ctx, &all, sum);
-  if (ctx->rank != 0 && !ctx->out_shared) coll_deliver(ctx, b->m[0], 0, 0);
+  if (ctx->rank != 0 && coll_deliver_all(ctx)) coll_deliver(ctx, b->m[0], 0, 0);
   coll_bundle_free(b);
   free(ranks);
 }

@@ -257,7 +257,7 @@ int exp_device(cfg_reader *rd, experiment *e, json_t *root) {
   return 0;
 }
 
-const char *const schedule_kind_names[] = {"single", "layerwise", "buckets", "mergecomp", NULL};
+const char *const schedule_kind_names[] = {"single", "layerwise", "buckets", "mergecomp", "fixed", NULL};
 
 /* "schedule": how the layers' gradients are grouped into collectives. */
 int exp_schedule(cfg_reader *rd, experiment *e, json_t *root) {
@@ -265,7 +265,7 @@ int exp_schedule(cfg_reader *rd, experiment *e, json_t *root) {
   if (!json_object_get(root, "schedule")) json_object_set_new(root, "schedule", json_object());
   json_t *s = cfg_object(rd, root, "", "schedule", &rc);
   if (!s) return rc;
-  static const char *const known[] = {"kind", "bucket_mb", "groups", NULL};
+  static const char *const known[] = {"kind", "bucket_mb", "groups", "probes", "cuts", NULL};
   if ((rc = cfg_keys(rd, s, "schedule", known, NULL, NULL, NULL))) return rc;
   const char *k;
   int ki;
@@ -278,9 +278,27 @@ int exp_schedule(cfg_reader *rd, experiment *e, json_t *root) {
   long long g;
   if ((rc = cfg_int(rd, s, "schedule", "groups", 0, 2, 1, 64, &g))) return rc;
   e->schedule.groups = (int)g;
-  if (e->schedule.kind == SCHED_MERGECOMP && (size_t)g > e->model.layers->nlayers)
-    return cfg_fail(rd, "schedule.groups", "%lld groups but the model has %zu layers", g,
-                e->model.layers->nlayers);
+  /* (mergecomp searches y = 1 .. min(groups, layers)) */
+  /* mergecomp's probe budget and a fixed plan's cuts: read (and resolved)
+   * for those kinds only, so that other experiments resolve as before */
+  if (e->schedule.kind == SCHED_MERGECOMP) {
+    long long p;
+    if ((rc = cfg_int(rd, s, "schedule", "probes", 0, 32, 1, 4096, &p))) return rc;
+    e->schedule.probes = (int)p;
+  } else if (json_object_get(s, "probes"))
+    return cfg_fail(rd, "schedule.probes", "only a \"mergecomp\" schedule takes probes");
+  if (e->schedule.kind == SCHED_FIXED) {
+    const long long L = (long long)e->model.layers->nlayers;
+    if (L < 2) return cfg_fail(rd, "schedule.kind", "\"fixed\" cuts the layers, but the model has one layer");
+    if ((rc = cfg_int_array(rd, s, "schedule", "cuts", NULL, 1, L - 1, SCHED_MAX_CUTS, "[40, 120]",
+                            e->schedule.cuts, &e->schedule.ncuts)))
+      return rc;
+    for (int i = 1; i < e->schedule.ncuts; i++)
+      if (e->schedule.cuts[i] <= e->schedule.cuts[i - 1])
+        return cfg_fail(rd, "schedule.cuts", "expected ascending backward layer indices, got %d after %d",
+                        e->schedule.cuts[i], e->schedule.cuts[i - 1]);
+  } else if (json_object_get(s, "cuts"))
+    return cfg_fail(rd, "schedule.cuts", "only a \"fixed\" schedule takes cuts");
   if (e->schedule.kind != SCHED_SINGLE && e->compressor->phases > 1)
     return cfg_fail(rd, "schedule.kind", "%s runs with the \"single\" schedule only", e->compressor->name);
   return 0;

@@ -44,6 +44,7 @@ static double calls_per_iteration(const experiment *e) {
     break;
   case SCHED_LAYERWISE:
   case SCHED_MERGECOMP: nb = layers; break;
+  case SCHED_FIXED: nb = e->schedule.ncuts + 1; break;
   }
   return nb * (e->compressor->phases > 1 ? e->compressor->phases : 1);
 }

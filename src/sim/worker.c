@@ -291,7 +291,7 @@ void worker_comm_iter(void *arg) {
     device_run(w, CCOMP_ENCODE, ctx.n, "compress", (int)k);
     const uint32_t c0 = comm_mark();
     if (w->sum) run_phased(w, &ctx);
-    else e->collective->run(&ctx);
+    else coll_run(e->collective, &ctx);
     span_add(w, comm_actor(w), NULL, (int)k, c0, comm_mark());
     timeline_row(w, comm_actor(w), "communicate", (int)k, c0);
     device_run(w, CCOMP_DECODE, ctx.n, "decompress", (int)k);

@@ -11,13 +11,22 @@
  *   layerwise  one bucket per layer (most overlap, a fixed cost per layer)
  *   buckets    DDP-style: layers gathered in backward order until the bucket
  *              holds bucket_mb of fp32 (PyTorch DDP's default cap: 25 MB)
- *   mergecomp  y groups whose cuts are searched by probe iterations, as
- *              MergeComp does (docs/algorithms.md): the public scheduler
- *              binary-searches the split index of y = 2 by measured
- *              iteration time, memoized; for y > 2 ccsim runs the same
- *              binary search on each cut in turn, the others held
- *              ([reconstructed]: the paper's extension to more groups was
- *              not available).  Every probe is a real simulated iteration. */
+ *   mergecomp  y groups whose number (y = 1 .. Y, Y = schedule.groups) and
+ *              cuts are searched on probe iterations, as MergeComp does
+ *              (docs/algorithms.md): when every partition into at most Y
+ *              groups fits the probe budget (schedule.probes), every one is
+ *              probed and the fastest kept (exhaustive: the best there is);
+ *              else the partitions whose cuts lie on a grid of G positions
+ *              (equal shares of the elements, G the most whose partitions
+ *              fit 3/4 of the budget) are all probed, then each cut of the
+ *              best is refined by a binary search between its neighbouring
+ *              grid positions, within the budget; the fastest partition
+ *              measured is kept.  Nothing is assumed of the time's shape on
+ *              the grid; between grid positions the refinement can miss a
+ *              better cut (no bound is claimed there).  Every probe is a real
+ *              simulated iteration.
+ *   fixed      the partition schedule.cuts gives.
+ */
 #ifndef CCSIM_SCHEDULE_H
 #define CCSIM_SCHEDULE_H
 

@@ -7,8 +7,10 @@ one-gpu), and writes into OUT:
   table.csv     one row per model, platform, device, compressor: the steady
                 iteration time of each schedule with its compression and
                 exposed communication seconds, MergeComp's partition and
-                probes, its speedup over layer-wise / single / buckets, and the
-                scaling factor of each schedule and of uncompressed FP32;
+                probes, its speedup over layer-wise / single / buckets split
+                into "one call instead of L" (layer-wise over single) and what
+                the partition adds (single over MergeComp), and the scaling
+                factor of each schedule and of uncompressed FP32;
   numbers.json  the headline figures (what tests/papers_mergecomp.sh checks);
   speedup.png, scaling.png.
 The steady iteration time is the median of the last 4 iterations: MergeComp's
@@ -63,7 +65,7 @@ def main(compressed, baselines, out):
             if not s.get("search_finished"):
                 sys.exit(f"analyze.py: {p['point']}: MergeComp's search did not finish in "
                          f"{len(r.iterations)} iterations (raise iterations)")
-            mc[key] = (s["probes"], [b["layers"] for b in s["buckets"]])
+            mc[key] = (s["probes"], [b["layers"] for b in s["buckets"]], s.get("exhaustive"))
     rows = []
     for key in sorted(times):
         model, plat, dev, comp = key
@@ -75,11 +77,16 @@ def main(compressed, baselines, out):
             row[f"scaling_{k}"] = one / v
             row[f"compress_{k}_s"], row[f"exposed_comm_{k}_s"] = parts[key][k]
         if "mergecomp" in t:
-            row["probes"], layers = mc[key]
+            row["probes"], layers, row["search_exhaustive"] = mc[key]
+            row["groups"] = len(layers)
             row["groups_layers"] = "+".join(str(x) for x in layers)
             for k in ("layerwise", "single", "buckets"):
                 if k in t:
                     row[f"speedup_vs_{k}"] = t[k] / t["mergecomp"]
+            if "layerwise" in t and "single" in t:
+                # speedup_vs_layerwise = one_call_gain x partition_gain
+                row["one_call_gain"] = t["layerwise"] / t["single"]
+                row["partition_gain"] = t["single"] / t["mergecomp"]
         row["t_one_gpu_s"] = one
         row["t_fp32_s"] = base[(model, dev, f"fp32-{plat}")]
         row["scaling_fp32"] = one / row["t_fp32_s"]
@@ -98,6 +105,10 @@ def main(compressed, baselines, out):
         "max_scaling_mergecomp": float(bests["scaling_mergecomp"]),
         "max_scaling_at": {k: bests[k] for k in ("model", "platform", "device", "compressor")},
         "max_scaling_fp32": float(df["scaling_fp32"].max()),
+        "one_call_gain_range": [float(df["one_call_gain"].min()), float(df["one_call_gain"].max())]
+        if "one_call_gain" in df else None,
+        "partition_gain_range": [float(df["partition_gain"].min()), float(df["partition_gain"].max())]
+        if "partition_gain" in df else None,
         "rows": df.to_dict(orient="records"),
     }
     with open(os.path.join(out, "numbers.json"), "w") as f:
@@ -107,6 +118,11 @@ def main(compressed, baselines, out):
           f"({', '.join(str(v) for v in numbers['max_speedup_at'].values())}), "
           f"min {numbers['min_speedup_vs_layerwise']:.2f}x; scaling factor max "
           f"{100 * numbers['max_scaling_mergecomp']:.1f}% (fp32 {100 * numbers['max_scaling_fp32']:.1f}%)")
+    if numbers["one_call_gain_range"]:
+        a, b = numbers["one_call_gain_range"]
+        c, d = numbers["partition_gain_range"]
+        print(f"of which one call instead of L (layer-wise / single): {a:.2f}-{b:.2f}x; "
+              f"the partition (single / MergeComp): {c:.3f}-{d:.3f}x")
 
 
 def draw(df, out):
