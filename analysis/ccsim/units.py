@@ -15,6 +15,7 @@ the text, when it is not a number followed by a unit of its kind.
 """
 import math
 import re
+import sys
 
 _NUMBER = re.compile(r"\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(.*?)\s*\Z", re.S)
 _PREFIXES = (("Ki", 1024.0), ("Mi", 1048576.0), ("Gi", 1073741824.0), ("Ti", 1099511627776.0),
@@ -33,8 +34,8 @@ def _split(text, kind):
     digits = m.group(1)
     v = float(digits)
     mantissa = re.split("[eE]", digits)[0]
-    # strtod's ERANGE: past the doubles, or so small it lost its digits ("1e-330")
-    if not math.isfinite(v) or (v == 0 and re.search("[1-9]", mantissa)):
+    # strtod's ERANGE: past the doubles, or below the normal ones ("1e-310", "1e-330")
+    if not math.isfinite(v) or (v == 0 and re.search("[1-9]", mantissa)) or (v != 0 and abs(v) < sys.float_info.min):
         raise ValueError(f'"{text}": {digits} is out of the range of a double')
     return v, m.group(2)
 
@@ -61,10 +62,11 @@ def bandwidth(text):
     """Bits per second: "25Gbps" (bits), "10GBps" or "10GB/s" (bytes), "1Gibps"."""
     v, unit = _split(text, "bandwidth")
     f, u = _prefix(unit)
+    # bytes per second as src/units.c computes them (the same range), then bits
     if u in ("Bps", "B/s"):
-        return _scaled(text, v, f * 8.0)
+        return _scaled(text, _scaled(text, v, f), 8.0)
     if u in ("bps", "b/s"):
-        return _scaled(text, v, f)
+        return _scaled(text, _scaled(text, v, f / 8.0), 8.0)
     raise ValueError(f'"{text}": expected a bandwidth (a number and a unit, e.g. {_EXAMPLES["bandwidth"]})')
 
 
