@@ -244,6 +244,10 @@ def check_sweep(d, page, dom, png):
         check(close(x["stack"]["compute"], float(r["compute_s"]), 1e-15) and
               close(x["stack"]["exposed_communicate"], float(r["exposed_communicate_s"]), 1e-15),
               f"breakdown of {x['point']}: compute and exposed are sweep.csv's")
+    rank = {"1Gbps": 0, "10Gbps": 1, "100Gbps": 2}
+    for key, xs in (("speed-up", sp), ("breakdown", br)):
+        order = [(rank[x["point"].split(",")[0].split("=")[1]], x["point"].split("method=")[1]) for x in xs]
+        check([o[0] for o in order] == sorted(o[0] for o in order), f"{key}: points not in bandwidth order {order}")
     hs = data.get("hops", {}).get("series", [])
     check(len(hs) == len(pts), "hops: a line per point")
     for s in hs:

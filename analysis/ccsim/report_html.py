@@ -35,7 +35,7 @@ details summary{cursor:pointer;color:#2a5d8f;font-size:.88em}
 .note{background:#fff8e1;border-left:4px solid #e0b000;padding:.4em .8em;margin:.6em 0}
 dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.15em 1.2em;margin:.4em 0 1em}
 dl.kv dt{color:#5b6773}dl.kv dd{margin:0}
-nav a{margin-right:1em;color:#2a5d8f}
+nav a{margin-right:1em;color:#2a5d8f}div.wide{overflow-x:auto}
 """
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
@@ -71,7 +71,7 @@ def finite(v):
 def table(header, rows, classes=None, numeric=None):
     """An HTML table; cells are escaped, numbers right-aligned (numeric: the
     column indices, default every cell that is an int or float)."""
-    out = ["<table><thead><tr>", "".join(f"<th>{esc(h)}</th>" for h in header), "</tr></thead><tbody>"]
+    out = ['<div class="wide"><table><thead><tr>', "".join(f"<th>{esc(h)}</th>" for h in header), "</tr></thead><tbody>"]
     for i, r in enumerate(rows):
         cls = f' class="{esc(classes[i])}"' if classes and classes[i] else ""
         cells = []
@@ -79,7 +79,7 @@ def table(header, rows, classes=None, numeric=None):
             isnum = (numeric is not None and k in numeric) or (numeric is None and isinstance(c, (int, float)))
             cells.append(f'<td class="n">{esc(num(c))}</td>' if isnum else f"<td>{esc(num(c))}</td>")
         out.append(f"<tr{cls}>{''.join(cells)}</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 

@@ -48,14 +48,15 @@ def setup(sweep, summ):
     exp_cols = [c for c in summ.columns if c.startswith("experiment.")]
     common, varying = [], []
     for c in exp_cols:
-        vals = [json.dumps(v) if isinstance(v, list) else v for v in summ[c]]
+        vals = [v if isinstance(v, str) else json.dumps(v, default=str) for v in summ[c]]
         uniq = set(str(v) for v in vals)
         (common if len(uniq) == 1 else varying).append((c[len("experiment."):], vals[0]))
     if exp_cols:
         body += ("<h3>Setup shared by every point</h3><details open><summary>"
                  f"{len(common)} settings; {len(varying)} vary between points: "
                  f"{H.esc(', '.join(k for k, _ in varying) or 'none')}</summary>"
-                 + H.table(["setting", "value"], [(k, str(v)) for k, v in common]) + "</details>")
+                 + H.table(["setting", "value"], [(k, v if isinstance(v, str) else json.dumps(v, default=str))
+                                                  for k, v in common]) + "</details>")
     return body
 
 
@@ -64,13 +65,15 @@ def points_table(sweep, sp):
         "compute_s", "compress_s", "communicate_s", "exposed_communicate_s", "bytes_on_wire",
         "compression_ratio", "agg_rel_error"]
     pts = order(sweep, sp if sp is not None else sweep.points)
+    status_of = dict(zip(sweep.points["point"], sweep.points["status"]))
     rows, classes = [], []
     for _, r in pts.iterrows():
         row = [sweep.label(a, r[a]) for a in sweep.axes]
         for c in cols:
             v = r.get(c)
             if c == "speedup" and (v is None or not math.isfinite(v)):
-                v = "— (this point or its baseline did not finish)" if r["baseline"] else "— (no baseline point)"
+                status = status_of.get(r["baseline"]) if isinstance(r["baseline"], str) else None
+                v = ("—" if r["status"] != "done" else f"— (baseline {status})" if status else "— (no baseline)")
             elif isinstance(v, float) and not math.isfinite(v):
                 v = None
             row.append(v)
@@ -153,6 +156,8 @@ def breakdown_plot(sweep, done):
 
 def speedup_plot(sp, baseline):
     d = sp[sp["status"] == "done"]
+    if not d["speedup"].notna().any():
+        return H.note(f'no point has a speed-up over "{baseline}": its baseline point(s) did not finish')
     names = d["point"].tolist()
     vals = [_f(v) for v in d["speedup"]]
     fig, (ax,) = P.new(height=1.2 + 0.36 * len(names))
@@ -232,7 +237,7 @@ def report(sweep, baseline=None):
     else:
         sections.append(("axes", "One plot per axis", "".join(axis_plot(sweep, done, a, sp) for a in sweep.axes)))
         sections.append(("time", "Time breakdown", breakdown_plot(sweep, done)))
-        sections.append(("speedup", "Speed-up", speedup_plot(sp, baseline) if sp is not None else H.note(
+        sections.append(("speedup", "Speed-up", speedup_plot(order(sweep, sp), baseline) if sp is not None else H.note(
             "no baseline named: `ccsim report DIR --baseline POINT` (a point, AXIS=LABEL or a label) "
             "adds the speed-up of every point over it")))
         sections.append(("hops", "Hop error", hops_plot(sweep)))
