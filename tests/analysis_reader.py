@@ -172,6 +172,26 @@ for r in srows:
           f"iterations of {r['point']}: mean time_s = sweep.csv's iteration_time_s")
     check(math.isclose(mine["end_s"].iloc[-1], mine["time_s"].sum(), rel_tol=1e-12), "iterations: end_s")
 
+# --- the report's axis plot draws exactly the data it embeds (the figure
+# caught before it becomes a PNG)
+from ccsim import report_html, report_sweep  # noqa: E402
+caught = []
+report_html.png = lambda fig, dpi=110: caught.append(fig) or ""
+sub = ccsim.load_sweep(sw_dir)
+sub.points = sub.points[sub.points["workers"] == 4]
+done = report_sweep.order(sub, sub.done())
+page = report_sweep.axis_plot(sub, done, "platform.bandwidth", sub.speedup("none"))
+data = json.loads(page.split('class="plot-data">', 1)[1].split("</script>", 1)[0])
+left, right = caught[0].axes
+check(data["x"] == [1e9, 1e10, 1e11] and data["x_labels"] == ["1Gbps", "10Gbps", "100Gbps"], "report axis: x")
+check(left.get_xscale() == "log" and data["x_scale"] == "log", "report axis: log x over two decades")
+check([t.get_text() for t in left.get_xticklabels()] == data["x_labels"], "report axis: tick labels")
+for line, s in zip(left.get_lines(), data["series"]):
+    check(list(line.get_xdata()) == data["x"] and list(line.get_ydata()) == s["y"], f"report axis {s['label']}: drawn = embedded")
+for line, s in zip([ln for ln in right.get_lines() if len(ln.get_xdata()) == 3], data["series"]):
+    check(list(line.get_ydata()) == s["speedup"], f"report axis {s['label']}: speed-up drawn = embedded")
+check(data["series"][0]["speedup"] == [1.0, 1.0, 1.0], "report axis: the baseline's speed-up is 1")
+
 subprocess.run(["rm", "-rf", T])
 print(f"analysis-reader: {'ok' if failures == 0 else f'{failures} failed'}")
 sys.exit(1 if failures else 0)
