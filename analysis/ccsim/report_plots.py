@@ -35,7 +35,7 @@ def lines(ax, series, x_scale="linear", y_scale="linear", x_ticks=None, band=Fal
     for s in series:
         xs = [x for x, y in zip(s["x"], s["y"]) if y is not None]
         ys = [y for y in s["y"] if y is not None]
-        ax.plot(xs, ys, marker="o", ms=3.5, label=s["label"])
+        ax.plot(xs, ys, marker="o" if len(xs) <= 200 else None, ms=3.5, label=s["label"])
         if band and s.get("lo"):
             ax.fill_between(s["x"], s["lo"], s["hi"], alpha=0.18)
     if x_scale == "log":
@@ -72,10 +72,15 @@ def grouped_bars(ax, categories, series, y_scale="linear"):
     ax.grid(True, axis="y", which="both", alpha=0.3)
 
 
-def breakdown(names, stacks, unit_scale=1e3):
-    """Horizontal stacked bars, one per name, of the STACK parts (ms)."""
-    height = 1.5 + 0.36 * len(names)
-    fig, ax = plt.subplots(figsize=(8.6, height))
+def breakdown(names, stacks, parts=None, unit_scale=1e3):
+    """Horizontal stacked bars, one per name, of the STACK parts (ms); with
+    parts ({compute, compress, communicate, exposed_communicate}), a second
+    panel below with those four figures side by side (they overlap in time)."""
+    height = 1.5 + 0.36 * len(names) + (2.0 if parts else 0)
+    if parts:
+        fig, (ax, ax2) = plt.subplots(2, 1, figsize=(8.6, height), gridspec_kw={"height_ratios": [1, 1.6]})
+    else:
+        fig, ax = plt.subplots(figsize=(8.6, height))
     left = [0.0] * len(names)
     ys = list(range(len(names)))[::-1]
     for key, label, colour in STACK:
@@ -86,6 +91,14 @@ def breakdown(names, stacks, unit_scale=1e3):
     ax.set_xlabel("time per iteration (ms)")
     fig.legend(*ax.get_legend_handles_labels(), fontsize=8, loc="upper center", ncol=3, frameon=False)
     ax.grid(True, axis="x", alpha=0.3)
+    if parts:
+        colours = {"compute": "#4878a8", "compress": "#e0a030", "communicate": "#8c6bb1",
+                   "exposed_communicate": "#c0504d"}
+        ys2 = list(range(len(PARTS)))[::-1]
+        ax2.barh(ys2, [parts[p] * unit_scale for p in PARTS], color=[colours[p] for p in PARTS], height=0.62)
+        ax2.set_yticks(ys2, [p.replace("_", " ") for p in PARTS])
+        ax2.set_xlabel("time_breakdown_s per iteration (ms): each on its own, overlapping in time")
+        ax2.grid(True, axis="x", alpha=0.3)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.4 / height))
     return fig
 

@@ -20,6 +20,7 @@ def unit_of(key):
     return ""
 
 
+MAX_LANES = 16  # workers drawn in the timeline
 FILE_KEYS = ("file", "trace", "data", "program", "profile", "path")
 
 
@@ -69,14 +70,15 @@ def time_section(run):
     n = s["iterations"]
     parts = {p: s["time_breakdown_s"][p] / n for p in P.PARTS}
     st = P.stack(s["iteration_time_s"], parts["compute"], parts["exposed_communicate"])
-    fig = P.breakdown(["per iteration (mean)"], [st])
+    fig = P.breakdown(["per iteration (mean)"], [st], parts)
     data = {"kind": "breakdown", "iteration_time_s": s["iteration_time_s"],
             "stack": [{"part": k, "label": lab, "value": st[k]} for k, lab, _ in P.STACK],
             "per_iteration": parts}
     rows = [(lab, st[k]) for k, lab, _ in P.STACK] + [("iteration time", s["iteration_time_s"])]
     body = H.figure("time-breakdown", fig,
-                    "Where an iteration goes (mean over iterations, worker 0's view); the three parts add "
-                    "up to the iteration time. Communication overlapped with backward is hidden behind compute.",
+                    "Where an iteration goes (mean over iterations, worker 0's view): above, the three parts "
+                    "add up to the iteration time; below, time_breakdown_s's four figures, which overlap "
+                    "(communication during backward is hidden behind compute).",
                     data, (["part", "seconds"], rows))
     body += H.table(["per iteration", "seconds", "meaning"],
                     [("compute", parts["compute"], "forward + backward device time"),
@@ -90,6 +92,8 @@ def time_section(run):
     y_all = [v for sr in series for v in sr["y"]]
     ys = "log" if P.spans_decades(y_all) else "linear"
     P.lines(ax, series, y_scale=ys)
+    if ys == "linear" and any(v is not None for v in y_all):  # from 0, room above for the legend
+        ax.set_ylim(0, 1.3 * max(v for v in y_all if v is not None) or 1)
     ax.set_xlabel("iteration")
     ax.set_ylabel("seconds")
     ax.legend(fontsize=8)
@@ -171,7 +175,9 @@ def timeline_section(run):
     last = int(tl["iteration"].max())
     rows = tl[tl["iteration"] == last]
     t0 = rows["start_s"].min()
-    workers = sorted(rows["worker"].unique())
+    every = sorted(rows["worker"].unique())
+    workers = every[:MAX_LANES]  # a page, not a wall: the first workers
+    rows = rows[rows["worker"].isin(workers)]
     colours = {"forward": "#4878a8", "backward": "#7fa7cf", "compress": "#e0a030", "decompress": "#b8860b",
                "communicate": "#c0504d"}
     fig, (ax,) = P.new(height=1.2 + 0.5 * len(workers))
@@ -187,7 +193,8 @@ def timeline_section(run):
     ax.set_xlabel(f"iteration {last}: simulated time from its start (ms); upper lane device, lower lane network")
     ax.legend(fontsize=8, ncol=5, loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
     fig.tight_layout()
-    return H.figure("timeline", fig, f"Timeline of iteration {last} (timeline.csv).",
+    shown = "" if len(workers) == len(every) else f"; workers 0 to {workers[-1]} of {len(every)}"
+    return H.figure("timeline", fig, f"Timeline of iteration {last} (timeline.csv{shown}).",
                     {"kind": "timeline", "iteration": last, "bars": bars},
                     (["worker", "activity", "start (ms)", "width (ms)"],
                      [(b["worker"], b["activity"], b["start_ms"], b["width_ms"]) for b in bars]))
