@@ -41,7 +41,10 @@ class Run:
         if not os.path.exists(sp):
             raise FileNotFoundError(f"{sp}: missing (not a ccsim result directory, or the run failed)")
         with open(sp) as f:
-            self.summary = json.load(f)
+            try:
+                self.summary = json.load(f)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{sp}: not JSON ({e})") from None
         self._frames = {}
 
     @property
