@@ -7,7 +7,6 @@ import os
 
 from . import report_html as H
 from . import report_plots as P
-from .results import flatten
 
 METRIC = "iteration_time_s"
 
