@@ -4,7 +4,7 @@
 set -eu
 PKGS="build-essential pkg-config meson ninja-build libsimgrid-dev libgsl-dev libjansson-dev zlib1g-dev libexpat1-dev
       python3-matplotlib python3-numpy python3-pandas python3-torch libopenblas-dev dataset-fashion-mnist
-      groff-base slurm-wlm munge clang llvm"
+      groff-base slurm-wlm munge clang llvm chromium"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -18,6 +18,7 @@ static const struct {
   [DATA_PLATFORMS] = {"CCSIM_PLATFORMS", "platforms", "platforms"},
   [DATA_DEVICES] = {"CCSIM_DEVICES", "devices", "devices"},
   [DATA_DATASETS] = {"CCSIM_DATASETS", "data", "workloads/data"},
+  [DATA_ANALYSIS] = {"CCSIM_ANALYSIS", "python", "analysis"}, /* ccsim report's script */
 };
 
 static int is_dir(const char *p) {
@@ -132,6 +133,7 @@ int datapath_file(data_kind kind, const char *name, char *out, size_t n) {
 
 int datapath_classify(const char *rel, data_kind *kind, const char **name) {
   for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+    if (k == DATA_ANALYSIS) continue;
     size_t l = strlen(kinds[k].source);
     if (strncmp(rel, kinds[k].source, l) == 0 && rel[l] == '/' && rel[l + 1]) {
       *kind = (data_kind)k;

@@ -4,7 +4,7 @@
  * One lookup order for every kind, so an installed ccsim and one run from
  * its build directory behave alike:
  *   1. the kind's own variable, when set (CCSIM_MODELS, CCSIM_PLATFORMS,
- *      CCSIM_DEVICES, CCSIM_DATASETS): that directory and nothing else;
+ *      CCSIM_DEVICES, CCSIM_DATASETS, CCSIM_ANALYSIS): that directory and nothing else;
  *   2. the installation: DATADIR/ccsim next to the binary (found from
  *      /proc/self/exe, so an installed tree may be moved as a whole);
  *   3. $CCSIM_DATA (a directory laid out as the installation, or a source tree);
@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-typedef enum data_kind { DATA_MODELS, DATA_PLATFORMS, DATA_DEVICES, DATA_DATASETS } data_kind;
+typedef enum data_kind { DATA_MODELS, DATA_PLATFORMS, DATA_DEVICES, DATA_DATASETS, DATA_ANALYSIS } data_kind;
 
 /* The first existing directory for kind, in the order above, into out[n];
  * returns 0, or -1 with out holding what was tried (for a message). */
@@ -28,7 +28,7 @@ int datapath_file(data_kind kind, const char *name, char *out, size_t n);
 /* A path written as in the source tree ("workloads/data/digits.csv.gz",
  * "workloads/models/x.json", "platforms/a.xml", "devices/d.json"): its kind
  * and the name inside that kind's directory; returns -1 when rel names no
- * shipped data directory. */
+ * shipped data directory (the analysis scripts are no experiment's data). */
 int datapath_classify(const char *rel, data_kind *kind, const char **name);
 
 /* The names of the ".json" files in dir (without ".json"), sorted; *n receives

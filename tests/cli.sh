@@ -14,7 +14,7 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $*" >&2; }
 
 cmds=$("$CCSIM" --commands) || bad "ccsim --commands failed"
-for want in run validate sweep list bench hosts; do
+for want in run validate sweep list bench hosts report; do
   grep -qx "$want" <<<"$cmds" && ok || bad "ccsim --commands lacks $want"
 done
 "$CCSIM" --help >"$T/top" 2>&1 && ok || bad "ccsim --help exits $?"

@@ -62,6 +62,9 @@ cat >train.json <<'J'
 J
 "$C" run train.json --quiet >out 2>err && ok || bad "run with the digits dataset: $(cat err)"
 grep -q '"final_accuracy"' out-train/summary.json && ok || bad "no final_accuracy in the training run"
+# ccsim report finds its installed script (the moved prefix's share/ccsim/python)
+"$C" report out-train 2>err && grep -q 'id="plot-convergence"' out-train/report.html && ok ||
+  bad "ccsim report from the moved prefix: $(cat err)"
 
 # libccomp through pkg-config (the .pc names the original prefix: redefine it)
 pc=$(find "$P" -name ccomp.pc | head -1)

@@ -1,8 +1,12 @@
 """Loading one run or one sweep (docs/outputs.md describes every column)."""
+import csv
 import json
 import os
 
 import pandas as pd
+
+from . import baseline as _baseline
+from . import units
 
 # pandas reads an integer column with empty cells as float: these stay integers
 _INT_COLUMNS = {"iteration", "hop", "workers", "worker", "bucket", "bytes_on_wire"}
@@ -37,7 +41,10 @@ class Run:
         if not os.path.exists(sp):
             raise FileNotFoundError(f"{sp}: missing (not a ccsim result directory, or the run failed)")
         with open(sp) as f:
-            self.summary = json.load(f)
+            try:
+                self.summary = json.load(f)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{sp}: not JSON ({e})") from None
         self._frames = {}
 
     @property
@@ -90,20 +97,66 @@ class Sweep:
         p = os.path.join(path, "sweep.csv")
         if not os.path.exists(p):
             raise FileNotFoundError(f"{p}: missing (not a ccsim sweep directory)")
-        df = pd.read_csv(p, dtype={"point": str})
-        cols = list(df.columns)
+        with open(p, newline="") as f:
+            cols = next(csv.reader(f), [])
         if "status" not in cols or cols[0] != "point":
             raise ValueError(f"{p}: expected columns point, AXES..., status, ...")
         self.axes = cols[1:cols.index("status")]
-        for a in self.axes:  # numbers where every value is one (workers=4), else labels
-            try:
+        # labels as written ("10Gbps", "08"), then each axis as numbers where it can be
+        # (labels are never empty: only an empty cell is missing; "None" is a label)
+        df = pd.read_csv(p, dtype={c: str for c in ["point"] + self.axes}, keep_default_na=False,
+                         na_values=[""])
+        self.units, self._labels = {}, {}
+        for a in self.axes:
+            labels = df[a].to_list()
+            parsed = units.column(labels)
+            if parsed is None:  # labels (method=marsit): kept as strings
+                self.units[a] = None
+                continue
+            values, self.units[a] = parsed
+            if self.units[a] == units.NUMBER:  # workers=4: an integer column where it can be
                 df[a] = pd.to_numeric(df[a])
-            except (ValueError, TypeError):
-                df[a] = df[a].astype(str)
+            else:  # platform.bandwidth=10Gbps: bits per second
+                df[a] = pd.Series(values, index=df.index, dtype=float)
+            self._labels[a] = dict(zip(df[a].to_list(), labels))
         for c in ("workers", "bytes_on_wire"):
             if c in df.columns and df[c].notna().all():
                 df[c] = df[c].astype("int64")
         self.points = df
+
+    def label(self, axis, value):
+        """The label a value of `axis` was written with in sweep.csv
+        (the number 1e10 of platform.bandwidth -> "10Gbps")."""
+        return self._labels.get(axis, {}).get(value, str(value))
+
+    def speedup(self, baseline, metric="iteration_time_s"):
+        """`points` with `baseline` and `speedup` columns: baseline's metric over
+        each point's.  baseline: a point ("workers=8,method=none"), some axes
+        ("method=none") or a label one axis has ("none"); see ccsim.baseline."""
+        return _baseline.speedup(self, baseline, metric)
+
+    def _tidy(self, frame):
+        """Every done point's `frame` (hops, iterations) stacked: one row per
+        point and row of its file, the point and the axis values first.  A file
+        column named as an axis is renamed FILE.COLUMN (hops.workers)."""
+        parts = []
+        for _, p in self.done().iterrows():
+            f = getattr(self.run(p["point"]), frame).copy()
+            f = f.rename(columns={c: f"{frame}.{c}" for c in f.columns if c in self.axes or c == "point"})
+            for k, a in enumerate(["point"] + self.axes):
+                f.insert(k, a, p[a])
+            parts.append(f)
+        if not parts:
+            return pd.DataFrame(columns=["point"] + self.axes)
+        return pd.concat(parts, ignore_index=True)
+
+    def hops(self):
+        """hops.csv of every done point: one row per point x iteration x hop."""
+        return self._tidy("hops")
+
+    def iterations(self):
+        """iterations.csv of every done point (with end_s): one row per point x iteration."""
+        return self._tidy("iterations")
 
     def done(self):
         """The points that finished, as rows of `points`."""

@@ -218,6 +218,11 @@ void cli_man(FILE *out) {
   fprintf(out, ".SH ENVIRONMENT\n.TP\n.B CCSIM_DATA\n");
   roff(out, "where model profiles, platforms, devices and datasets are looked up when they are\n"
             "not found under the installation's data directory.\n");
+  fprintf(out, ".TP\n.B CCSIM_PYTHON\n");
+  roff(out, "the Python 3 (with numpy, pandas, matplotlib) that `ccsim report` runs; default\n"
+            "/usr/bin/python3, else python3 from PATH.\n");
+  fprintf(out, ".TP\n.B CCSIM_ANALYSIS\n");
+  roff(out, "the directory holding report.py, the script `ccsim report` runs.\n");
   fprintf(out, "\n.SH SEE ALSO\n");
   roff(out, "The documentation in docs/ of the source tree (installed under share/doc/ccsim).\n");
 }

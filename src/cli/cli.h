@@ -66,6 +66,6 @@ const cli_command *const *cli_commands(size_t *count);
 /* The manual page in troff (man(7)), generated from the command table. */
 void cli_man(FILE *out);
 
-extern const cli_command cli_run, cli_validate, cli_sweep, cli_list, cli_bench, cli_hosts;
+extern const cli_command cli_run, cli_validate, cli_sweep, cli_list, cli_bench, cli_hosts, cli_report;
 
 #endif

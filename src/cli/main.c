@@ -12,7 +12,7 @@
 #include "sim/run_state.h"
 
 static const cli_command *const commands[] = {
-  &cli_run, &cli_validate, &cli_sweep, &cli_list, &cli_bench, &cli_hosts,
+  &cli_run, &cli_validate, &cli_sweep, &cli_list, &cli_bench, &cli_hosts, &cli_report,
 };
 
 const cli_command *const *cli_commands(size_t *count) {
@@ -46,7 +46,7 @@ int main(int argc, char **argv) {
   mallopt(M_MMAP_THRESHOLD, 512 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   if (argc < 2) { /* bad input: one line, as every other */
-    fprintf(stderr, "ccsim: missing COMMAND (run, validate, sweep, list, bench, hosts; try 'ccsim --help')\n");
+    fprintf(stderr, "ccsim: missing COMMAND (run, validate, sweep, list, bench, hosts, report; try 'ccsim --help')\n");
     return 2;
   }
   const char *cmd = argv[1];
