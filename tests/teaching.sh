@@ -53,7 +53,7 @@ for nb in "$SRC"/teaching/0*.ipynb; do
        --ExecutePreprocessor.timeout=600 --output-dir "$T/out" --output "$name" "$nb" >"$T/$name.log" 2>&1; then
     echo "ok: $name executed in $(( $(date +%s) - start )) s"
   else
-    echo "FAIL: $name did not execute:"; grep -v -i "debugger\|frozen" "$T/$name.log" | tail -30; fail=1
+    echo "FAIL: $name did not execute:"; sed 's/\x1b\[[0-9;]*m//g' "$T/$name.log" | grep -v -i "debugger\|frozen" | tail -30; fail=1
   fi
 done
 [ $fail -eq 0 ] || exit 1
