@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # scripts/install-deps.sh — the Debian 12 packages ccsim needs to build, test
-# and plot.  Run as root.  Skips apt entirely when everything is installed.
+# and plot, and to run the teaching notebooks (jupyter, nbconvert, ipykernel).
+# Run as root.  Skips apt entirely when everything is installed.
 set -eu
 PKGS="build-essential pkg-config meson ninja-build libsimgrid-dev libgsl-dev libjansson-dev zlib1g-dev libexpat1-dev
       python3-matplotlib python3-numpy python3-pandas python3-torch libopenblas-dev dataset-fashion-mnist
-      groff-base slurm-wlm munge clang llvm chromium"
+      groff-base slurm-wlm munge clang llvm chromium
+      jupyter jupyter-notebook jupyter-nbconvert python3-nbconvert python3-ipykernel"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
