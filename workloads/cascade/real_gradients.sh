@@ -87,7 +87,8 @@ while IFS='|' read -r label comp coll; do
   done
 done <<<"$METHODS"
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git status --porcelain 2>/dev/null | grep -q . && echo " (with uncommitted changes)" || true)
+# uncommitted changes besides the table itself
+dirty=$(git status --porcelain -- . ":(exclude)$OUTMD" 2>/dev/null | grep -q . && echo " (with uncommitted changes)" || true)
 cmd="bash workloads/cascade/real_gradients.sh"
 [ $QUICK = 1 ] && cmd="$cmd --quick"
 python3 - "$RUNS" "$OUTMD" "$commit$dirty" "$cmd" "$W" "$IT" "$SOURCES" "$TRACES" <<'PY'
