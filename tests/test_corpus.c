@@ -16,8 +16,10 @@ static const char *write_tmp(const char *text) {
   static char path[64];
   snprintf(path, sizeof path, "/tmp/ccsim-corpus-%d.txt", (int)getpid());
   FILE *f = fopen(path, "w");
-  fputs(text, f);
-  fclose(f);
+  if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+    fprintf(stderr, "cannot write %s\n", path);
+    exit(1);
+  }
   return path;
 }
 

@@ -111,18 +111,20 @@ static size_t split_words(char *text, size_t len, uint32_t *start) {
   return n;
 }
 
-/* qsort context (qsort has none): the text the offsets point into. */
-static const char *g_text;
-static const uint32_t *g_start;
+/* A token, sorted by its word (ties: position, so the order is total). */
+typedef struct token {
+  const char *word;
+  uint32_t at;
+} token;
 
 static int by_word(const void *a, const void *b) {
-  const uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-  const int c = strcmp(g_text + g_start[i], g_text + g_start[j]);
-  return c ? c : (i > j) - (i < j);
+  const token *x = a, *y = b;
+  const int c = strcmp(x->word, y->word);
+  return c ? c : (x->at > y->at) - (x->at < y->at);
 }
 
 typedef struct uword {
-  uint32_t first; /* a token index holding the word */
+  const char *word;
   uint32_t count;
   uint32_t index; /* its place in the sorted unique list */
 } uword;
@@ -130,7 +132,7 @@ typedef struct uword {
 static int by_count(const void *a, const void *b) {
   const uword *x = a, *y = b;
   if (x->count != y->count) return x->count > y->count ? -1 : 1;
-  return strcmp(g_text + g_start[x->first], g_text + g_start[y->first]);
+  return strcmp(x->word, y->word);
 }
 
 static int cmp_size(const void *a, const void *b) {
@@ -142,21 +144,20 @@ static int cmp_size(const void *a, const void *b) {
  * distinct words, or 0 out of memory. */
 static size_t word_ids(const char *text, const uint32_t *start, size_t ntok, size_t V,
                        uint32_t *id) {
-  uint32_t *ord = malloc(ntok * sizeof *ord);
+  token *ord = malloc(ntok * sizeof *ord);
   uword *u = malloc(ntok * sizeof *u);
   uint32_t *rank = NULL;
   size_t nu = 0;
   if (!ord || !u) goto done;
-  for (size_t i = 0; i < ntok; i++) ord[i] = (uint32_t)i;
-  g_text = text, g_start = start;
+  for (size_t i = 0; i < ntok; i++) ord[i] = (token){text + start[i], (uint32_t)i};
   qsort(ord, ntok, sizeof *ord, by_word);
   for (size_t i = 0; i < ntok; i++) {
-    if (i == 0 || strcmp(text + start[ord[i]], text + start[ord[i - 1]]) != 0) {
-      u[nu] = (uword){ord[i], 0, (uint32_t)nu};
+    if (i == 0 || strcmp(ord[i].word, ord[i - 1].word) != 0) {
+      u[nu] = (uword){ord[i].word, 0, (uint32_t)nu};
       nu++;
     }
     u[nu - 1].count++;
-    id[ord[i]] = (uint32_t)(nu - 1); /* the unique index, for now */
+    id[ord[i].at] = (uint32_t)(nu - 1); /* the unique index, for now */
   }
   qsort(u, nu, sizeof *u, by_count);
   rank = malloc(nu * sizeof *rank);
