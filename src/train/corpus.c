@@ -212,7 +212,7 @@ tdataset *tdata_corpus_text(const char *path, const tcorpus_spec *sp, ccsim_erro
   }
   free(text);
   free(start);
-  if (!nu || !d->X || !d->y) {
+  if (!d || !nu || !d->X || !d->y) {
     free(id);
     free(pos);
     tdata_free(d);
