@@ -14,6 +14,9 @@
 #   digits-cnn, resnet-fmnist, lstm-kjv: traces of real data-parallel
 #            training, recorded by analysis/record_trace.py after a warm-up
 #            (analysis/TRACES.md)
+#   lenet-fmnist  (full run only) LeNet-5 on Fashion-MNIST as ccsim trains
+#            it (workloads/convergence/fmnist/none.json), iterations 0-2
+#            recorded by ccsim's --record-trace: gradients at initialisation
 # Full run: 8 workers x 3 iterations; the real traces are recorded into
 # results/traces/ when absent (about 10 CPU minutes, one thread), the table
 # written to workloads/cascade/REAL_GRADIENTS.md.  --quick: 4 workers x 2
@@ -47,7 +50,15 @@ else
   record digits-cnn --model digits-cnn --warmup 30 --lr 0.1
   record resnet-fmnist --model resnet-fmnist --warmup 100 --lr 0.1 --width 16
   record lstm-kjv --model lstm-kjv --warmup 100 --lr 1.0 --vocab 1000 --embed 32 --hidden 64
-  TRACES="digits-cnn=$T/digits-cnn resnet-fmnist=$T/resnet-fmnist lstm-kjv=$T/lstm-kjv"
+  # LeNet-5 on Fashion-MNIST as ccsim itself trains it (the convergence
+  # study's uncompressed run), its first iterations recorded by --record-trace
+  if [ ! -f "$T/lenet-fmnist/index.json" ]; then
+    echo "recording $T/lenet-fmnist" >&2
+    "$CCSIM" run workloads/convergence/fmnist/none.json --set workers=$W --set iterations=$IT --quiet \
+      --out "$T/lenet-fmnist-run" --record-trace "$T/lenet-fmnist" >"$T/lenet-fmnist.log" 2>&1 ||
+      { echo "real_gradients.sh: recording lenet-fmnist failed: $T/lenet-fmnist.log" >&2; exit 1; }
+  fi
+  TRACES="digits-cnn=$T/digits-cnn resnet-fmnist=$T/resnet-fmnist lstm-kjv=$T/lstm-kjv lenet-fmnist=$T/lenet-fmnist"
 fi
 if [ -n "${REAL_GRADIENTS_OUT:-}" ]; then RUNS=$REAL_GRADIENTS_OUT OUTMD=$REAL_GRADIENTS_OUT/table.md; fi
 mkdir -p "$RUNS"
