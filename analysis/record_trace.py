@@ -36,7 +36,6 @@ tree, else python3-sklearn's copy), the Fashion-MNIST directory (else
 import argparse
 import json
 import os
-import sys
 
 import numpy as np
 
