@@ -71,7 +71,8 @@ static void check_kjv(const char *path) {
   ccsim_error err = {0};
   const tcorpus_spec sp = {1000, 1, 20000};
   tdataset *a = tdata_corpus_text(path, &sp, &err);
-  CHECK(a != NULL, "%s: %s", path, err.msg);
+  CHECK(a != NULL, "%s (scripts/install-deps.sh writes the corpus with scripts/kjv-corpus.sh)",
+        err.msg);
   if (!a) return;
   tdataset *b = tdata_corpus_text(path, &sp, &err);
   CHECK(b && memcmp(a->X, b->X, a->n * a->features * sizeof *a->X) == 0 &&
