@@ -4,7 +4,7 @@
 # Run as root.  Skips apt entirely when everything is installed.
 set -eu
 PKGS="build-essential pkg-config meson ninja-build libsimgrid-dev libgsl-dev libjansson-dev zlib1g-dev libexpat1-dev
-      python3-matplotlib python3-numpy python3-pandas python3-torch libopenblas-dev dataset-fashion-mnist
+      python3-matplotlib python3-numpy python3-pandas python3-torch libopenblas-dev dataset-fashion-mnist bible-kjv bible-kjv-text
       groff-base slurm-wlm munge clang llvm chromium
       jupyter jupyter-notebook jupyter-nbconvert python3-nbconvert python3-ipykernel"
 missing=""
@@ -18,3 +18,5 @@ if [ -n "$missing" ]; then
   # shellcheck disable=SC2086
   apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
+# dataset "corpus-text": the King James Bible as plain text (kjv-corpus.sh)
+[ -s /usr/local/share/ccsim/kjv.txt ] || bash "$(dirname "$0")/kjv-corpus.sh" /usr/local/share/ccsim/kjv.txt

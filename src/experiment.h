@@ -32,15 +32,16 @@ extern const char *const schedule_kind_names[];
 
 enum grad_distribution { GRAD_NORMAL, GRAD_LAPLACE, GRAD_UNIFORM };
 
-enum train_dataset { TRAIN_DIGITS, TRAIN_TEACHER, TRAIN_FASHION, TRAIN_TEXT };
+enum train_dataset { TRAIN_DIGITS, TRAIN_TEACHER, TRAIN_FASHION, TRAIN_TEXT, TRAIN_CORPUS };
 
 /* The "train" section: what a gradients.source "train" run trains, on what, and how. */
 typedef struct train_config {
   enum train_dataset dataset;
-  char *data;           /* digits: the resolved path of the data file; fashion: its directory */
+  char *data;           /* digits, corpus-text: the resolved path of the data file; fashion: its directory */
   size_t train_samples, test_samples; /* fashion: subsets (0 = all) */
   tteacher_spec teacher; /* teacher: the task (seed = the experiment's) */
   ttext_spec text;       /* zipf-text: the language (seed = the experiment's) */
+  tcorpus_spec corpus;   /* corpus-text: vocabulary, context, samples (data: the text file) */
   tmodel_spec model;    /* inputs and classes from the dataset */
   enum tshard_kind shards;
   size_t shards_per_worker; /* noniid only */

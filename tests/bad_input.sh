@@ -151,7 +151,7 @@ expect file-with-dims 'fdims.json: platform.dims: only for generated platforms' 
 # convergence: training and traces
 tr='"gradients": {"source": "train"}'
 exp dataset '{"workers": 2, '"$tr"', "train": {"dataset": "mnist"}}'
-expect unknown-dataset 'dataset.json: train.dataset: unknown value "mnist" (known: digits, teacher, fashion-mnist, zipf-text)' "$CCSIM" validate "$T/dataset.json"
+expect unknown-dataset 'dataset.json: train.dataset: unknown value "mnist" (known: digits, teacher, fashion-mnist, zipf-text, corpus-text)' "$CCSIM" validate "$T/dataset.json"
 exp lr '{"workers": 2, '"$tr"', "train": {"optimizer": {"lr": -0.1}}}'
 expect bad-lr 'lr.json: train.optimizer.lr: expected a number in [1e-12, 1000], got -0.1' "$CCSIM" validate "$T/lr.json"
 exp lrtype '{"workers": 2, '"$tr"', "train": {"optimizer": {"lr": "fast"}}}'

@@ -94,6 +94,40 @@ static int read_train_text(cfg_reader *rd, experiment *e, json_t *t) {
   return 0;
 }
 
+/* train.dataset "corpus-text" (train/corpus.c): train.data (a plain or
+ * gzip text file, by default the King James Bible as scripts/kjv-corpus.sh
+ * writes it), train.corpus {vocab, context, samples}; the inputs are
+ * `context` one-hot words, the classes the vocabulary and <unk>. */
+static int read_train_corpus(cfg_reader *rd, experiment *e, json_t *t) {
+  train_config *c = &e->train;
+  int rc;
+  long long x;
+  char b[80];
+  const char *s;
+  if (json_object_get(t, "teacher")) return cfg_fail(rd, "train.teacher", "only for dataset \"teacher\"");
+  if ((rc = cfg_string(rd, t, "train", "data", TCORPUS_DEFAULT_FILE, &s))) return rc;
+  if ((rc = exp_resolve_data(rd, e, "train.data", s, &c->data))) return rc;
+  json_t *ts = json_object_get(t, "corpus");
+  if (!ts) {
+    json_object_set_new(t, "corpus", json_object());
+    ts = json_object_get(t, "corpus");
+  }
+  if (!json_is_object(ts))
+    return cfg_fail(rd, "train.corpus", "expected an object, got %s", cfg_show(ts, b, sizeof b));
+  static const char *const known[] = {"vocab", "context", "samples", NULL};
+  if ((rc = cfg_keys(rd, ts, "train.corpus", known, NULL, NULL, NULL))) return rc;
+  tcorpus_spec *sp = &c->corpus;
+  if ((rc = cfg_int(rd, ts, "train.corpus", "vocab", 0, 1000, 1, 1 << 16, &x))) return rc;
+  sp->vocab = (size_t)x;
+  if ((rc = cfg_int(rd, ts, "train.corpus", "context", 0, 1, 1, TCORPUS_MAX_CONTEXT, &x))) return rc;
+  sp->context = (size_t)x;
+  if ((rc = cfg_int(rd, ts, "train.corpus", "samples", 0, 20000, 2, 1 << 22, &x))) return rc;
+  sp->samples = (size_t)x;
+  c->model.inputs = sp->context * (sp->vocab + 1);
+  c->model.classes = sp->vocab + 1;
+  return 0;
+}
+
 /* train.dataset "fashion-mnist": train.data (the directory of the idx
  * files), train_samples and test_samples (0: all; the subsets are seeded
  * draws without replacement, train/data.h tdata_take); the published
@@ -136,9 +170,10 @@ int exp_train(cfg_reader *rd, experiment *e, json_t *root, size_t *nparams) {
   static const char *const known[] = {"dataset", "data", "teacher", "model", "shards",
                                       "shards_per_worker", "batch", "test_fraction", "optimizer",
                                       "eval_every", "target_accuracy", "train_samples",
-                                      "test_samples", "text", NULL};
+                                      "test_samples", "text", "corpus", NULL};
   if ((rc = cfg_keys(rd, t, "train", known, NULL, NULL, NULL))) return rc;
-  static const char *const datasets[] = {"digits", "teacher", "fashion-mnist", "zipf-text", NULL};
+  static const char *const datasets[] = {"digits",    "teacher",     "fashion-mnist",
+                                         "zipf-text", "corpus-text", NULL};
   const char *s;
   int i;
   long long x;
@@ -154,10 +189,14 @@ int exp_train(cfg_reader *rd, experiment *e, json_t *root, size_t *nparams) {
       }
   if (c->dataset != TRAIN_TEXT && json_object_get(t, "text"))
     return cfg_fail(rd, "train.text", "only for dataset \"zipf-text\"");
+  if (c->dataset != TRAIN_CORPUS && json_object_get(t, "corpus"))
+    return cfg_fail(rd, "train.corpus", "only for dataset \"corpus-text\"");
   if (c->dataset == TRAIN_FASHION) {
     if ((rc = read_train_fashion(rd, e, t))) return rc;
   } else if (c->dataset == TRAIN_TEXT) {
     if ((rc = read_train_text(rd, e, t))) return rc;
+  } else if (c->dataset == TRAIN_CORPUS) {
+    if ((rc = read_train_corpus(rd, e, t))) return rc;
   } else if (c->dataset == TRAIN_DIGITS) {
     if (json_object_get(t, "teacher"))
       return cfg_fail(rd, "train.teacher", "only for dataset \"teacher\"");
@@ -168,7 +207,7 @@ int exp_train(cfg_reader *rd, experiment *e, json_t *root, size_t *nparams) {
     c->model.classes = 10;
   } else {
     if (json_object_get(t, "data"))
-      return cfg_fail(rd, "train.data", "only for datasets \"digits\" and \"fashion-mnist\" (the "
+      return cfg_fail(rd, "train.data", "only for datasets \"digits\", \"fashion-mnist\" and \"corpus-text\" (the "
                   "teacher task is generated)");
     json_t *ts = json_object_get(t, "teacher");
     if (!ts) {

@@ -74,6 +74,21 @@ typedef struct ttext_spec {
 
 tdataset *tdata_zipf_text(const ttext_spec *spec, ccsim_error *err);
 
+/* Next-word samples from a real text corpus (corpus.c): the V most
+ * frequent words plus <unk> (id V), `context` preceding words one-hot in
+ * blocks of V + 1 features, the next word's id the label; `samples`
+ * positions drawn by a fixed-key permutation.  Errors name the file: one
+ * that cannot be read, a corrupt gzip stream, fewer positions than samples,
+ * fewer distinct words than V. */
+#define TCORPUS_MAX_CONTEXT 8
+/* scripts/kjv-corpus.sh writes the King James Bible here (install-deps.sh) */
+#define TCORPUS_DEFAULT_FILE "/usr/local/share/ccsim/kjv.txt"
+typedef struct tcorpus_spec {
+  size_t vocab, context, samples;
+} tcorpus_spec;
+
+tdataset *tdata_corpus_text(const char *path, const tcorpus_spec *spec, ccsim_error *err);
+
 /* The synthetic teacher task. */
 typedef struct tteacher_spec {
   size_t samples;  /* n >= 1 */

@@ -172,11 +172,17 @@ trainer *trainer_new(const experiment *e, ccsim_error *err) {
     } else if (c->dataset == TRAIN_TEXT) {
       all = tdata_zipf_text(&c->text, &why);
       if (!all) return fail_new(t, err, &why, "train.text");
+    } else if (c->dataset == TRAIN_CORPUS) {
+      all = tdata_corpus_text(c->data, &c->corpus, &why);
+      if (!all) return fail_new(t, err, &why, "train.data");
     } else {
       all = tdata_teacher(&c->teacher, NULL, NULL, &why);
       if (!all) return fail_new(t, err, &why, "train.teacher");
     }
-    int bad = tdata_split(all, c->test_fraction, e->seed, &t->train, &t->test, &why);
+    /* a corpus's split is the same in every run (seed 0), so that seeds
+     * vary the initialisation, shards and batches, not the test set */
+    const uint64_t split_seed = c->dataset == TRAIN_CORPUS ? 0 : e->seed;
+    int bad = tdata_split(all, c->test_fraction, split_seed, &t->train, &t->test, &why);
     tdata_free(all);
     if (bad) return fail_new(t, err, &why, "train.test_fraction");
   }
