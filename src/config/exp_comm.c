@@ -16,7 +16,9 @@ static const char *const protos[] = {"auto", "LL", "LL128", "Simple", NULL};
 static const char *const algos[] = {"auto", "tree", "ring", NULL};
 
 /* One link class of a link-calibration file: {"bandwidth", "latency",
- * "source"}; the Simple bandwidth and per-step latency NCCL reaches on it. */
+ * "source"}: the bandwidth NCCL's Simple ring reaches on it (nccl-tests'
+ * large-message bus bandwidth) and, optionally, its per-step latency (left
+ * out: NCCL's hwLat); *lat stays as it was when none is given. */
 static int read_link(cfg_reader *rd, json_t *links, int hw, double *bw, double *lat) {
   char path[64];
   snprintf(path, sizeof path, "links.%s", nccl_hw_names[hw]);
@@ -31,7 +33,7 @@ static int read_link(cfg_reader *rd, json_t *links, int hw, double *bw, double *
   int rc;
   if ((rc = cfg_keys(rd, l, path, known, NULL, NULL, NULL))) return rc;
   if ((rc = cfg_unit(rd, l, path, "bandwidth", NULL, CFG_BANDWIDTH, bw))) return rc;
-  if ((rc = cfg_unit(rd, l, path, "latency", NULL, CFG_TIME, lat))) return rc;
+  if (json_object_get(l, "latency") && (rc = cfg_unit(rd, l, path, "latency", NULL, CFG_TIME, lat))) return rc;
   const char *src;
   if ((rc = cfg_string(rd, l, path, "source", NULL, &src))) return rc;
   if (!src[0]) return cfg_fail(rd, path, "expected a non-empty \"source\" (where the figures come from)");
