@@ -81,7 +81,7 @@ static int read_links(cfg_reader *rd, experiment *e, const char *name, double *b
     rc = cfg_fail(&lr, "", "expected a JSON object, got %s", cfg_show(root, b, sizeof b));
     goto out;
   }
-  static const char *const known[] = {"name", "description", "links", NULL};
+  static const char *const known[] = {"name", "description", "links", "measured", NULL};
   if ((rc = cfg_keys(&lr, root, "", known, NULL, NULL, NULL))) goto out;
   json_t *links = json_object_get(root, "links");
   if (!json_is_object(links) || !json_object_size(links)) {
