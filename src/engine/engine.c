@@ -36,6 +36,7 @@ int engine_init(const char *network_model, int crosstraffic, char *const *cfg, i
   argv[argc++] = "--cfg=contexts/stack-size:256";
   argv[argc++] = model;
   argv[argc++] = cross;
+  if (engine_latency_free) argv[argc++] = "--cfg=network/latency-factor:0";
   for (int i = 0; i < ncfg; i++) argv[argc++] = cfg[i];
   argv[argc] = NULL;
   simgrid_init(&argc, argv);
@@ -89,6 +90,8 @@ const char *const *engine_hosts(size_t *count) {
 }
 
 const char *engine_network_model(void) { return model_in_force; }
+
+int engine_latency_free;
 
 static nccl_plan plan = {.model = COMM_IDEAL, .proto = -1, .channels = 1};
 

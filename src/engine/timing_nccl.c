@@ -11,9 +11,10 @@
  *     from a to b;
  *   - each flow carries S / (C * eff) bytes, eff = nccl_efficiency(hw, g,
  *     p), so that SimGrid still shares the links between flows;
- *   - each flow starts after max(0, step - route latency), step =
- *     nccl_message_latency(hw, g, p): a message costs NCCL's per-step
- *     latency or the route's own latency, whichever is larger.
+ *   - each flow starts after step = nccl_message_latency(hw, g, p), and
+ *     the links' own latencies count for nothing (the replay runs with
+ *     SimGrid's network/latency-factor 0): a message costs NCCL's per-step
+ *     latency, whatever latency the platform gives its links.
  * The flows are host-to-host transfers (sg_host_sendto), each run by a
  * short-lived actor on its source host; when the last one ends, the
  * message has arrived (the receiver's k-th receive from a waits for the
@@ -138,7 +139,7 @@ sg_sem_t nccl_replay_send(int src, int dst, double bytes, int algo, int proto) {
     const int a = C > 1 ? nccl_rail_rank(p, src / p->gpn, c) : src, b = C > 1 ? nccl_rail_rank(p, dst / p->gpn, c) : dst;
     f->m = m, f->from = N.host[a], f->to = N.host[b];
     f->bytes = bytes / C / eff;
-    f->wait = step - sg_host_get_route_latency(f->from, f->to);
+    f->wait = step;
     sg_actor_t x = sg_actor_init("flow", f->from);
     sg_actor_set_data(x, f);
     sg_actor_start_(x, flow_main, 0, NULL);
