@@ -14,14 +14,14 @@
 #      summary.json; comm.protocol forces one;
 #   5. a link-calibration file sets the efficiency: 370 / 450 on NVLink.
 set -eu
-CCSIM=$1
+CCSIM=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$2
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cd "$T"
 fail=0
 node='"platform": {"generate": "multigpu", "nodes": 1, "gpus_per_node": 8, "intra_bandwidth": "450GBps", "intra_latency": "1us"}'
-printf '{"name": "one", "workers": 8, "iterations": 1, %s, "model": {"elements": 33554432}, "compressor": "none"}\n' "$node" >one.json
+printf '{"name": "one", "workers": 8, "iterations": 1, %s, "model": {"elements": 33554432, "sample": 4096}, "compressor": "none"}\n' "$node" >one.json
 "$CCSIM" run one.json --out ideal --quiet >/dev/null
 "$CCSIM" run one.json --out nccl --quiet --set comm.model=nccl >/dev/null
 "$CCSIM" run one.json --out ideal2 --quiet --set comm.model=ideal >/dev/null
@@ -30,7 +30,7 @@ printf '{"name": "small", "workers": 8, "iterations": 2, %s, "model": {"elements
 "$CCSIM" run small.json --out forced --quiet --set comm.model=nccl --set comm.protocol=Simple >/dev/null
 "$CCSIM" run one.json --out links --quiet --set comm.model=nccl --set comm.links=h100-nvswitch >/dev/null
 for K in 1 4; do
-  printf '{"name": "rails%d", "workers": 24, "iterations": 1, "platform": {"generate": "multigpu", "nodes": 3, "gpus_per_node": 8, "nics_per_node": %d, "bandwidth": "200Gbps", "latency": "2us", "intra_bandwidth": "300GBps"}, "model": {"elements": 67108864}, "compressor": "none", "comm": {"model": "nccl"}}\n' "$K" "$K" >rails$K.json
+  printf '{"name": "rails%d", "workers": 24, "iterations": 1, "platform": {"generate": "multigpu", "nodes": 3, "gpus_per_node": 8, "nics_per_node": %d, "bandwidth": "200Gbps", "latency": "2us", "intra_bandwidth": "300GBps"}, "model": {"elements": 67108864, "sample": 4096}, "compressor": "none", "comm": {"model": "nccl"}}\n' "$K" "$K" >rails$K.json
   "$CCSIM" run rails$K.json --out rails$K --quiet >/dev/null
 done
 cmp -s ideal/hops.csv nccl/hops.csv || { echo "FAIL: nccl changed the data (hops.csv)"; fail=1; }
