@@ -33,6 +33,14 @@ for K in 1 4; do
   printf '{"name": "rails%d", "workers": 24, "iterations": 1, "platform": {"generate": "multigpu", "nodes": 3, "gpus_per_node": 8, "nics_per_node": %d, "bandwidth": "200Gbps", "latency": "2us", "intra_bandwidth": "300GBps"}, "model": {"elements": 67108864, "sample": 4096}, "compressor": "none", "comm": {"model": "nccl"}}\n' "$K" "$K" >rails$K.json
   "$CCSIM" run rails$K.json --out rails$K --quiet >/dev/null
 done
+# determinism: threads and memo change nothing; a multi-phase compressor (PowerSGD's rounds, one call each)
+printf '{"name": "det", "workers": 8, "iterations": 3, "platform": {"generate": "multigpu", "nodes": 2, "gpus_per_node": 4, "nics_per_node": 2}, "model": {"elements": 4096}, "compressor": "fp16", "comm": {"model": "nccl"}}\n' >det.json
+"$CCSIM" run det.json --out det1 --quiet --threads 1 >/dev/null
+"$CCSIM" run det.json --out det2 --quiet --threads 2 --no-memo >/dev/null
+for f in iterations.csv hops.csv; do
+  cmp -s det1/$f det2/$f || { echo "FAIL: nccl: --threads/--no-memo changed $f"; fail=1; }
+done
+"$CCSIM" run det.json --out psgd --quiet --set compressor=powersgd >/dev/null || { echo "FAIL: powersgd under nccl"; fail=1; }
 cmp -s ideal/hops.csv nccl/hops.csv || { echo "FAIL: nccl changed the data (hops.csv)"; fail=1; }
 for f in iterations.csv hops.csv; do
   cmp -s ideal/$f ideal2/$f || { echo "FAIL: comm.model=ideal changed $f"; fail=1; }
@@ -60,6 +68,9 @@ if n["comm"]["protocol_calls"] != {"LL": 0, "LL128": 0, "Simple": 1}: bad.append
 f = s("forced")
 if f["comm"]["protocol_calls"]["Simple"] != 2 or f["iteration_time_s"] <= s("small")["iteration_time_s"]:
     bad.append("comm.protocol=Simple: %s, %g s vs LL %g s" % (f["comm"]["protocol_calls"], f["iteration_time_s"], s("small")["iteration_time_s"]))
+# PowerSGD: one call per round per iteration (rank 1: two rounds)
+pc = s("psgd")["comm"]["protocol_calls"]
+if sum(pc.values()) != 3 * 2: bad.append("powersgd: %s calls, expected 2 rounds x 3 iterations" % pc)
 # 5. links
 e = s("links")["comm"]["simple_efficiency"]["nvlink"]
 if abs(e - 370 / 450) > 1e-12: bad.append("links: efficiency %.15g, expected 370/450" % e)
