@@ -195,7 +195,7 @@ static int child(const sim_trace *t, double *marks) {
   progress_timing(nsends); /* this child's stderr line: the parent's count is untouched */
   size_t nhosts;
   const char *const *hosts = engine_hosts(&nhosts);
-  if (R.plan.model == COMM_NCCL && nccl_replay_init(&R.plan, hosts)) return 3;
+  if (R.plan.model == COMM_NCCL && nccl_replay_init(&R.plan, hosts, nhosts)) return 3;
   for (size_t i = 0; i < t->nactors; i++) {
     char name[32];
     snprintf(name, sizeof name, "a%zu", i);

@@ -102,13 +102,15 @@ static sg_sem_t arrival(int src, int dst, int sending) {
   return p->arr[k];
 }
 
-int nccl_replay_init(const nccl_plan *plan, const char *const *hosts) {
+int nccl_replay_init(const nccl_plan *plan, const char *const *hosts, size_t nhosts) {
   N.plan = plan;
-  N.host = calloc((size_t)plan->nranks + 1, sizeof *N.host);
+  /* every GPU of every node a worker runs on: a rail GPU may have no worker */
+  const size_t n = (size_t)plan->nnodes * (size_t)plan->gpn;
+  N.host = calloc(n + 1, sizeof *N.host);
   N.cap = 1024;
   N.pairs = calloc(N.cap, sizeof *N.pairs);
   if (!N.host || !N.pairs) return -1;
-  for (int r = 0; r < plan->nranks; r++) N.host[r] = sg_host_by_name(hosts[r]);
+  for (size_t r = 0; r < n; r++) N.host[r] = sg_host_by_name(hosts[r < nhosts ? r : nhosts - 1]);
   return 0;
 }
 
