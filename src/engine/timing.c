@@ -117,10 +117,15 @@ static void actor_nccl(const sim_actor_trace *a, double *marks) {
       sends[o->aux] = nccl_replay_send(a->host, (int)o->peer, *val++, R.plan.algo, proto);
       progress_tick();
       break;
-    case SIM_WAIT: sg_sem_acquire(sends[o->aux]); break;
-    case SIM_RECV: sg_sem_acquire(nccl_replay_recv((int)o->peer, a->host)); break;
+    /* a message's semaphores are used once: gone once waited for */
+    case SIM_WAIT: sg_sem_acquire(sends[o->aux]), sg_sem_destroy(sends[o->aux]); break;
+    case SIM_RECV: {
+      const sg_sem_t r = nccl_replay_recv((int)o->peer, a->host);
+      sg_sem_acquire(r), sg_sem_destroy(r);
+      break;
+    }
     case SIM_IRECV: recvs[o->aux] = nccl_replay_recv((int)o->peer, a->host); break;
-    case SIM_WAITRECV: sg_sem_acquire(recvs[o->aux]); break;
+    case SIM_WAITRECV: sg_sem_acquire(recvs[o->aux]), sg_sem_destroy(recvs[o->aux]); break;
     case SIM_EXEC: sg_actor_execute(*val++ * speed); break;
     case SIM_SLEEP: sg_actor_sleep_for(*val++); break;
     case SIM_ACQUIRE: sg_sem_acquire(R.sems[o->aux]); break;
