@@ -180,7 +180,6 @@ int exp_comm(cfg_reader *rd, experiment *e, json_t *root) {
     if (p->model != COMM_NCCL)
       return cfg_fail(rd, "comm.links", "expected comm.model \"nccl\" with a link-calibration file (the ideal "
                       "model prices links at the platform's rates)");
-    snprintf(e->comm_links_name, sizeof e->comm_links_name, "%s", json_string_value(l));
     double bw[NCCL_NHW], lat[NCCL_NHW];
     if ((rc = read_links(rd, e, json_string_value(l), bw, lat))) return rc;
     for (int hw = 0; hw < NCCL_NHW; hw++) {
