@@ -31,6 +31,8 @@ printf '{"name": "small", "workers": 8, "iterations": 2, %s, "model": {"elements
 "$CCSIM" run small.json --out small --quiet --set comm.model=nccl >/dev/null
 "$CCSIM" run small.json --out forced --quiet --set comm.model=nccl --set comm.protocol=Simple >/dev/null
 "$CCSIM" run one.json --out links --quiet --set comm.model=nccl --set comm.links=h100-nvswitch >/dev/null
+printf '{"name": "pcie", "workers": 4, "iterations": 1, "platform": {"generate": "pcie-server", "gpus": 4, "gpus_per_switch": 4, "sockets": 1, "bandwidth": "31.5GBps"}, "model": {"elements": 67108864, "sample": 4096}, "compressor": "none", "comm": {"model": "nccl", "links": "pcie4-4090"}}\n' >pcie.json
+"$CCSIM" run pcie.json --out pcie --quiet >/dev/null
 # 8 nodes of one GPU, 8 KiB: NCCL's tuner prices the ring's call as its tree; comm.algorithm=ring forces the ring
 printf '{"name": "tree", "workers": 8, "iterations": 1, "platform": {"generate": "multigpu", "nodes": 8, "gpus_per_node": 1}, "model": {"elements": 2048}, "compressor": "none", "comm": {"model": "nccl"}}\n' >tree.json
 "$CCSIM" run tree.json --out tree --quiet >/dev/null
@@ -92,6 +94,9 @@ if r["comm"]["algorithm_calls"] != {"tree": 0, "ring": 1} or abs(r["iteration_ti
 # 5. links
 e = s("links")["comm"]["simple_efficiency"]["nvlink"]
 if abs(e - 370 / 450) > 1e-12: bad.append("links: efficiency %.15g, expected 370/450" % e)
+p = s("pcie")["comm"]
+if p["intra_node_links"] != "pcie" or abs(p["simple_efficiency"]["pcie"] - 25.9 / 31.5) > 1e-12 or p["protocol_calls"]["LL128"]:
+    bad.append("pcie-server with pcie4-4090: %s" % p)
 for b in bad: print("FAIL:", b)
 print("rails: 4 NICs %.4gx faster than 1" % ratio)
 sys.exit(1 if bad else 0)
