@@ -29,6 +29,7 @@
 
 #include "itrace.h"
 #include "progress.h"
+#include "timing_nccl.h"
 
 /* Mailbox "src>dst" of every pair that sends, found by an open-addressing
  * table built before the actors start: no N x N table. */
@@ -45,6 +46,7 @@ typedef struct replay {
   size_t cap, used;
   sg_sem_t *sems;
   size_t done;
+  nccl_plan plan; /* comm.model: "nccl" prices messages (timing_nccl.c) */
 } replay;
 
 static replay R; /* the child's one replay */
@@ -99,6 +101,44 @@ static sg_mailbox_t box(int src, int dst) {
   return b->mb;
 }
 
+/* One actor under comm.model "nccl": messages are priced by the plan
+ * (timing_nccl.c), each collective call's protocol and pricing algorithm set
+ * by its SIM_PROTO (aux = protocol | algorithm << 4). */
+static void actor_nccl(const sim_actor_trace *a, double *marks) {
+  sg_sem_t *sends = calloc(a->nsends + 1, sizeof *sends);
+  sg_sem_t *recvs = calloc(a->nirecvs + 1, sizeof *recvs);
+  if (!sends || !recvs) _exit(3);
+  const double speed = sg_host_get_speed(sg_host_self());
+  const double *val = a->vals;
+  int proto = NCCL_SIMPLE, algo = R.plan.algo;
+  for (size_t k = 0; k < a->n; k++) {
+    const sim_op *o = &a->ops[k];
+    switch (o->kind) {
+    case SIM_SEND:
+      sends[o->aux] = nccl_replay_send(a->host, (int)o->peer, *val++, algo, proto);
+      progress_tick();
+      break;
+    /* a message's semaphores are used once: gone once waited for */
+    case SIM_WAIT: sg_sem_acquire(sends[o->aux]), sg_sem_destroy(sends[o->aux]); break;
+    case SIM_RECV: {
+      const sg_sem_t r = nccl_replay_recv((int)o->peer, a->host);
+      sg_sem_acquire(r), sg_sem_destroy(r);
+      break;
+    }
+    case SIM_IRECV: recvs[o->aux] = nccl_replay_recv((int)o->peer, a->host); break;
+    case SIM_WAITRECV: sg_sem_acquire(recvs[o->aux]), sg_sem_destroy(recvs[o->aux]); break;
+    case SIM_EXEC: sg_actor_execute(*val++ * speed); break;
+    case SIM_SLEEP: sg_actor_sleep_for(*val++); break;
+    case SIM_ACQUIRE: sg_sem_acquire(R.sems[o->aux]); break;
+    case SIM_RELEASE: sg_sem_release(R.sems[o->aux]); break;
+    case SIM_MARK: marks[o->aux] = simgrid_get_clock(); break;
+    case SIM_PROTO: proto = (int)(o->aux & 15), algo = (int)(o->aux >> 4); break;
+    }
+  }
+  free(sends);
+  free(recvs);
+}
+
 /* One actor: its operations in order, as the data executor recorded them. */
 static void actor_main(int argc, char **argv) {
   (void)argc, (void)argv;
@@ -110,6 +150,13 @@ static void actor_main(int argc, char **argv) {
   const double speed = sg_host_get_speed(sg_host_self());
   double *marks = R.marks + R.mark0[i];
   const double *val = a->vals;
+  if (R.plan.model == COMM_NCCL) {
+    actor_nccl(a, marks);
+    free(sends);
+    free(recvs);
+    R.done++;
+    return;
+  }
   for (size_t k = 0; k < a->n; k++) {
     const sim_op *o = &a->ops[k];
     switch (o->kind) {
@@ -126,6 +173,7 @@ static void actor_main(int argc, char **argv) {
     case SIM_ACQUIRE: sg_sem_acquire(R.sems[o->aux]); break;
     case SIM_RELEASE: sg_sem_release(R.sems[o->aux]); break;
     case SIM_MARK: marks[o->aux] = simgrid_get_clock(); break;
+    case SIM_PROTO: break; /* the ideal model has no protocols */
     }
   }
   free(sends);
@@ -153,6 +201,7 @@ static int child(const sim_trace *t, double *marks) {
   progress_timing(nsends); /* this child's stderr line: the parent's count is untouched */
   size_t nhosts;
   const char *const *hosts = engine_hosts(&nhosts);
+  if (R.plan.model == COMM_NCCL && nccl_replay_init(&R.plan, hosts, nhosts)) return 3;
   for (size_t i = 0; i < t->nactors; i++) {
     char name[32];
     snprintf(name, sizeof name, "a%zu", i);
@@ -191,6 +240,7 @@ typedef struct zreq {
   uint64_t nactors, nsems, nmarks;
   uint64_t marks_off; /* the marks' byte offset in the memfd */
   unsigned char progress[PROGRESS_STATE_BYTES];
+  nccl_plan plan; /* engine_comm_plan() of the run */
 } zreq;
 
 /* memfd layout: zactor[nactors], then every actor's ops and values, then
@@ -241,6 +291,7 @@ static int replay_request(const zreq *q) {
     a->vals = (double *)(m + za[i].voff);
   }
   progress_state_load(q->progress);
+  R.plan = q->plan;
   return child(&t, (double *)(m + q->marks_off));
 }
 
@@ -321,7 +372,7 @@ int engine_timing_start(ccsim_error *err) {
     snprintf(nums[1], sizeof nums[1], "%d", an[1]);
     snprintf(nums[2], sizeof nums[2], "%d", fd);
     snprintf(nums[3], sizeof nums[3], "%d", (int)parent);
-    snprintf(nums[4], sizeof nums[4], "%d", s->crosstraffic * 2 + s->quiet);
+    snprintf(nums[4], sizeof nums[4], "%d", engine_latency_free * 4 + s->crosstraffic * 2 + s->quiet);
     for (int i = 0; i < 5; i++) av[n++] = nums[i];
     av[n++] = (char *)s->network_model;
     av[n++] = (char *)s->platform;
@@ -346,7 +397,7 @@ void engine_timing_stop(void) {
 }
 
 static int replay_start(sim_trace *t, ccsim_error *err) {
-  zreq q = {.nactors = t->nactors, .nsems = t->nsems};
+  zreq q = {.nactors = t->nactors, .nsems = t->nsems, .plan = *engine_comm_plan()};
   uint64_t off = t->nactors * sizeof(zactor);
   for (size_t i = 0; i < t->nactors; i++) {
     off += t->actors[i].nv * sizeof(double) + t->actors[i].n * sizeof(sim_op);
@@ -433,16 +484,17 @@ double engine_timing_cpu(unsigned long long *count) {
 int engine_zygote_exec;
 
 int engine_zygote_main(int argc, char **argv) {
-  /* ccsim FLAG REQ ANS MEMFD PARENT CROSS*2+QUIET MODEL PLATFORM CFG... */
+  /* ccsim FLAG REQ ANS MEMFD PARENT LATFREE*4+CROSS*2+QUIET MODEL PLATFORM CFG... */
   if (argc < 9) _exit(2);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   prctl(PR_SET_NAME, "ccsim-zygote");
   const int req = atoi(argv[2]), ans = atoi(argv[3]), fd = atoi(argv[4]);
   if (getppid() != (pid_t)atoi(argv[5])) _exit(0); /* the run is already gone */
   const int flags = atoi(argv[6]);
+  engine_latency_free = flags >> 2 & 1;
   for (int i = 0; i < 3; i++) fcntl(i == 0 ? req : i == 1 ? ans : fd, F_SETFD, FD_CLOEXEC);
   ccsim_error err = {0};
-  if (engine_init(argv[7], flags >> 1, argv + 9, argc - 9, flags & 1, &err) ||
+  if (engine_init(argv[7], flags >> 1 & 1, argv + 9, argc - 9, flags & 1, &err) ||
       engine_load_platform(argv[8], &err)) {
     fprintf(stderr, "ccsim: the timing executor cannot start: %s\n", err.msg);
     _exit(1);

@@ -33,6 +33,10 @@ comm_rreq *comm_irecv(int src, int dst);
 void *comm_wait_recv(comm_rreq *r);
 /* Let d seconds of simulated time pass for the calling actor. */
 void comm_sleep(double d);
+/* comm.model "nccl": the calling actor's next messages go by protocol
+ * code & 15 (enum nccl_proto), priced as algorithm code >> 4 (enum
+ * nccl_algo), until the next call of it. */
+void comm_protocol(unsigned code);
 /* Work on this actor's host for d seconds of the host's full speed: two
  * actors executing on one host share its speed (a device that computes
  * backward and compresses at the same time does both more slowly). */

@@ -111,6 +111,7 @@ static int prepare(const experiment *e, const run_opts *o, const char *dir, run_
     if ((rc = platform_write(e, dir, "platform.xml", err))) return rc;
     snprintf(platform_path, sizeof platform_path, "%s/platform.xml", dir); /* fits: claimed above */
   }
+  engine_latency_free = e->comm.model == COMM_NCCL;
   if ((rc = engine_init(e->platform.network_model, e->platform.crosstraffic, o->cfg, o->ncfg,
                         o->quiet || o->validate_only, err)))
     return rc;
@@ -121,6 +122,7 @@ static int prepare(const experiment *e, const run_opts *o, const char *dir, run_
   if (nhosts < (size_t)e->workers)
     return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: workers: %d workers but platform %s has %zu hosts",
                       e->file, e->workers, platform_path, nhosts);
+  if ((rc = engine_comm_resolve(&e->comm, err))) return rc;
   *done = o->validate_only;
   /* replays fork from this moment's small heap, not the data executor's */
   if (!o->validate_only && (rc = engine_timing_start(err))) return rc;
