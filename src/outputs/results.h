@@ -19,6 +19,10 @@ FILE *results_open(const char *dir, const char *name, ccsim_error *err);
 int results_commit(FILE *f, const char *dir, const char *name, ccsim_error *err);
 /* Close f (from results_open) and remove its temporary; NULL is ignored. */
 void results_abandon(FILE *f);
+/* Remove the temporary of every file still open for writing, without
+ * closing anything: for a signal handler or a fatal error just before
+ * _exit.  Async-signal-safe (unlink only). */
+void results_abandon_all(void);
 /* Write a JSON document (indented, key order kept) as DIR/NAME. */
 int results_write_json(const char *dir, const char *name, json_t *doc, ccsim_error *err);
 /* mkdir -p; every component must end up a directory. */

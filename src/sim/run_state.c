@@ -184,7 +184,7 @@ int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_out
   if (e->collective->requires & COLL_NEEDS_EXACT_SUM) sh->exact_sum = calloc(n, sizeof *sh->exact_sum);
   sh->sched = sched_new(e);
   sh->workers = calloc((size_t)e->workers, sizeof *sh->workers);
-  if (!sh->agg || ((e->collective->requires & COLL_NEEDS_EXACT_SUM) && !sh->exact_sum) || !sh->workers ||
+  if (!sh->agg || !sh->sched || ((e->collective->requires & COLL_NEEDS_EXACT_SUM) && !sh->exact_sum) || !sh->workers ||
       figures_init(sh, H, phased) || compute_times(sh))
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements x %d workers", n, e->workers);
   if (check_compute_times(sh, err)) return err->code;
