@@ -15,7 +15,8 @@
 #   - exit 0: its result files are those of the run without a fault (host
 #     time and memory aside); exit 1: one line on stderr, "ccsim: ...";
 #     exit 2 (bad input) is a breach: the input is good;
-#   - no summary.json unless it exited 0, no temporary (.tmp-*) left behind;
+#   - no summary.json unless it exited 0 (or exit 1 for stdout alone failing
+#     after the results were written whole), no temporary (.tmp-*) left;
 #   - in a sanitizer build (LSAN), no leak and no memory error.
 # Prints one line per breach and the counts; exits 1 on any breach.
 set -u
@@ -70,7 +71,15 @@ try() {
       why="${why:-exit 0 but stdout differs}" ;;
   1)
     [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q -E '^ccsim( [a-z]+)?: ' "$T/err" || why="exit 1 without one 'ccsim:' line on stderr"
-    [ -e "$d/summary.json" ] && why="exit 1 but summary.json left" ;;
+    # only stdout failing after the results were written leaves them, whole
+    if [ -e "$d/summary.json" ]; then
+      if grep -q '^ccsim: standard output: ' "$T/err"; then
+        diff -q <(strip "$T/ref/summary.json") <(strip "$d/summary.json") >/dev/null ||
+          why="stdout failed and summary.json differs from the run without a fault"
+      else
+        why="exit 1 but summary.json left"
+      fi
+    fi ;;
   2) why="exit 2 (bad input) for a good input" ;;
   98 | 99) why="sanitizer report (exit $rc)" ;;
   124 | 137) why="hang (killed by timeout)" ;;

@@ -124,7 +124,7 @@ typedef struct size_text {
 } size_text;
 
 static size_text fmt(double b) {
-  size_text t;
+  size_text t = {{0}};
   resources_format(b, t.s, sizeof t.s);
   return t;
 }
