@@ -37,6 +37,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 EXP="$SRC/tests/golden/small.json"
 ARGS=(--quiet --threads 1 --set iterations=1)
+export OPENBLAS_NUM_THREADS=1 # ccsim would execute itself again to set it (src/cli/process.c)
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:verify_asan_link_order=0:allocator_may_return_null=1:detect_leaks=1:exitcode=99"
 export LSAN_OPTIONS="${LSAN_OPTIONS:-}:exitcode=98"
 # the fault library first: under ASan its malloc wraps ASan's

@@ -169,7 +169,7 @@ int platform_list(FILE *out, const char *dir) {
     free(names);
     return -1;
   }
-  qsort(names, count, sizeof *names, by_name);
+  if (count) qsort(names, count, sizeof *names, by_name);
   fprintf(out, "\nshipped platforms in %s:\n", dir);
   for (size_t i = 0; i < count; i++) {
     char path[4096], desc[256];

@@ -248,6 +248,8 @@ static int finish_replay(run_state *sh, loop_timing *lt, ccsim_error *err) {
     for (size_t i = 0; i < lt->nq && !first; i++)
       if (lt->q[i]->replayed && !lt->q[i]->known) first = lt->q[i];
     lt->inflight = 0;
+    if (!first) /* a replay in flight is always some waiting iteration's */
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "a replay in flight that no iteration waits for");
     if (engine_replay_finish(first->marks, err)) return fail_iteration(err, first->it);
     /* a timing the memo cannot keep would be replayed again, and the
      * memo_hits reported would depend on the memory left: an error */
