@@ -2,6 +2,7 @@
  * and memory that C++ cannot get (process.h). */
 #include "process.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -65,6 +66,16 @@ static void on_signal(int sig) {
   _exit(128 + sig);
 }
 
+/* std::set_new_handler(process_out_of_memory): SimGrid's operator new calls
+ * it when malloc fails, instead of throwing a std::bad_alloc that nothing
+ * catches (abort).  ccsim is C, so the function is looked up by its
+ * Itanium C++ ABI name in the C++ runtime SimGrid brought in. */
+static void new_handler(void) {
+  typedef void (*handler)(void);
+  handler (*set)(handler) = (handler(*)(handler))dlsym(RTLD_DEFAULT, "_ZSt15set_new_handlerPFvvE");
+  if (set) set(process_out_of_memory);
+}
+
 void process_install(void) {
   struct sigaction sa = {.sa_handler = on_signal};
   sigfillset(&sa.sa_mask); /* one handler at a time */
@@ -76,7 +87,7 @@ void process_install(void) {
     sigaction(sigs[i], &sa, NULL);
   }
   signal(SIGXFSZ, SIG_IGN);
-  process_new_handler();
+  new_handler();
   engine_contain_on = 1; /* SimGrid's setup in this process (engine.h) */
   jsonmem_denied();       /* jansson allocates through the counter from now on */
 }

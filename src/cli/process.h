@@ -31,7 +31,4 @@ int process_finish(int rc);
  * removed, _exit(1).  Async-signal-safe. */
 void process_out_of_memory(void);
 
-/* std::set_new_handler(process_out_of_memory) (src/cli/oom.cc). */
-void process_new_handler(void);
-
 #endif
