@@ -177,8 +177,10 @@ int results_commit(FILE *f, const char *dir, const char *name, ccsim_error *err)
   free(p->tmp);
   *p = (pending){0};
   int rc = e ? ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(e)) : 0;
+  /* a rename the directory cannot make durable is a failed write: the file
+   * goes, so that a run that fails never leaves a summary.json */
+  if (!rc && (rc = results_sync_dir(dir, err))) unlink(path);
   free(path);
-  if (!rc) rc = results_sync_dir(dir, err);
   return rc;
 }
 
