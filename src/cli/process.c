@@ -72,8 +72,9 @@ static void on_signal(int sig) {
  * Itanium C++ ABI name in the C++ runtime SimGrid brought in. */
 static void new_handler(void) {
   typedef void (*handler)(void);
-  handler (*set)(handler) = (handler(*)(handler))dlsym(RTLD_DEFAULT, "_ZSt15set_new_handlerPFvvE");
-  if (set) set(process_out_of_memory);
+  typedef handler (*setter)(handler);
+  void *sym = dlsym(RTLD_DEFAULT, "_ZSt15set_new_handlerPFvvE");
+  if (sym) ((setter)sym)(process_out_of_memory);
 }
 
 void process_install(void) {
