@@ -36,7 +36,8 @@ double platform_hop_latency(const experiment *e);
  * output may be NULL.  0, or -1 if the file cannot be read. */
 int platform_file_describe(const char *path, char *desc, size_t len, long long *hosts, int *gpus_per_node);
 
-/* Print the generators, then the *.xml files of dir (sorted), to out. */
-void platform_list(FILE *out, const char *dir);
+/* Print the generators, then the *.xml files of dir (sorted), to out; -1
+ * when the list of files finds no memory, else 0. */
+int platform_list(FILE *out, const char *dir);
 
 #endif

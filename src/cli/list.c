@@ -78,7 +78,10 @@ static int list_platforms(void) {
   /* the generators, then the shipped platform files (datapath.h) */
   char dir[4096];
   int found = datapath_dir(DATA_PLATFORMS, dir, sizeof dir) == 0;
-  platform_list(stdout, found ? dir : NULL);
+  if (platform_list(stdout, found ? dir : NULL)) {
+    fprintf(stderr, "ccsim list: out of memory for the list of platform files\n");
+    return 1;
+  }
   if (!found) {
     fprintf(stderr, "ccsim list: no platform directory (tried %s)\n", dir);
     return 1;

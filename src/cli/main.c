@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "engine.h"
 #include "error.h"
+#include "process.h"
 #include "sim/run_state.h"
 
 static const cli_command *const commands[] = {
@@ -40,6 +41,7 @@ int main(int argc, char **argv) {
   /* the timing executor's zygote: ccsim executed again by a run (timing.c),
    * with malloc's defaults (SimGrid's replays, not the data plane) */
   if (argc > 1 && !strcmp(argv[1], ENGINE_ZYGOTE_FLAG)) return engine_zygote_main(argc, argv);
+  process_install(); /* signals, limits, out of memory in C++ (process.h) */
   /* Payloads and their shadows are allocated and freed at every hop; keep
    * the freed blocks for reuse instead of returning them to the kernel
    * (mmap'd blocks above 128 KB would be faulted in again each time). */
@@ -72,27 +74,27 @@ int main(int argc, char **argv) {
       for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[2], commands[i]->name)) {
           cli_help(commands[i], stdout);
-          return 0;
+          return process_finish(0);
         }
     top_help(stdout);
-    return 0;
+    return process_finish(0);
   }
   if (!strcmp(cmd, "--version")) {
     printf("ccsim %s\n", CCSIM_VERSION);
-    return 0;
+    return process_finish(0);
   }
   if (!strcmp(cmd, "--man")) {
     cli_man(stdout);
-    return 0;
+    return process_finish(0);
   }
   /* the names of the commands, for the bash completion */
   if (!strcmp(cmd, "--commands")) {
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) puts(commands[i]->name);
-    return 0;
+    return process_finish(0);
   }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(cmd, commands[i]->name))
-      return commands[i]->main(commands[i], argc - 1, argv + 1);
+      return process_finish(commands[i]->main(commands[i], argc - 1, argv + 1));
   char shown[512];
   snprintf(shown, sizeof shown, "%s", cmd);
   ccsim_one_line(shown, sizeof shown);

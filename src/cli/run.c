@@ -79,6 +79,16 @@ static char *cfg_as_set(const char *v) {
   return NULL;
 }
 
+/* 1 when cfg_as_set(v) makes an assignment (so NULL from it is out of memory). */
+static int cfg_is_set(const char *v) {
+  if (!strncmp(v, "network/model:", 14)) return 1;
+  if (strncmp(v, "network/crosstraffic:", 21)) return 0;
+  static const char *const words[] = {"1", "yes", "true", "on", "0", "no", "false", "off"};
+  for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+    if (!strcmp(v + 21, words[i])) return 1;
+  return 0;
+}
+
 /* "--cfg=" / "--log=" followed by v, as SimGrid reads it; the caller frees it. */
 static char *simgrid_flag(const char *flag, const char *v) {
   size_t n = strlen(flag) + strlen(v) + 1;
@@ -94,6 +104,11 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
   experiment *e = NULL;
   run_opts o = {0};
   const char *v, *max_memory = NULL, *threads = NULL;
+  if (!sets || !cfg || !owned) {
+    fprintf(stderr, "ccsim %s: out of memory for the command line\n", self->name);
+    rc = CCSIM_ERR_RUNTIME;
+    goto done;
+  }
   while ((k = cli_getopt(self, argc, argv, &v)) >= 0) {
     switch (k) {
     case 's': sets[nsets++] = (char *)v; break;
@@ -107,9 +122,16 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
     case OPT_THREADS: threads = v; break;
     case OPT_CFG:
       if ((owned[nowned] = cfg_as_set(v))) sets[nsets++] = owned[nowned++];
+      else if (cfg_is_set(v)) k = CLI_EXIT_BAD - 1; /* out of memory */
       else cfg[ncfg++] = simgrid_flag("--cfg=", v);
       break;
     case OPT_LOG: cfg[ncfg++] = simgrid_flag("--log=", v); break;
+    }
+    if (k == CLI_EXIT_BAD - 1 || (ncfg && !cfg[ncfg - 1])) {
+      fprintf(stderr, "ccsim %s: out of memory for the command line\n", self->name);
+      rc = CCSIM_ERR_RUNTIME;
+      ncfg -= ncfg && !cfg[ncfg - 1];
+      goto done;
     }
   }
   if (k == CLI_EXIT_OK) rc = 0;

@@ -16,19 +16,26 @@
 #include "profile.h"
 #include "source.h"
 
-/* One layer named name of n parameters and no flops (a plain tensor). */
+/* One layer named name of n parameters and no flops (a plain tensor);
+ * NULL without memory. */
 static model_profile *single_layer(size_t n) {
   model_profile *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
   p->name = strdup("tensor");
   p->source = strdup("model.elements");
   p->input = strdup("-");
-  p->nlayers = 1;
   p->layers = calloc(1, sizeof *p->layers);
-  p->layers[0].name = strdup("gradient");
+  if (p->layers) p->nlayers = 1, p->layers[0].name = strdup("gradient");
+  if (!p->name || !p->source || !p->input || !p->layers || !p->layers[0].name) {
+    profile_free(p); /* every field NULL or owned */
+    return NULL;
+  }
   p->layers[0].params = n;
   p->total_params = n;
   return p;
 }
+
+
 
 /* "layers": [{"name", "params", "fwd_flops", "bwd_flops"}, ...] inline. */
 static int read_layers(cfg_reader *rd, experiment *e, json_t *arr) {
@@ -36,12 +43,14 @@ static int read_layers(cfg_reader *rd, experiment *e, json_t *arr) {
   if (!json_is_array(arr) || json_array_size(arr) == 0)
     return cfg_fail(rd, "model.layers", "expected a non-empty array of {\"name\", \"params\", \"fwd_flops\", \"bwd_flops\"}");
   model_profile *pr = calloc(1, sizeof *pr);
-  e->model.layers = pr;
+  if (!pr) return cfg_oom(rd, "model.layers");
+  e->model.layers = pr; /* freed with e, also when partly made */
   pr->name = strdup("inline");
   pr->source = strdup("model.layers");
   pr->input = strdup("one sample");
+  pr->layers = calloc(json_array_size(arr), sizeof *pr->layers);
+  if (!pr->name || !pr->source || !pr->input || !pr->layers) return cfg_oom(rd, "model.layers");
   pr->nlayers = json_array_size(arr);
-  pr->layers = calloc(pr->nlayers, sizeof *pr->layers);
   for (size_t i = 0; i < pr->nlayers; i++) {
     json_t *l = json_array_get(arr, i);
     snprintf(p, sizeof p, "model.layers[%zu]", i);
@@ -55,7 +64,7 @@ static int read_layers(cfg_reader *rd, experiment *e, json_t *arr) {
     snprintf(def, sizeof def, "layer%zu", i);
     if ((rc = cfg_string(rd, l, p, "name", def, &name))) return rc;
     if ((rc = cfg_int(rd, l, p, "params", 1, 0, 1, 1ll << 40, &n))) return rc;
-    pr->layers[i].name = strdup(name);
+    if (!(pr->layers[i].name = strdup(name))) return cfg_oom(rd, p);
     pr->layers[i].params = (size_t)n;
     if ((rc = cfg_real(rd, l, p, "fwd_flops", 0, 0, 1e30, &pr->layers[i].fwd_flops))) return rc;
     if ((rc = cfg_real(rd, l, p, "bwd_flops", 2 * pr->layers[i].fwd_flops, 0, 1e30,
@@ -146,7 +155,7 @@ int exp_model(cfg_reader *rd, experiment *e, json_t *root, size_t implied, const
                 "%zu elements, but %s has %zu; leave the model section out (it follows the "
                 "gradient source) or make them agree",
                 e->model.elements, what, implied);
-  if (!e->model.layers) e->model.layers = single_layer(e->model.elements);
+  if (!e->model.layers && !(e->model.layers = single_layer(e->model.elements))) return cfg_oom(rd, "model");
   const int trained = (e->gradients.source->flags & GSRC_TRAINS) != 0;
   long long batch;
   if ((rc = cfg_int(rd, m, "model", "batch", 0, trained ? (long long)e->train.batch : 32, 1,

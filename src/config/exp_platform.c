@@ -59,7 +59,7 @@ static int read_key(cfg_reader *rd, experiment *e, json_t *p, const platform_gen
 static int read_generated(cfg_reader *rd, experiment *e, json_t *p, const platform_generator *g) {
   int rc;
   if (!(e->platform.params = calloc(1, g->params_size ? g->params_size : 1)))
-    return cfg_fail(rd, "platform", "out of memory for the parameters of generator %s", g->name);
+    return cfg_oom(rd, "platform");
   for (const pgen_key *k = g->keys; k->name; k++)
     if ((rc = read_key(rd, e, p, g, k))) return rc;
   if (g->finish && (rc = g->finish(rd, e, p))) return rc;
@@ -115,7 +115,7 @@ int exp_platform(cfg_reader *rd, experiment *e, json_t *root) {
       }
     }
     size_t need = strlen(e->dir) + strlen(f) + 2;
-    e->platform.file = malloc(need);
+    if (!(e->platform.file = malloc(need))) return cfg_oom(rd, "platform.file");
     if (f[0] == '/') snprintf(e->platform.file, need, "%s", f);
     else snprintf(e->platform.file, need, "%s/%s", e->dir, f);
     ccsim_error why; /* a FIFO or a device is refused without blocking */
@@ -150,7 +150,7 @@ int exp_platform(cfg_reader *rd, experiment *e, json_t *root) {
       int gi;
       return cfg_one_of(rd, "platform.generate", g, names, &gi);
     }
-    e->platform.generate = strdup(g);
+    if (!(e->platform.generate = strdup(g))) return cfg_oom(rd, "platform.generate");
     json_object_foreach(p, key, value) {
       if (cfg_in_list(common, key)) continue;
       const pgen_key *k = gen->keys;
@@ -174,7 +174,7 @@ int exp_platform(cfg_reader *rd, experiment *e, json_t *root) {
   int mi;
   if ((rc = cfg_string(rd, p, "platform", "network_model", "CM02", &model))) return rc;
   if ((rc = cfg_one_of(rd, "platform.network_model", model, models, &mi))) return rc;
-  e->platform.network_model = strdup(model);
+  if (!(e->platform.network_model = strdup(model))) return cfg_oom(rd, "platform.network_model");
   if ((rc = cfg_bool(rd, p, "platform", "crosstraffic", 0, &e->platform.crosstraffic))) return rc;
   return 0;
 }

@@ -42,7 +42,7 @@ static model_profile *trained_layers(const tmodel *m) {
   p->source = strdup("the trained model (train.model)");
   p->input = strdup("one training sample");
   p->layers = calloc(nt, sizeof *p->layers);
-  p->nlayers = nt;
+  p->nlayers = p->layers ? nt : 0; /* profile_free frees what was made */
   int ok = p->name && p->source && p->input && p->layers;
   for (size_t i = 0; ok && i < nt; i++) {
     profile_layer *l = &p->layers[i];
@@ -269,7 +269,7 @@ int exp_train(cfg_reader *rd, experiment *e, json_t *root, size_t *nparams) {
   *nparams = tmodel_nparams(probe);
   e->model.layers = trained_layers(probe);
   tmodel_free(probe);
-  if (!e->model.layers) return cfg_fail(rd, "train.model", "out of memory");
+  if (!e->model.layers) return cfg_oom(rd, "train.model");
 
   static const char *const shard_kinds[] = {"iid", "noniid", NULL};
   if ((rc = cfg_string(rd, t, "train", "shards", "iid", &s))) return rc;

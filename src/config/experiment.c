@@ -52,6 +52,7 @@ static void normalize(json_t *root) {
 char *exp_resolve(const experiment *e, const char *f) {
   size_t need = strlen(e->dir) + strlen(f) + 2;
   char *p = malloc(need);
+  if (!p) return NULL;
   if (f[0] == '/') snprintf(p, need, "%s", f);
   else snprintf(p, need, "%s/%s", e->dir, f);
   return p;
@@ -61,7 +62,7 @@ char *exp_resolve(const experiment *e, const char *f) {
  * written as in the source tree ("workloads/data/digits.csv.gz"), in the
  * shipped data (datapath.h). */
 int exp_resolve_data(cfg_reader *rd, experiment *e, const char *path, const char *f, char **out) {
-  *out = exp_resolve(e, f);
+  if (!(*out = exp_resolve(e, f))) return cfg_oom(rd, path);
   if (access(*out, R_OK) == 0 || f[0] == '/') goto check;
   data_kind kind;
   const char *name;
@@ -69,8 +70,7 @@ int exp_resolve_data(cfg_reader *rd, experiment *e, const char *path, const char
     char found[4096];
     if (datapath_file(kind, name, found, sizeof found) == 0) {
       free(*out);
-      *out = strdup(found);
-      return 0;
+      return (*out = strdup(found)) ? 0 : cfg_oom(rd, path);
     }
     return cfg_fail(rd, path, "cannot read \"%s\" (tried %s, and %s in %s)", f, *out, name, found);
   }
@@ -90,12 +90,12 @@ static int read_output(cfg_reader *rd, experiment *e, json_t *root) {
   if ((rc = cfg_keys(rd, o, "output", known, NULL, NULL, NULL))) return rc;
   if ((rc = cfg_bool(rd, o, "output", "timeline", 0, &e->timeline))) return rc;
   char def[512], *leaf = results_component(e->name); /* a name never leaves results/ */
-  snprintf(def, sizeof def, "results/%s", leaf ? leaf : "experiment");
+  if (!leaf) return cfg_oom(rd, "output.dir");
+  snprintf(def, sizeof def, "results/%s", leaf);
   free(leaf);
   const char *dir;
   if ((rc = cfg_string(rd, o, "output", "dir", def, &dir))) return rc;
-  e->out_dir = strdup(dir);
-  return 0;
+  return (e->out_dir = strdup(dir)) ? 0 : cfg_oom(rd, "output.dir");
 }
 
 static int read_all(cfg_reader *rd, experiment *e, json_t *root) {
@@ -104,11 +104,13 @@ static int read_all(cfg_reader *rd, experiment *e, json_t *root) {
                                       "platform", "model", "gradients", "train", "compressor",
                                       "collective", "comm", "device", "schedule", "output", NULL};
   if ((rc = cfg_keys(rd, root, "", known, NULL, NULL, NULL))) return rc;
-  char *base = strdup(e->file), *stem = basename(base), *dot = strrchr(stem, '.');
+  char *base = strdup(e->file);
+  if (!base) return cfg_oom(rd, "name");
+  char *stem = basename(base), *dot = strrchr(stem, '.');
   if (dot) *dot = 0;
   const char *name;
   rc = cfg_string(rd, root, "", "name", stem, &name);
-  if (!rc) e->name = strdup(name);
+  if (!rc && !(e->name = strdup(name))) rc = cfg_oom(rd, "name");
   free(base);
   if (rc) return rc;
   json_t *d = json_object_get(root, "description");
@@ -143,14 +145,37 @@ static int read_all(cfg_reader *rd, experiment *e, json_t *root) {
   char cerr[CCOMP_ERRLEN];
   ccomp_setup su = {.n = e->model.sample ? e->model.sample + e->model.layers->nlayers : e->model.elements, .workers = (uint32_t)e->workers, .rank = 0, .seed = e->seed};
   ccomp *probe = ccomp_new(e->compressor, e->comp_params, &su, cerr, sizeof cerr);
+  if (!probe && strstr(cerr, ": out of memory")) /* libccomp's words for it (compressors/compressor.c) */
+    return ccsim_fail_at(rd->err, CCSIM_ERR_RUNTIME, rd->file, "compressor", 0, 0, "%s", cerr);
   if (!probe) return cfg_fail(rd, "compressor", "%s", cerr);
   ccomp_free(probe);
   return 0;
 }
 
+/* An error met while jansson was refused memory (since `denied`, from
+ * cfg_json_denied) is out of memory, whatever it looked like: a default
+ * that could not be written reads as a missing field.  Returns NULL. */
+static experiment *no_experiment(ccsim_error *err, const char *file, unsigned long denied) {
+  if (err && err->code == CCSIM_ERR_INPUT && cfg_json_denied() != denied)
+    ccsim_fail_at(err, CCSIM_ERR_RUNTIME, file, NULL, 0, 0, "out of memory while reading the experiment");
+  return NULL;
+}
+
+/* A resolved experiment built while jansson was refused memory may lack a
+ * default or hold a shorthand unexpanded: out of memory, not a result. */
+static experiment *trusted(experiment *e, ccsim_error *err, const char *file, unsigned long denied) {
+  if (e && cfg_json_denied() != denied) {
+    experiment_free(e);
+    ccsim_fail_at(err, CCSIM_ERR_RUNTIME, file, NULL, 0, 0, "out of memory while reading the experiment");
+    return NULL;
+  }
+  return e;
+}
+
 experiment *experiment_load(const char *file, char *const *sets, int nsets, ccsim_error *err) {
+  const unsigned long denied = cfg_json_denied();
   json_t *root = cfg_load_json(file, "experiment file", CFG_MAX_JSON, err);
-  if (!root) return NULL;
+  if (!root) return no_experiment(err, file, denied);
   if (!json_is_object(root)) {
     ccsim_fail_at(err, CCSIM_ERR_INPUT, file, "", 0, 0, "expected a JSON object");
     json_decref(root);
@@ -160,11 +185,12 @@ experiment *experiment_load(const char *file, char *const *sets, int nsets, ccsi
   /* --set collective=NAME --set collective.PARAM=..: shorthands after each */
   if (cfg_set_all(root, file, sets, nsets, normalize, err)) {
     json_decref(root);
-    return NULL;
+    return no_experiment(err, file, denied);
   }
-  experiment *e = experiment_from_json(root, file, err);
+  experiment *e = trusted(experiment_from_json(root, file, err), err, file, denied);
+  if (!e) return no_experiment(err, file, denied);
   /* the experiment file is the first input (read above, before the others) */
-  if (e && experiment_add_input(e, "experiment file", file, NULL, err)) {
+  if (experiment_add_input(e, "experiment file", file, NULL, err)) {
     experiment_free(e);
     return NULL;
   }
@@ -212,6 +238,7 @@ int experiment_set_options(experiment *e, char *const *opts, int n, ccsim_error 
   return 0;
 }
 
+
 experiment *experiment_from_json(json_t *root, const char *file, ccsim_error *err) {
   experiment *e = calloc(1, sizeof *e);
   if (!e) {
@@ -219,17 +246,23 @@ experiment *experiment_from_json(json_t *root, const char *file, ccsim_error *er
     ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", file);
     return NULL;
   }
+  const unsigned long denied = cfg_json_denied();
   e->file = strdup(file);
   char *tmp = strdup(file);
-  e->dir = strdup(dirname(tmp));
+  e->dir = tmp ? strdup(dirname(tmp)) : NULL;
   free(tmp);
   e->resolved = root;
+  if (!e->file || !e->dir) {
+    experiment_free(e);
+    ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", file);
+    return NULL;
+  }
   cfg_reader rd = {file, err};
   if (read_all(&rd, e, root)) {
     experiment_free(e);
-    return NULL;
+    return no_experiment(err, file, denied);
   }
-  return e;
+  return trusted(e, err, file, denied);
 }
 
 void experiment_free(experiment *e) {

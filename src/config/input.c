@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jsonmem.h"
 #include "units.h"
 
 /* ---- files ---- */
@@ -101,11 +102,24 @@ int cfg_read_file(const char *path, const char *what, size_t max, char **data, s
   return 0;
 }
 
+int cfg_oom(cfg_reader *rd, const char *path) {
+  return ccsim_fail_at(rd->err, CCSIM_ERR_RUNTIME, rd->file, path, 0, 0, "out of memory");
+}
+
+unsigned long cfg_json_denied(void) { return jsonmem_denied(); }
+
 json_t *cfg_parse_json(const char *file, const char *text, size_t len, size_t flags, ccsim_error *err) {
   json_error_t jerr;
+  const unsigned long denied = cfg_json_denied();
   json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | flags, &jerr);
+  if (root && cfg_json_denied() != denied) { /* parsed, but perhaps with a byte dropped */
+    json_decref(root);
+    root = NULL;
+  }
   if (!root) {
-    if (jerr.line > 0)
+    if (cfg_json_denied() != denied)
+      ccsim_fail_at(err, CCSIM_ERR_RUNTIME, file, NULL, 0, 0, "out of memory while reading the JSON");
+    else if (jerr.line > 0)
       ccsim_fail_at(err, CCSIM_ERR_INPUT, file, NULL, jerr.line, jerr.column < 0 ? 0 : jerr.column,
                     "malformed JSON: %s", jerr.text);
     else
@@ -394,8 +408,14 @@ int cfg_one_of(cfg_reader *rd, const char *path, const char *value, const char *
  * not parse (say a duplicate key) is an error, not a string. */
 static json_t *set_value(const char *file, const char *assignment, const char *text, ccsim_error *err) {
   json_error_t jerr;
+  const unsigned long denied = cfg_json_denied();
   json_t *v = json_loads(text, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
-  if (v) return v;
+  if (v && cfg_json_denied() == denied) return v;
+  json_decref(v);
+  if (cfg_json_denied() != denied) {
+    ccsim_fail_at(err, CCSIM_ERR_RUNTIME, file, NULL, 0, 0, "--set %s: out of memory", assignment);
+    return NULL;
+  }
   const char *t = text;
   while (*t == ' ' || *t == '\t' || *t == '\n') t++;
   if (*t == '{' || *t == '[' || *t == '"') {
@@ -404,7 +424,9 @@ static json_t *set_value(const char *file, const char *assignment, const char *t
     return NULL;
   }
   v = json_string(text);
-  if (!v) ccsim_fail_at(err, CCSIM_ERR_INPUT, file, NULL, 0, 0, "--set %s: the value is not valid UTF-8", assignment);
+  if (!v && cfg_json_denied() != denied)
+    ccsim_fail_at(err, CCSIM_ERR_RUNTIME, file, NULL, 0, 0, "--set %s: out of memory", assignment);
+  else if (!v) ccsim_fail_at(err, CCSIM_ERR_INPUT, file, NULL, 0, 0, "--set %s: the value is not valid UTF-8", assignment);
   return v;
 }
 
@@ -426,7 +448,7 @@ int cfg_set(json_t *root, const char *file, const char *assignment, ccsim_error 
                          "--set %s: PATH has an empty part; expected names joined by '.', e.g. platform.bandwidth",
                          assignment);
   json_t *value = set_value(file, assignment, eq + 1, err);
-  if (!value) return CCSIM_ERR_INPUT;
+  if (!value) return err->code; /* bad JSON, or out of memory */
   json_t *obj = root;
   char walked[256] = "";
   char *save = NULL, *part = strtok_r(path, ".", &save);

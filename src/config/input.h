@@ -81,15 +81,24 @@ int cfg_read_file(const char *path, const char *what, size_t max, char **data, s
 /* Read and parse a JSON file (cfg_read_file, then cfg_parse_json). */
 json_t *cfg_load_json(const char *path, const char *what, size_t max, ccsim_error *err);
 
+/* How many allocations jansson was refused so far (the first call makes
+ * jansson allocate through a counter): a failure to parse or build JSON
+ * while it grew is out of memory (exit 1), not bad input. */
+unsigned long cfg_json_denied(void);
+
 /* Parse text[0 .. len) as one JSON document from file (for messages),
  * refusing duplicate keys; flags are added to JSON_REJECT_DUPLICATES (e.g.
- * JSON_DECODE_ANY).  A syntax error is "FILE:LINE:COL: malformed JSON: ...". */
+ * JSON_DECODE_ANY).  A syntax error is "FILE:LINE:COL: malformed JSON: ...";
+ * a parse that jansson's memory stopped is out of memory (exit 1). */
 json_t *cfg_parse_json(const char *file, const char *text, size_t len, size_t flags,
                        ccsim_error *err);
 
 /* ---- messages ---- */
 
 /* Fail at path inside rd's file with CCSIM_ERR_INPUT. */
+/* Out of memory while reading path: a runtime error (exit 1), returned. */
+int cfg_oom(cfg_reader *rd, const char *path);
+
 int cfg_fail(cfg_reader *rd, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* out = path "." key (or key alone at the top level). */

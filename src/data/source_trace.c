@@ -42,7 +42,7 @@ static int read_trace(cfg_reader *rd, experiment *e, json_t *root, json_t *g, si
   const char *s;
   int rc;
   if ((rc = cfg_string(rd, g, "gradients", "trace", NULL, &s))) return rc;
-  e->gradients.trace = exp_resolve(e, s);
+  if (!(e->gradients.trace = exp_resolve(e, s))) return cfg_oom(rd, "gradients.trace");
   ccsim_error terr;
   trace_reader *t = trace_open(e->gradients.trace, &terr);
   /* the experiment's field first; the trace file's own location kept in the text */

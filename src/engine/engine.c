@@ -2,6 +2,8 @@
 #include "engine.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <signal.h>
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
 #include <simgrid/host.h>
@@ -21,9 +23,9 @@ const engine_setup *engine_current_setup(void) { return &setup; }
 
 int engine_init(const char *network_model, int crosstraffic, char *const *cfg, int ncfg,
                 int quiet, ccsim_error *err) {
-  (void)err;
   int argc = 0;
   char **argv = calloc((size_t)ncfg + 9, sizeof *argv);
+  if (!argv) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for SimGrid's arguments");
   char model[160], cross[64];
   snprintf(model, sizeof model, "--cfg=network/model:%s", network_model);
   snprintf(cross, sizeof cross, "--cfg=network/crosstraffic:%d", crosstraffic ? 1 : 0);
@@ -39,7 +41,15 @@ int engine_init(const char *network_model, int crosstraffic, char *const *cfg, i
   if (engine_latency_free) argv[argc++] = "--cfg=network/latency-factor:0";
   for (int i = 0; i < ncfg; i++) argv[argc++] = cfg[i];
   argv[argc] = NULL;
+  const int contained = engine_contain("starting");
+  /* SimGrid takes SIGINT for itself (a handler that calls exit(1), silent
+   * under --quiet): the process keeps its own (src/cli/process.h) */
+  struct sigaction keep[3];
+  static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+  for (int i = 0; i < 3; i++) sigaction(sigs[i], NULL, &keep[i]);
   simgrid_init(&argc, argv);
+  for (int i = 0; i < 3; i++) sigaction(sigs[i], &keep[i], NULL);
+  engine_release(contained);
   free(argv);
   snprintf(setup.network_model, sizeof setup.network_model, "%s", network_model);
   setup.crosstraffic = crosstraffic, setup.quiet = quiet;
@@ -71,13 +81,26 @@ static int natural_cmp(const void *pa, const void *pb) {
 
 int engine_load_platform(const char *file, ccsim_error *err) {
   FILE *f = fopen(file, "r");
-  if (!f) return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: cannot open platform file", file);
+  if (!f) { /* out of descriptors or memory is this process's fault, not the file's */
+    const int e = errno;
+    return ccsim_fail(err, e == EMFILE || e == ENFILE || e == ENOMEM ? CCSIM_ERR_RUNTIME : CCSIM_ERR_INPUT,
+                      "%s: cannot open platform file: %s%s", file, strerror(e),
+                      e == EMFILE || e == ENFILE ? " (raise the limit on open files: ulimit -n)" : "");
+  }
   fclose(f);
   snprintf(setup.platform, sizeof setup.platform, "%s", file);
+  const int contained = engine_contain("loading the platform");
   simgrid_load_platform(file);
   sg_host_t *list = sg_host_list();
   nhosts = sg_host_count();
+  engine_release(contained);
+  free(hosts);
   hosts = calloc(nhosts ? nhosts : 1, sizeof *hosts);
+  if (!hosts || (!list && nhosts)) {
+    free(list);
+    nhosts = 0;
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory for the platform's host list", file);
+  }
   for (size_t i = 0; i < nhosts; i++) hosts[i] = sg_host_get_name(list[i]);
   free(list);
   qsort(hosts, nhosts, sizeof *hosts, natural_cmp);

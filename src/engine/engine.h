@@ -23,6 +23,18 @@ int engine_init(const char *network_model, int crosstraffic, char *const *cfg, i
  * latencies replace them: docs/comm-model.md).  The zygote inherits it. */
 extern int engine_latency_free;
 
+/* Containment of SimGrid's setup in ccsim's own process (contain.c): with
+ * engine_contain_on set (ccsim's main sets it; the probe's child and the
+ * timing executor's zygote do not), engine_init and engine_load_platform
+ * turn SimGrid's abort, crash or exit into one line and exit status 1.
+ * engine_contain(what) starts it ("loading the platform"; 1 when it did),
+ * engine_release(that 1) ends it; engine_contained_fatal(what) ends the run
+ * with the line when inside (an out-of-memory handler's call). */
+extern int engine_contain_on;
+int engine_contain(const char *what);
+void engine_release(int contained);
+void engine_contained_fatal(const char *what);
+
 /* Load a SimGrid XML platform file. */
 int engine_load_platform(const char *file, ccsim_error *err);
 

@@ -67,7 +67,11 @@ static void probe_actor(int argc, char **argv) {
   size_t *to = malloc((n <= 128 || i == 0 ? n + 1 : 2) * sizeof *to);
   const size_t k = to ? probe_targets(i, to) : 0;
   sg_comm_t *c = malloc((k + 1) * sizeof *c);
-  for (size_t t = 0; t < k && c; t++) {
+  if (!to || !c) {
+    fprintf(stderr, "[probe/RUNTIME] out of memory for worker %zu's probe messages\n", i);
+    _exit(4);
+  }
+  for (size_t t = 0; t < k; t++) {
     snprintf(name, sizeof name, "probe-%zu", to[t]);
     c[t] = sg_mailbox_put_async(sg_mailbox_by_name(name), &token, 1);
   }
@@ -76,7 +80,7 @@ static void probe_actor(int argc, char **argv) {
     sg_mailbox_get(sg_mailbox_by_name(name));
     received++;
   }
-  if (c) sg_comm_wait_all(c, k);
+  sg_comm_wait_all(c, k);
   free(c);
   free(to);
   sg_actor_execute(1);
@@ -87,13 +91,20 @@ static void child(const engine_probe_args *a) {
   ccsim_error err = {0};
   alarm(600); /* a platform SimGrid cannot finish with is refused, not waited for */
   set_stage("starting SimGrid with the network model and --cfg flags%s%s", "", "");
-  engine_init(a->network_model, a->crosstraffic, a->cfg, a->ncfg, 1, &err);
+  if (engine_init(a->network_model, a->crosstraffic, a->cfg, a->ncfg, 1, &err)) {
+    fprintf(stderr, "[probe/RUNTIME] %s\n", err.msg);
+    _exit(4);
+  }
   char path[64];
   const char *file = a->file;
   if (!file) { /* a generated platform, in memory */
     const int fd = memfd_create("platform.xml", 0);
     FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) _exit(3);
+    if (!f) { /* this process's resources, not the platform */
+      fprintf(stderr, "[probe/RUNTIME] cannot hold the generated platform in memory: %s%s\n", strerror(errno),
+              errno == EMFILE || errno == ENFILE ? " (raise the limit on open files: ulimit -n)" : "");
+      _exit(4);
+    }
     a->print(f, a->ctx);
     fflush(f);
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
@@ -101,8 +112,8 @@ static void child(const engine_probe_args *a) {
   }
   set_stage("loading the platform%s%s", "", "");
   if (engine_load_platform(file, &err)) {
-    fprintf(stderr, "[probe/CRITICAL] %s\n", err.msg);
-    _exit(3);
+    fprintf(stderr, "[probe/%s] %s\n", err.code == CCSIM_ERR_RUNTIME ? "RUNTIME" : "CRITICAL", err.msg);
+    _exit(err.code == CCSIM_ERR_RUNTIME ? 4 : 3);
   }
   size_t n;
   const char *const *hosts = engine_hosts(&n);
@@ -111,7 +122,11 @@ static void child(const engine_probe_args *a) {
   incoming = calloc(n ? n : 1, sizeof *incoming);
   size_t expected = 0;
   size_t *to = malloc((n + 1) * sizeof *to); /* the pairs probe_actor sends on */
-  for (size_t i = 0; i < n && to; i++) {
+  if (!incoming || !to) {
+    fprintf(stderr, "[probe/RUNTIME] out of memory for %zu workers' probe messages\n", n);
+    _exit(4);
+  }
+  for (size_t i = 0; i < n; i++) {
     const size_t k = probe_targets(i, to);
     for (size_t t = 0; t < k; t++) incoming[to[t]]++, expected++;
   }
@@ -167,6 +182,7 @@ int engine_probe(const engine_probe_args *a, ccsim_error *err) {
   const pid_t pid = fork();
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive ccsim */
+    engine_contain_on = 0;            /* SimGrid's own lines are the answer */
     stage = shared;
     close(fds[0]);
     dup2(fds[1], 2);
@@ -181,7 +197,8 @@ int engine_probe(const engine_probe_args *a, ccsim_error *err) {
   }
   /* keep the head of the log: SimGrid's first critical line is near it */
   size_t cap = 1 << 16, len = 0;
-  char *log = malloc(cap + 1), sink[4096];
+  char *log = malloc(cap + 1), sink[4096], none[1];
+  if (!log) log = none, cap = 0; /* out of memory: the child's answer without its reason */
   for (;;) {
     const ssize_t got = read(fds[0], len < cap ? log + len : sink, len < cap ? cap - len : sizeof sink);
     if (got < 0 && errno == EINTR) continue;
@@ -194,7 +211,12 @@ int engine_probe(const engine_probe_args *a, ccsim_error *err) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   int rc = 0;
-  if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+  const char *runtime = strstr(log, "[probe/RUNTIME] ");
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 4 && runtime) { /* not the input's fault */
+    const size_t n = strcspn(runtime + 16, "\n");
+    rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "the platform probe failed: %.*s", (int)(n < 1024 ? n : 1024),
+                    runtime + 16);
+  } else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
     char why[768], how[64];
     reason(log, why, sizeof why);
     if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) snprintf(why, sizeof why, "no answer in 600 s");
@@ -207,7 +229,7 @@ int engine_probe(const engine_probe_args *a, ccsim_error *err) {
       rc = ccsim_fail(err, CCSIM_ERR_INPUT, "%s: SimGrid refuses the platform while %s: %s", a->name, shared,
                       why[0] ? why : how);
   }
-  free(log);
+  if (log != none) free(log);
   munmap(shared, STAGE_LEN);
   return rc;
 }

@@ -113,7 +113,7 @@ static int present(const char *dir, const char *name) {
 static int not_an_input(const char *dir, const char *name, const char *input, ccsim_error *err) {
   struct stat a, b;
   char *path = results_path(dir, name, err);
-  if (!path) return CCSIM_ERR_INPUT;
+  if (!path) return err->code; /* too long, or out of memory */
   int rc = 0;
   if (input && stat(path, &a) == 0 && stat(input, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
     rc = ccsim_fail(err, CCSIM_ERR_INPUT,
@@ -149,7 +149,7 @@ int outdir_claim(const char *dir, const experiment *e, int force, ccsim_error *e
   if ((rc = results_remove_stale(dir, err))) return rc;
   for (const char *const *n = result_files; *n; n++) {
     char *path = results_path(dir, *n, err);
-    if (!path) return CCSIM_ERR_INPUT;
+    if (!path) return err->code;
     if (unlink(path) != 0 && errno != ENOENT) {
       rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: cannot remove an earlier result: %s", path, strerror(errno));
       free(path);

@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jsonmem.h"
+
 char *results_path(const char *dir, const char *name, ccsim_error *err) {
   const size_t need = strlen(dir) + 1 + strlen(name) + 1;
   if (need > PATH_MAX) {
@@ -140,6 +142,13 @@ void results_abandon(FILE *f) {
   *p = (pending){0};
 }
 
+void results_abandon_all(void) {
+  for (size_t i = 0; i < sizeof open_files / sizeof *open_files; i++) {
+    const char *tmp = open_files[i].tmp;
+    if (open_files[i].f && tmp) unlink(tmp);
+  }
+}
+
 int results_sync_dir(const char *dir, ccsim_error *err) {
   const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0 || (fsync(fd) != 0 && errno != EINVAL)) {
@@ -157,7 +166,7 @@ int results_commit(FILE *f, const char *dir, const char *name, ccsim_error *err)
   char *path = results_path(dir, name, err);
   if (!path) {
     results_abandon(f);
-    return CCSIM_ERR_INPUT;
+    return err ? err->code : CCSIM_ERR_RUNTIME;
   }
   int e = 0;
   if (fflush(f) != 0 || ferror(f)) e = errno ? errno : EIO;
@@ -168,12 +177,16 @@ int results_commit(FILE *f, const char *dir, const char *name, ccsim_error *err)
   free(p->tmp);
   *p = (pending){0};
   int rc = e ? ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(e)) : 0;
+  /* a rename the directory cannot make durable is a failed write: the file
+   * goes, so that a run that fails never leaves a summary.json */
+  if (!rc && (rc = results_sync_dir(dir, err))) unlink(path);
   free(path);
-  if (!rc) rc = results_sync_dir(dir, err);
   return rc;
 }
 
 int results_write_json(const char *dir, const char *name, json_t *doc, ccsim_error *err) {
+  if (jsonmem_denied()) /* a document built without all its memory (jsonmem.h) */
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s/%s: out of memory while building it", dir, name);
   FILE *f = results_open(dir, name, err);
   if (!f) return err ? err->code : CCSIM_ERR_RUNTIME;
   if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)) != 0) {
@@ -222,7 +235,7 @@ int results_remove_stale(const char *dir, ccsim_error *err) {
   for (struct dirent *de; (de = readdir(d)) && !rc;) {
     if (strncmp(de->d_name, ".tmp-", 5) || strlen(de->d_name) != 21) continue;
     char *path = results_path(dir, de->d_name, err);
-    if (!path) rc = CCSIM_ERR_INPUT;
+    if (!path) rc = err ? err->code : CCSIM_ERR_RUNTIME;
     else if (unlink(path) != 0 && errno != ENOENT)
       rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: cannot remove a stale temporary: %s", path, strerror(errno));
     free(path);

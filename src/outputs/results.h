@@ -15,10 +15,15 @@
  * when it cannot be made (or the path would pass PATH_MAX). */
 FILE *results_open(const char *dir, const char *name, ccsim_error *err);
 /* Flush, fsync and close f (from results_open), rename it to DIR/NAME and
- * fsync DIR.  On failure the temporary is removed. */
+ * fsync DIR.  On failure the temporary is removed, and DIR/NAME too when
+ * only the fsync of DIR failed. */
 int results_commit(FILE *f, const char *dir, const char *name, ccsim_error *err);
 /* Close f (from results_open) and remove its temporary; NULL is ignored. */
 void results_abandon(FILE *f);
+/* Remove the temporary of every file still open for writing, without
+ * closing anything: for a signal handler or a fatal error just before
+ * _exit.  Async-signal-safe (unlink only). */
+void results_abandon_all(void);
 /* Write a JSON document (indented, key order kept) as DIR/NAME. */
 int results_write_json(const char *dir, const char *name, json_t *doc, ccsim_error *err);
 /* mkdir -p; every component must end up a directory. */

@@ -87,6 +87,7 @@ static double cloud_nic(const experiment *e, long long i) {
   if (!cloud_of(e)->nnics) return e->platform.bandwidth;
   long long period = 0;
   for (int k = 0; k < cloud_of(e)->nnics; k++) period += cloud_of(e)->nics[k].count;
+  if (period <= 0) return e->platform.bandwidth; /* counts are >= 1 (the reader checks): never */
   long long pos = i % period;
   for (int k = 0; k < cloud_of(e)->nnics; k++) {
     if (pos < cloud_of(e)->nics[k].count) return cloud_of(e)->nics[k].bandwidth;

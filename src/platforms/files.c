@@ -121,12 +121,12 @@ static void generator_params(const platform_generator *g, char *out, size_t len)
     if (w < 0) break;
     used += (size_t)w;
   }
-  if (!e) snprintf(out, len, "(defaults unavailable: %.900s)", err.msg);
+  if (!e) snprintf(out, len, "(defaults unavailable: %.900s)", root ? err.msg : "out of memory");
   experiment_free(e);
   json_decref(req);
 }
 
-void platform_list(FILE *out, const char *dir) {
+int platform_list(FILE *out, const char *dir) {
   size_t ng;
   const platform_generator *const *gens = platform_generators(&ng);
   for (size_t i = 0; i < ng; i++) {
@@ -144,24 +144,32 @@ void platform_list(FILE *out, const char *dir) {
           "file");
   if (!dir) {
     fprintf(out, "\nshipped platforms: no directory known; set CCSIM_PLATFORMS\n");
-    return;
+    return 0;
   }
   DIR *d = opendir(dir);
   if (!d) {
     fprintf(out, "\nshipped platforms: cannot read %s: %s (set CCSIM_PLATFORMS)\n", dir, strerror(errno));
-    return;
+    return 0;
   }
   char **names = NULL;
   size_t count = 0;
-  for (struct dirent *de; (de = readdir(d));) {
+  int oom = 0;
+  for (struct dirent *de; !oom && (de = readdir(d));) {
     size_t l = strlen(de->d_name);
     if (l > 4 && !strcmp(de->d_name + l - 4, ".xml")) {
-      names = realloc(names, (count + 1) * sizeof *names);
-      names[count++] = strdup(de->d_name);
+      char **more = realloc(names, (count + 1) * sizeof *names);
+      if (more) names = more;
+      if (!more || !(names[count] = strdup(de->d_name))) oom = 1;
+      else count++;
     }
   }
   closedir(d);
-  qsort(names, count, sizeof *names, by_name);
+  if (oom) {
+    for (size_t i = 0; i < count; i++) free(names[i]);
+    free(names);
+    return -1;
+  }
+  if (count) qsort(names, count, sizeof *names, by_name);
   fprintf(out, "\nshipped platforms in %s:\n", dir);
   for (size_t i = 0; i < count; i++) {
     char path[4096], desc[256];
@@ -172,4 +180,5 @@ void platform_list(FILE *out, const char *dir) {
     free(names[i]);
   }
   free(names);
+  return 0;
 }

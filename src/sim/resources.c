@@ -9,6 +9,7 @@
 #include "resources.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <sched.h>
 
@@ -124,25 +125,35 @@ typedef struct size_text {
 } size_text;
 
 static size_text fmt(double b) {
-  size_text t;
+  size_text t = {{0}};
   resources_format(b, t.s, sizeof t.s);
   return t;
 }
 
 /* A number from a "key: value" line of a /proc file, or -1. */
 static double proc_value(const char *file, const char *key) {
-  FILE *f = fopen(file, "r");
-  if (!f) return -1;
-  char line[256];
-  double v = -1;
+  /* read(2) into a buffer, not stdio: a FILE that finds no memory for its
+   * buffer reads byte by byte, and procfs answers a read at offset 1 of
+   * max_map_count with nothing ("65530" read as "6") */
+  const int fd = open(file, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char text[16384];
+  size_t n = 0;
+  for (ssize_t got; n < sizeof text - 1 && (got = read(fd, text + n, sizeof text - 1 - n)) != 0;) {
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) break;
+    n += (size_t)got;
+  }
+  close(fd);
+  text[n] = 0;
   const size_t k = strlen(key);
-  while (fgets(line, sizeof line, f))
+  for (const char *line = text; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "")
     if (!key[0] || (!strncmp(line, key, k) && line[k] == ':')) {
-      v = strtod(key[0] ? line + k + 1 : line, NULL);
-      break;
+      char *end;
+      const double v = strtod(key[0] ? line + k + 1 : line, &end);
+      return end == (key[0] ? line + k + 1 : line) ? -1 : v;
     }
-  fclose(f);
-  return v;
+  return -1;
 }
 
 int resources_check(const experiment *e, double max_bytes, resource_estimate *out, ccsim_error *err) {

@@ -230,7 +230,8 @@ static int settle_known(run_state *sh, loop_timing *lt, ccsim_error *err) {
     if (!rc && settle_figures(sh, p, lt->start, &last))
       rc = ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: out of memory for %zu timeline rows", p->it, p->nspans);
     if (rc) return rc;
-    sched_observe(sh->sched, last - lt->start);
+    if (sched_observe(sh->sched, last - lt->start))
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: out of memory for the schedule's search", p->it);
     progress_iteration_done(p->it, last);
     lt->start = last;
     memmove(lt->q, lt->q + 1, --lt->nq * sizeof *lt->q);
@@ -247,8 +248,13 @@ static int finish_replay(run_state *sh, loop_timing *lt, ccsim_error *err) {
     for (size_t i = 0; i < lt->nq && !first; i++)
       if (lt->q[i]->replayed && !lt->q[i]->known) first = lt->q[i];
     lt->inflight = 0;
+    if (!first) /* a replay in flight is always some waiting iteration's */
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "a replay in flight that no iteration waits for");
     if (engine_replay_finish(first->marks, err)) return fail_iteration(err, first->it);
-    if (lt->memo) sim_memo_put(lt->memo, first->h, first->marks, first->nmarks);
+    /* a timing the memo cannot keep would be replayed again, and the
+     * memo_hits reported would depend on the memory left: an error */
+    if (lt->memo && sim_memo_put(lt->memo, first->h, first->marks, first->nmarks))
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: out of memory for the memo of its timing", first->it);
     for (size_t i = 0; i < lt->nq; i++) { /* the same trace, so as many marks */
       pending *p = lt->q[i];
       if (!p->replayed || p->known) continue;
@@ -273,7 +279,11 @@ static int memo_hit(run_state *sh, loop_timing *lt, pending *p, const double *kn
 static int time_iteration(run_state *sh, loop_timing *lt, int it, ccsim_error *err) {
   sim_trace *t = sim_exec_trace(sh->exec);
   pending *p = pending_new(sh, t, it);
-  if (!p || (lt->nq == lt->capq && !(lt->q = realloc(lt->q, (lt->capq = 2 * lt->capq + 8) * sizeof *lt->q)))) {
+  if (p && lt->nq == lt->capq) { /* lt->q kept as it was when it cannot grow */
+    pending **q = realloc(lt->q, (2 * lt->capq + 8) * sizeof *q);
+    if (q) lt->q = q, lt->capq = 2 * lt->capq + 8;
+  }
+  if (!p || lt->nq == lt->capq) {
     pending_free(p);
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: out of memory for its figures' wait", it);
   }

@@ -151,7 +151,8 @@ static int worker_init(run_state *sh, int r, size_t n, size_t H, ccsim_error *er
   if (sh->private_outputs && !(w->out = calloc(n ? n : 1, sizeof(float))))
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for private outputs");
   if (!(w->comp = ccomp_new(e->compressor, e->comp_params, &su, cerr, sizeof cerr)))
-    return ccsim_fail_at(err, CCSIM_ERR_INPUT, e->file, "compressor", 0, 0, "%s", cerr);
+    return ccsim_fail_at(err, strstr(cerr, ": out of memory") ? CCSIM_ERR_RUNTIME : CCSIM_ERR_INPUT, e->file,
+                         "compressor", 0, 0, "worker %d: %s", r, cerr);
   if (e->compressor->phases > 1 && worker_rounds_init(w, &su, n, H, err)) return err->code;
   if (e->memory && !(w->mem = ccomp_memory_new(e->memory, e->mem_params, n, cerr, sizeof cerr)))
     return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, e->file, "compressor.memory", 0, 0, "%s", cerr);
@@ -184,7 +185,7 @@ int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_out
   if (e->collective->requires & COLL_NEEDS_EXACT_SUM) sh->exact_sum = calloc(n, sizeof *sh->exact_sum);
   sh->sched = sched_new(e);
   sh->workers = calloc((size_t)e->workers, sizeof *sh->workers);
-  if (!sh->agg || ((e->collective->requires & COLL_NEEDS_EXACT_SUM) && !sh->exact_sum) || !sh->workers ||
+  if (!sh->agg || !sh->sched || ((e->collective->requires & COLL_NEEDS_EXACT_SUM) && !sh->exact_sum) || !sh->workers ||
       figures_init(sh, H, phased) || compute_times(sh))
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements x %d workers", n, e->workers);
   if (check_compute_times(sh, err)) return err->code;

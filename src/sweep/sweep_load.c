@@ -33,9 +33,10 @@ static char *dump(json_t *v) { return json_dumps(v, JSON_ENCODE_ANY | JSON_COMPA
 /* "key=<v as compact JSON>", a --set assignment; a new string. */
 static char *assignment(const char *key, json_t *v) {
   char *text = dump(v);
+  if (!text) return NULL;
   size_t need = strlen(key) + strlen(text) + 2;
   char *a = malloc(need);
-  snprintf(a, need, "%s=%s", key, text);
+  if (a) snprintf(a, need, "%s=%s", key, text);
   free(text);
   return a;
 }
@@ -77,11 +78,11 @@ static int label_check(cfg_reader *rd, const char *vp, const choice *c, size_t k
 void sweep_free(sweep *s) {
   for (size_t p = 0; s->points && p < s->npoints; p++) {
     for (int k = 0; k < s->points[p].nsets; k++) free(s->points[p].sets[k]);
-    for (int a = 0; a < s->naxes; a++) free(s->points[p].labels[a]);
+    for (int a = 0; s->points[p].labels && a < s->naxes; a++) free(s->points[p].labels[a]);
     free(s->points[p].sets);
     free(s->points[p].labels);
   }
-  for (int a = 0; a < s->naxes; a++) free(s->axis_names[a]);
+  for (int a = 0; s->axis_names && a < s->naxes; a++) free(s->axis_names[a]);
   free(s->axis_names);
   free(s->points);
   free(s->file), free(s->dir), free(s->base), free(s->out), free(s->name);
@@ -122,8 +123,9 @@ static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *
     return cfg_fail(&rd, path, "\"path\" must be names joined by '.' such as \"platform.bandwidth\", got \"%s\"",
                     json_string_value(jp));
   *name = strdup(json_string_value(jn ? jn : jp));
+  *out = calloc(json_array_size(vals), sizeof **out);
+  if (!*name || !*out) return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, file, path, 0, 0, "out of memory");
   *count = json_array_size(vals);
-  *out = calloc(*count, sizeof **out);
   size_t k;
   json_t *v;
   json_array_foreach(vals, k, v) {
@@ -132,7 +134,8 @@ static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *
     snprintf(vp, sizeof vp, "%s.values[%zu]", path, k);
     if (jp) { /* a plain value for one field */
       if ((rc = label_check(&rd, vp, c, k, label_of(v, c->label, sizeof c->label) >= 0))) return rc;
-      c->sets[0] = assignment(json_string_value(jp), v);
+      if (!(c->sets[0] = assignment(json_string_value(jp), v)))
+        return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, file, vp, 0, 0, "out of memory");
       c->nsets = 1;
       continue;
     }
@@ -149,7 +152,9 @@ static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *
       if (!field_path_ok(key))
         return cfg_fail(&rd, vp, "set: \"%s\" is not a field path (names joined by '.')", key);
       if (c->nsets == 32) return cfg_fail(&rd, vp, "at most 32 fields per value");
-      c->sets[c->nsets++] = assignment(key, x);
+      if (!(c->sets[c->nsets] = assignment(key, x)) || !c->label[0])
+        return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, file, vp, 0, 0, "out of memory");
+      c->nsets++;
     }
   }
   return 0;
@@ -171,10 +176,11 @@ int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error
   }
   if ((rc = cfg_keys(&rd, root, "", known, NULL, NULL, NULL))) goto out;
   s->file = strdup(file);
-  char *tmp = strdup(file), *slash = strrchr(tmp, '/');
+  char *tmp = strdup(file), *slash = tmp ? strrchr(tmp, '/') : NULL;
   if (slash) *slash = 0;
-  s->dir = strdup(slash ? tmp : ".");
+  s->dir = tmp ? strdup(slash ? tmp : ".") : NULL;
   free(tmp);
+  if (!s->file || !s->dir) goto oom;
   json_t *jname = json_object_get(root, "name"), *jbase = json_object_get(root, "base");
   json_t *axes = json_object_get(root, "axes"), *jout = json_object_get(root, "output");
   if (jname && (!json_is_string(jname) || !json_string_length(jname))) {
@@ -196,12 +202,12 @@ int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error
   } else { /* the file name without .json, as for an experiment */
     const char *leaf = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
     s->name = strdup(leaf);
-    const size_t l = strlen(s->name);
+    const size_t l = s->name ? strlen(s->name) : 0;
     if (l > 5 && !strcmp(s->name + l - 5, ".json")) s->name[l - 5] = 0;
   }
   const char *b = json_string_value(jbase);
   size_t need = strlen(s->dir) + strlen(b) + 2;
-  s->base = malloc(need);
+  if (!s->name || !(s->base = malloc(need))) goto oom;
   if (b[0] == '/') snprintf(s->base, need, "%s", b);
   else snprintf(s->base, need, "%s/%s", s->dir, b);
   json_t *jdir = json_is_object(jout) ? json_object_get(jout, "dir") : NULL;
@@ -223,6 +229,7 @@ int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error
     snprintf(def, sizeof def, "results/%s", s->name);
     s->out = strdup(def);
   }
+  if (!s->out) goto oom;
   if (!json_is_array(axes) || json_array_size(axes) == 0 || json_array_size(axes) > 8) {
     rc = cfg_fail(&rd, "axes", "expected an array of 1 to 8 axes");
     goto out;
@@ -231,6 +238,7 @@ int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error
   s->axis_names = calloc((size_t)s->naxes, sizeof *s->axis_names);
   choices = calloc((size_t)s->naxes, sizeof *choices);
   counts = calloc((size_t)s->naxes, sizeof *counts);
+  if (!s->axis_names || !choices || !counts) goto oom;
   s->npoints = 1;
   for (int a = 0; a < s->naxes; a++) {
     if ((rc = read_axis(json_array_get(axes, (size_t)a), file, a, &choices[a], &counts[a],
@@ -265,24 +273,26 @@ int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error
     }
   }
   const size_t ncommon = common ? json_object_size(common) : 0;
-  s->points = calloc(s->npoints, sizeof *s->points);
+  if (!(s->points = calloc(s->npoints, sizeof *s->points))) goto oom;
   for (size_t p = 0; p < s->npoints; p++) {
     point *pt = &s->points[p];
     pt->labels = calloc((size_t)s->naxes, sizeof *pt->labels);
     pt->sets = calloc(32 * (size_t)s->naxes + ncommon + 1, sizeof *pt->sets);
+    if (!pt->labels || !pt->sets) goto oom;
     if (common) {
       const char *key;
       json_t *x;
       json_object_foreach(common, key, x) {
-        pt->sets[pt->nsets++] = assignment(key, x);
+        if (!(pt->sets[pt->nsets] = assignment(key, x))) goto oom;
+        pt->nsets++;
       }
     }
     size_t rest = p;
-    size_t idx[8];
+    size_t idx[8] = {0}; /* naxes <= 8, each set below before it is read */
     for (int a = s->naxes - 1; a >= 0; a--) idx[a] = rest % counts[a], rest /= counts[a];
     for (int a = 0; a < s->naxes; a++) {
       const choice *c = &choices[a][idx[a]];
-      pt->labels[a] = strdup(c->label);
+      if (!(pt->labels[a] = strdup(c->label))) goto oom;
       char part[512];
       if ((size_t)snprintf(part, sizeof part, "%s%s=%s", a ? "," : "", s->axis_names[a], c->label) >= sizeof part ||
           strlen(pt->id) + strlen(part) >= sizeof pt->id) {
@@ -291,8 +301,15 @@ int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error
         goto out;
       }
       strcat(pt->id, part);
-      for (int k = 0; k < c->nsets; k++) pt->sets[pt->nsets++] = strdup(c->sets[k]);
+      for (int k = 0; k < c->nsets; k++) {
+        if (!(pt->sets[pt->nsets] = strdup(c->sets[k]))) goto oom;
+        pt->nsets++;
+      }
     }
+  }
+  if (0) {
+  oom:
+    rc = ccsim_fail_at(err, CCSIM_ERR_RUNTIME, file, NULL, 0, 0, "out of memory while reading the sweep");
   }
 out:
   for (int a = 0; choices && a < s->naxes; a++) {

@@ -44,7 +44,7 @@ static int cmp_point(const void *a, const void *b) {
  * that are the same experiment, refused (sweep_internal.h). */
 int sweep_plan_points(const sweep *s, point_run *pr, ccsim_error *err) {
   for (size_t i = 0; i < s->npoints; i++) {
-    if (!(pr[i].dir = point_dir(s, &s->points[i], err))) return CCSIM_ERR_INPUT;
+    if (!(pr[i].dir = point_dir(s, &s->points[i], err))) return err->code;
     experiment *e = experiment_load(s->base, s->points[i].sets, s->points[i].nsets, err);
     if (!e) {
       char msg[sizeof err->msg];

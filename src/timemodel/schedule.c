@@ -30,13 +30,20 @@ struct scheduler {
   size_t i, lo, hi;             /* phase 2: binary search of cut i within [lo, hi] */
   probe *log;
   size_t nlog, caplog;
+  int oom; /* a plan or the search's log found no memory */
 };
 
-/* Elements of backward layers [l0, l1): forward layers [L - l1, L - l0). */
+/* Elements of backward layers [l0, l1): forward layers [L - l1, L - l0).
+ * Without memory the plan stays as it was and s->oom is set. */
 static void set_plan(scheduler *s, const size_t *cuts, size_t ncuts) {
+  sched_bucket *nb = calloc(ncuts + 1, sizeof *nb);
+  if (!nb) {
+    s->oom = 1;
+    return;
+  }
   free(s->plan.b);
   s->plan.nb = ncuts + 1;
-  s->plan.b = calloc(s->plan.nb, sizeof *s->plan.b);
+  s->plan.b = nb;
   for (size_t k = 0; k <= ncuts; k++) {
     sched_bucket *b = &s->plan.b[k];
     b->l0 = k ? cuts[k - 1] : 0;
@@ -208,12 +215,18 @@ static void advance(scheduler *s) {
 
 scheduler *sched_new(const experiment *e) {
   scheduler *s = calloc(1, sizeof *s);
+  if (!s) return NULL;
   s->e = e;
   const model_profile *m = e->model.layers;
   s->L = m->nlayers;
   s->off = calloc(s->L + 1, sizeof *s->off);
-  for (size_t l = 0; l < s->L; l++) s->off[l + 1] = s->off[l] + m->layers[l].params;
   size_t *cuts = calloc(s->L + 1, sizeof *cuts), n = 0;
+  if (!s->off || !cuts) {
+    free(cuts);
+    sched_free(s);
+    return NULL;
+  }
+  for (size_t l = 0; l < s->L; l++) s->off[l + 1] = s->off[l] + m->layers[l].params;
   switch (e->schedule.kind) {
   case SCHED_SINGLE:
     break;
@@ -241,13 +254,20 @@ scheduler *sched_new(const experiment *e) {
     make_candidates(s);
     s->phase = 1;
     free(cuts);
+    cuts = NULL; /* the search's plan */
     advance(s);
-    return s;
+    break;
   }
   }
-  set_plan(s, cuts, n);
-  free(cuts);
-  s->done = 1;
+  if (cuts) { /* a fixed plan */
+    set_plan(s, cuts, n);
+    free(cuts);
+    s->done = 1;
+  }
+  if (s->oom) {
+    sched_free(s);
+    return NULL;
+  }
   return s;
 }
 
@@ -265,20 +285,23 @@ const sched_plan *sched_plan_now(const scheduler *s) { return &s->plan; }
 
 int sched_waits(const scheduler *s) { return s->mergecomp && !s->done; }
 
-void sched_observe(scheduler *s, double t) {
-  if (!s->mergecomp || s->done) return;
+int sched_observe(scheduler *s, double t) {
+  if (!s->mergecomp || s->done) return 0;
   size_t c[MAX_CUTS] = {0}, nc = s->plan.nb - 1;
   for (size_t k = 0; k < nc; k++) c[k] = s->plan.b[k].l1;
-  if (memo(s, c, nc)) return;
+  if (memo(s, c, nc)) return 0;
   if (s->nlog == s->caplog) {
-    s->caplog = s->caplog ? 2 * s->caplog : 16;
-    s->log = realloc(s->log, s->caplog * sizeof *s->log);
+    const size_t cap = s->caplog ? 2 * s->caplog : 16;
+    probe *log = realloc(s->log, cap * sizeof *s->log);
+    if (!log) return -1;
+    s->log = log, s->caplog = cap;
   }
   memset(&s->log[s->nlog], 0, sizeof s->log[s->nlog]);
   s->log[s->nlog].ncuts = nc;
   memcpy(s->log[s->nlog].cuts, c, nc * sizeof *c);
   s->log[s->nlog++].time = t;
   advance(s);
+  return s->oom ? -1 : 0;
 }
 
 json_t *sched_report(const scheduler *s) {

@@ -47,13 +47,14 @@ typedef struct sched_plan {
 
 typedef struct scheduler scheduler;
 
+/* NULL without memory. */
 scheduler *sched_new(const experiment *e);
 void sched_free(scheduler *s);
 /* The plan of the next iteration. */
 const sched_plan *sched_plan_now(const scheduler *s);
 /* An iteration with the current plan took t seconds (mergecomp: the search
- * moves on, and the next plan may differ). */
-void sched_observe(scheduler *s, double t);
+ * moves on, and the next plan may differ).  -1 without memory, else 0. */
+int sched_observe(scheduler *s, double t);
 /* Whether the next plan waits for the last iteration's time (MergeComp's
  * search, until it ends). */
 int sched_waits(const scheduler *s);

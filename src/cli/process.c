@@ -1,0 +1,105 @@
+/* src/cli/process.c — signals, limits, OpenBLAS's threads, stdout at exit
+ * and memory that C++ cannot get (process.h). */
+#include "process.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "jsonmem.h"
+#include "outputs/results.h"
+
+/* OpenBLAS starts its thread pool in its own initialiser, before main, from
+ * OPENBLAS_NUM_THREADS; ccsim never uses the pool (a trained worker's GEMMs
+ * run on its own thread, train/blas.h), and under ulimit -v each of its
+ * threads retries a failed mmap for ever, which made `ccsim list` hang at
+ * exit (joining them) and the platform probe hang at fork.  The variable
+ * cannot be set from inside: libc's initialiser, which runs before
+ * OpenBLAS's, resets the environment to the one the process was given.  So
+ * this function, in .preinit_array (run by the dynamic linker before any
+ * library's initialiser, when no thread exists yet), executes ccsim again
+ * with OPENBLAS_NUM_THREADS=1 unless it is so already: one exec more, only
+ * for a process started without it (the processes ccsim starts inherit it).
+ * If the exec fails, ccsim runs on as it was started. */
+static void openblas_one_thread(int argc, char **argv, char **envp) {
+  (void)argc;
+  static const char want[] = "OPENBLAS_NUM_THREADS=1";
+  size_t n = 0, at = (size_t)-1;
+  for (; envp && envp[n]; n++)
+    if (!strncmp(envp[n], want, 21)) at = n;
+  if (!argv || !argv[0] || (at != (size_t)-1 && !strcmp(envp[at], want))) return;
+  char *env[n + 2];
+  for (size_t i = 0; i < n; i++) env[i] = envp[i];
+  env[at != (size_t)-1 ? at : n++] = (char *)want;
+  env[n] = NULL;
+  /* the binary's own path, so that the process keeps its name (ps, pgrep) */
+  char self[4096];
+  const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len <= 0) return;
+  self[len] = 0;
+  execve(self, argv, env);
+}
+__attribute__((section(".preinit_array"), used)) static void (*const preinit)(int, char **, char **) =
+  openblas_one_thread;
+
+static void say(const char *a, const char *b) {
+  ssize_t unused = write(2, a, strlen(a));
+  unused = write(2, b, strlen(b));
+  (void)unused;
+}
+
+void process_out_of_memory(void) {
+  engine_contained_fatal("out of memory"); /* inside SimGrid's setup: its line */
+  results_abandon_all();
+  say("ccsim: out of memory", " (an allocation inside SimGrid failed)\n");
+  _exit(1);
+}
+
+static void on_signal(int sig) {
+  results_abandon_all();
+  say("ccsim: interrupted by ", sig == SIGINT ? "SIGINT\n" : sig == SIGTERM ? "SIGTERM\n" : "SIGHUP\n");
+  _exit(128 + sig);
+}
+
+/* std::set_new_handler(process_out_of_memory): SimGrid's operator new calls
+ * it when malloc fails, instead of throwing a std::bad_alloc that nothing
+ * catches (abort).  ccsim is C, so the function is looked up by its
+ * Itanium C++ ABI name in the C++ runtime SimGrid brought in. */
+static void new_handler(void) {
+  typedef void (*handler)(void);
+  typedef handler (*setter)(handler);
+  void *sym = dlsym(RTLD_DEFAULT, "_ZSt15set_new_handlerPFvvE");
+  if (sym) ((setter)sym)(process_out_of_memory);
+}
+
+void process_install(void) {
+  struct sigaction sa = {.sa_handler = on_signal};
+  sigfillset(&sa.sa_mask); /* one handler at a time */
+  const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+    struct sigaction old;
+    /* a signal ignored by whoever started ccsim (nohup) stays ignored */
+    if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    sigaction(sigs[i], &sa, NULL);
+  }
+  signal(SIGXFSZ, SIG_IGN);
+  new_handler();
+  engine_contain_on = 1; /* SimGrid's setup in this process (engine.h) */
+  jsonmem_denied();       /* jansson allocates through the counter from now on */
+}
+
+int process_finish(int rc) {
+  errno = 0;
+  int bad = fflush(stdout) != 0 || ferror(stdout);
+  int e = errno;
+  if (fclose(stdout) != 0 && !bad) bad = 1, e = errno;
+  if (!bad) return rc;
+  /* an error already said is the one line; else this one */
+  if (rc == 0) fprintf(stderr, "ccsim: standard output: cannot write: %s\n", strerror(e ? e : EIO));
+  return rc ? rc : 1;
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# tests/limits.sh CCSIM SRCDIR — resource limits and signals (docs/testing.md):
+# every case ends by an exit (no signal, no hang: each is bounded by
+# timeout) with the status and the one stderr line the contract names, and
+# leaves no temporary and no summary.json of a run that did not finish.
+#   ulimit -v     list, validate and run finish (OpenBLAS starts no threads),
+#                 or fail with exit 1 and a message at lower limits;
+#   ulimit -f     a result file over the limit: exit 1, "File too large";
+#   ulimit -n     too few descriptors: exit 1 naming open files, not exit 2;
+#   /dev/full     stdout that cannot be written: exit 1, "standard output";
+#   signals       SIGINT, SIGTERM, SIGHUP at several moments of a run: exit
+#                 130, 143, 129 and "ccsim: interrupted by SIGxxx".
+set -u
+CCSIM=$(realpath "$1")
+SRC=$(realpath "$2")
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*" >&2; }
+EXP="$SRC/tests/golden/small.json"
+
+# clean DIR: no temporary left; no summary.json unless $2 is "finished"
+clean() {
+  if ls -A "$1" 2>/dev/null | grep -q '^\.tmp-'; then bad "$3: a temporary left in $1: $(ls -A "$1")"; return; fi
+  if [ "$2" != finished ] && [ -e "$1/summary.json" ]; then bad "$3: summary.json left by a run that failed"; return; fi
+  ok
+}
+# expect NAME RC WANT: the last command's status was RC and stderr (err)
+# is one line containing WANT
+expect() {
+  local name=$1 want_rc=$2 want=$3 rc=$4 lines
+  lines=$(wc -l <err)
+  if [ "$rc" -eq "$want_rc" ] && [ "$lines" -eq 1 ] && grep -qF -- "$want" err; then ok; else
+    bad "$name: exit $rc (wanted $want_rc), $lines stderr lines, wanted \"$want\" in: $(head -c 600 err)"
+  fi
+}
+
+# 1. ulimit -v 150000 (146 MiB): no hang; the small run fits
+for cmd in "list compressors" "list platforms" "validate $EXP" "run $EXP --out v150 --quiet"; do
+  (ulimit -v 150000; exec timeout -k 2 60 "$CCSIM" $cmd) >out 2>err
+  rc=$?
+  [ $rc -eq 0 ] && ok || bad "ulimit -v 150000: ccsim $cmd: exit $rc: $(head -c 300 err)"
+done
+[ -s v150/summary.json ] && ok || bad "ulimit -v 150000: no summary.json"
+# lower limits: an exit with a message (127 is the dynamic loader's own
+# refusal to map the libraries, before ccsim runs)
+for v in 120000 100000 90000 80000; do
+  (ulimit -v $v; exec timeout -k 2 60 "$CCSIM" run "$EXP" --out "v$v" --quiet) >out 2>err
+  rc=$?
+  case $rc in
+  0) [ -s "v$v/summary.json" ] && ok || bad "ulimit -v $v: exit 0 without summary.json" ;;
+  1) [ "$(wc -l <err)" -eq 1 ] && grep -q '^ccsim: ' err && ok || bad "ulimit -v $v: exit 1 but: $(head -c 300 err)" ;;
+  127) grep -q 'error while loading shared libraries' err && ok || bad "ulimit -v $v: exit 127: $(head -c 300 err)" ;;
+  *) bad "ulimit -v $v: exit $rc: $(head -c 300 err)" ;;
+  esac
+  clean "v$v" "$([ $rc -eq 0 ] && echo finished)" "ulimit -v $v"
+done
+
+# 2. ulimit -f 10 (10 KiB): hops.csv of 60 iterations is larger
+(ulimit -f 10; exec timeout -k 2 60 "$CCSIM" run "$EXP" --out f10 --quiet --set iterations=60) >out 2>err
+expect "ulimit -f 10" 1 "File too large" $?
+clean f10 no "ulimit -f 10"
+# a limit met by the timing executor's trace (a memfd counts too)
+(ulimit -f 1; exec timeout -k 2 60 "$CCSIM" run "$EXP" --out f1 --quiet) >out 2>err
+expect "ulimit -f 1" 1 "File too large" $?
+clean f1 no "ulimit -f 1"
+
+# 3. ulimit -n: too few descriptors is this process's problem, not the input's
+for n in 5 6 7; do
+  (ulimit -n $n; exec timeout -k 2 60 "$CCSIM" run "$EXP" --out "n$n" --quiet) >out 2>err
+  expect "ulimit -n $n" 1 "Too many open files" $?
+  clean "n$n" no "ulimit -n $n"
+done
+
+# 4. stdout on /dev/full: the summary cannot be printed, which is an error
+timeout -k 2 60 "$CCSIM" run "$EXP" --out full --quiet >/dev/full 2>err
+expect "stdout on /dev/full (run)" 1 "standard output: cannot write: No space left on device" $?
+timeout -k 2 60 "$CCSIM" list compressors >/dev/full 2>err
+expect "stdout on /dev/full (list)" 1 "standard output: cannot write" $?
+timeout -k 2 60 "$CCSIM" --version >/dev/full 2>err
+expect "stdout on /dev/full (--version)" 1 "standard output: cannot write" $?
+
+# 5. signals at several moments of a run of a few seconds: 130, 143, 129,
+# one line, a clean directory (no temporary, no summary.json).  A background
+# job of a script ignores SIGINT; env gives ccsim the default dispositions
+# (a signal ignored when ccsim starts stays ignored, as under nohup).
+long=(run "$EXP" --quiet --set iterations=400 --set model.elements=20000 --no-memo)
+for sig in INT TERM HUP; do
+  for delay in 0.3 0.8 1.5; do
+    d="sig-$sig-$delay"
+    timeout -k 2 120 env --default-signal=INT,TERM,HUP "$CCSIM" "${long[@]}" --out "$d" >out 2>err &
+    pid=$!
+    sleep "$delay"
+    kill -s "$sig" "$(pgrep -P $pid)" 2>/dev/null # ccsim, the child of timeout
+    wait $pid
+    rc=$?
+    case $sig in INT) want=130 ;; TERM) want=143 ;; HUP) want=129 ;; esac
+    if [ $rc -eq 0 ]; then
+      bad "SIG$sig after ${delay}s: the run finished first; make it longer"
+      continue
+    fi
+    expect "SIG$sig after ${delay}s" $want "ccsim: interrupted by SIG$sig" $rc
+    clean "$d" no "SIG$sig after ${delay}s"
+  done
+done
+
+echo "limits: $pass passed, $fail failed"
+[ $fail -eq 0 ]
