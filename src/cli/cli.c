@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "error.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -54,6 +55,22 @@ static void spelled(const char *a, char *out, size_t n) {
   if (eq && out[0] == '-' && out[1] == '-') *eq = 0;
 }
 
+/* "unknown option --NAME (did you mean --CLOSEST?)": the closest of c's
+ * long names and --help, or "try 'ccsim C --help'" when none is close. */
+static void unknown_option(const cli_command *c, char *name) {
+  const char *names[CLI_MAX_OPTIONS + 1];
+  size_t n = 0;
+  for (const cli_option *o = c->options; o && o->name && n < CLI_MAX_OPTIONS - 1; o++) names[n++] = o->name;
+  names[n++] = "help";
+  names[n] = NULL;
+  const char *near = name[0] == '-' && name[1] == '-' ? suggest_closest(name + 2, names) : NULL;
+  ccsim_one_line(name, 128);
+  if (near)
+    fprintf(stderr, "ccsim %s: unknown option %s (did you mean --%s?)\n", c->name, name, near);
+  else
+    fprintf(stderr, "ccsim %s: unknown option %s (try 'ccsim %s --help')\n", c->name, name, c->name);
+}
+
 int cli_getopt(const cli_command *c, int argc, char **argv, const char **arg) {
   static struct option lo[CLI_MAX_OPTIONS];
   static char shorts[2 * CLI_MAX_OPTIONS + 4];
@@ -71,6 +88,22 @@ int cli_getopt(const cli_command *c, int argc, char **argv, const char **arg) {
     return CLI_DONE;
   }
   char name[128];
+  /* getopt_long takes an unambiguous prefix ("--thread" for "--threads"):
+   * only the exact long name is accepted */
+  if (k != '?' && k != ':' && optind > prev) {
+    const char *a = argv[optind - 1];
+    if (optarg && a == optarg && optind - 2 >= prev) a = argv[optind - 2]; /* "--opt VALUE" */
+    if (a[0] == '-' && a[1] == '-') {
+      spelled(a, name, sizeof name);
+      int exact = !strcmp(name + 2, "help");
+      for (const cli_option *o = c->options; o && o->name && !exact; o++) exact = !strcmp(name + 2, o->name);
+      if (!exact) {
+        parsing = 0;
+        unknown_option(c, name);
+        return CLI_EXIT_BAD;
+      }
+    }
+  }
   if (k == '?' || k == ':') {
     parsing = 0;
     if (optopt && optopt < 128 && (optind <= prev || argv[optind - 1][1] != '-'))
@@ -83,9 +116,7 @@ int cli_getopt(const cli_command *c, int argc, char **argv, const char **arg) {
         if ((optopt && o->key == optopt) || !strcmp(name + 2, o->name)) what = o->arg;
       cli_bad(c, "option %s needs %s", name, what);
     } else {
-      ccsim_one_line(name, sizeof name);
-      fprintf(stderr, "ccsim %s: unknown option %s (try 'ccsim %s --help')\n", c->name, name,
-              c->name);
+      unknown_option(c, name);
     }
     return CLI_EXIT_BAD;
   }

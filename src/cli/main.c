@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "error.h"
 #include "sim/run_state.h"
+#include "suggest.h"
 
 static const cli_command *const commands[] = {
   &cli_run, &cli_validate, &cli_sweep, &cli_list, &cli_bench, &cli_hosts, &cli_report,
@@ -98,7 +99,13 @@ int main(int argc, char **argv) {
   ccsim_one_line(shown, sizeof shown);
   if (cmd[0] == '-')
     fprintf(stderr, "ccsim: unknown option %s (try 'ccsim --help')\n", shown);
-  else
-    fprintf(stderr, "ccsim: unknown command \"%s\" (try 'ccsim --help')\n", shown);
+  else {
+    const char *names[sizeof commands / sizeof commands[0] + 1];
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) names[i] = commands[i]->name;
+    names[sizeof commands / sizeof commands[0]] = NULL;
+    const char *near = suggest_closest(cmd, names);
+    if (near) fprintf(stderr, "ccsim: unknown command \"%s\" (did you mean \"%s\"?)\n", shown, near);
+    else fprintf(stderr, "ccsim: unknown command \"%s\" (try 'ccsim --help')\n", shown);
+  }
   return 2;
 }
