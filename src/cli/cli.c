@@ -55,6 +55,13 @@ static void spelled(const char *a, char *out, size_t n) {
   if (eq && out[0] == '-' && out[1] == '-') *eq = 0;
 }
 
+/* 1 when name is one of c's long option names or "help". */
+static int exact_name(const cli_command *c, const char *name) {
+  for (const cli_option *o = c->options; o && o->name; o++)
+    if (!strcmp(name, o->name)) return 1;
+  return !strcmp(name, "help");
+}
+
 /* "unknown option --NAME (did you mean --CLOSEST?)": the closest of c's
  * long names and --help, or "try 'ccsim C --help'" when none is close. */
 static void unknown_option(const cli_command *c, char *name) {
@@ -95,9 +102,7 @@ int cli_getopt(const cli_command *c, int argc, char **argv, const char **arg) {
     if (optarg && a == optarg && optind - 2 >= prev) a = argv[optind - 2]; /* "--opt VALUE" */
     if (a[0] == '-' && a[1] == '-') {
       spelled(a, name, sizeof name);
-      int exact = !strcmp(name + 2, "help");
-      for (const cli_option *o = c->options; o && o->name && !exact; o++) exact = !strcmp(name + 2, o->name);
-      if (!exact) {
+      if (!exact_name(c, name + 2)) {
         parsing = 0;
         unknown_option(c, name);
         return CLI_EXIT_BAD;
@@ -110,7 +115,9 @@ int cli_getopt(const cli_command *c, int argc, char **argv, const char **arg) {
       snprintf(name, sizeof name, "-%c", optopt);
     else
       spelled(argv[optind - 1], name, sizeof name);
-    if (k == ':') {
+    if (k == ':' && name[0] == '-' && name[1] == '-' && !exact_name(c, name + 2)) {
+      unknown_option(c, name);
+    } else if (k == ':') {
       const char *what = "an argument";
       for (const cli_option *o = c->options; o && o->name; o++)
         if ((optopt && o->key == optopt) || !strcmp(name + 2, o->name)) what = o->arg;
