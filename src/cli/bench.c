@@ -3,7 +3,7 @@
 
 #include "bench.h"
 #include "cli.h"
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "suggest.h"
 
 enum { OPT_ELEMENTS = 'e', OPT_REPEAT = 'r' };

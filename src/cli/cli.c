@@ -2,6 +2,7 @@
  * subcommands' own descriptions (cli.h). */
 #include "cli.h"
 
+#include "datapath.h"
 #include "error.h"
 #include "suggest.h"
 
@@ -183,6 +184,31 @@ static void option_line(const cli_option *o, FILE *out) {
   fputc('\n', out);
 }
 
+void cli_example(const char *text, char *out, size_t n) {
+  static const struct { const char *prefix; data_kind kind; } shipped[] = {
+    {"workloads/", DATA_WORKLOADS}, {"platforms/", DATA_PLATFORMS}};
+  char dir[2][4096];
+  int have[2];
+  for (int k = 0; k < 2; k++) have[k] = datapath_installed_dir(shipped[k].kind, dir[k], sizeof dir[k]) == 0;
+  size_t used = 0;
+  out[0] = 0;
+  for (const char *p = text; *p && used + 1 < n;) {
+    int k = -1;
+    if (p == text || p[-1] == ' ' || p[-1] == '\n')
+      for (int j = 0; j < 2; j++)
+        if (have[j] && !strncmp(p, shipped[j].prefix, strlen(shipped[j].prefix))) k = j;
+    if (k >= 0) {
+      int w = snprintf(out + used, n - used, "%s/", dir[k]);
+      if (w < 0 || (size_t)w >= n - used) break;
+      used += (size_t)w;
+      p += strlen(shipped[k].prefix);
+    } else {
+      out[used++] = *p++;
+      out[used] = 0;
+    }
+  }
+}
+
 void cli_help(const cli_command *c, FILE *out) {
   usage_lines(c, out);
   fprintf(out, "\n%s\n", c->summary);
@@ -191,7 +217,9 @@ void cli_help(const cli_command *c, FILE *out) {
   for (const cli_option *o = c->options; o && o->name; o++) option_line(o, out);
   option_line(&help_option, out);
   fprintf(out, "\nexample:\n  ");
-  indented(out, c->example, 2);
+  char example[8192];
+  cli_example(c->example, example, sizeof example);
+  indented(out, example, 2);
   fputc('\n', out);
 }
 

@@ -5,11 +5,11 @@
 
 #include "cli.h"
 #include "collectives/collective.h"
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "datapath.h"
 #include "device.h"
 #include "measured.h"
-#include "memory.h"
+#include "ccomp/memory.h"
 #include "platform.h"
 #include "profile.h"
 #include "source.h"

@@ -29,12 +29,14 @@ static void top_help(FILE *out) {
                "commands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+  char example[4096];
+  cli_example("  ccsim run workloads/quickstart.json --out runs/qs\n"
+              "    # the quickstart experiment; results in runs/qs (docs/outputs.md)\n",
+              example, sizeof example);
   fprintf(out, "\n  --help     this help; `ccsim COMMAND --help` for a command's options\n"
                "  --version  the version\n"
                "  --man      the manual page (troff) on stdout\n\n"
-               "example:\n"
-               "  ccsim run workloads/quickstart.json --out runs/qs\n"
-               "    # the quickstart experiment; results in runs/qs (docs/outputs.md)\n");
+               "example:\n%s", example);
 }
 
 int main(int argc, char **argv) {

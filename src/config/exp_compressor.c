@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "suggest.h"
 
 static int comp_param_key(const char *key, const void *arg) {
