@@ -70,6 +70,25 @@ done
 expect command 'ccsim: unknown command "vaildate" (did you mean "validate"?)' "$CCSIM" vaildate "$Q"
 expect list 'unknown list "compresors" (did you mean "compressors"?' "$CCSIM" list compresors
 
+# SimGrid's configuration errors, in ccsim's words, naming the option
+expect cfg-key 'ccsim validate: --cfg network/modle:LV08: SimGrid has no configuration option "network/modle" (did you mean "network/model"?)' \
+  "$CCSIM" validate "$Q" --cfg network/modle:LV08
+expect cfg-far 'ccsim run: --cfg foo:1: SimGrid has no configuration option "foo"' "$CCSIM" run "$Q" --cfg foo:1 --out "$T/o"
+expect cfg-value 'ccsim validate: --cfg maxmin/precision:abc: SimGrid refuses the value "abc" of maxmin/precision: invalid double' \
+  "$CCSIM" validate "$Q" --cfg maxmin/precision:abc
+expect cfg-colon 'ccsim validate: --cfg maxmin/precision: expected KEY:VALUE' "$CCSIM" validate "$Q" --cfg maxmin/precision
+"$CCSIM" validate "$Q" --cfg maxmin/precision:1e-6 >/dev/null 2>"$T/err" && pass=$((pass + 1)) ||
+  { fail=$((fail + 1)); echo "FAIL a good --cfg refused: $(cat "$T/err")" >&2; }
+if grep -q 'out_of_range\|Uncaught' "$T/err"; then fail=$((fail + 1)); echo "FAIL SimGrid's own text" >&2; fi
+
+# a shipped platform by its name; a misspelt one names the closest
+"$CCSIM" validate "$Q" --set platform=dgx1-4x8 --set workers=8 >"$T/out" 2>"$T/err" &&
+  grep -q '8 workers on 32 hosts' "$T/out" && pass=$((pass + 1)) ||
+  { fail=$((fail + 1)); echo "FAIL platform by name: $(cat "$T/out" "$T/err")" >&2; }
+expect platform-name 'platform.file: "dgx1-4x9" is neither a file next to the experiment' \
+  "$CCSIM" validate "$Q" --set platform=dgx1-4x9
+expect platform-hint '(did you mean "dgx1-4x8"? shipped: cloud-4racks,' "$CCSIM" validate "$Q" --set platform=dgx1-4x9
+
 # a sweep's axis path and values are the sweep file's
 cat >"$T/sweep.json" <<JSON
 {"name": "t", "base": "$Q",
