@@ -152,8 +152,9 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
   }
   const char *file = argv[first];
   ccsim_error err = {0};
-  if (engine_cfg_check(cfg, ncfg, &err)) { /* SimGrid's own words, as one ccsim line */
-    rc = cli_bad(self, "%s", err.msg);
+  if (engine_cfg_check(cfg, ncfg, &err)) { /* SimGrid's refusal, as one ccsim line naming the option */
+    fprintf(stderr, "ccsim %s: %s\n", self->name, err.msg);
+    rc = err.code;
     goto done;
   }
   e = experiment_load(file, sets, nsets, &err);
