@@ -28,7 +28,7 @@ static double cpu_now(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-#include "rng.h"
+#include "ccomp/rng.h"
 #include "train/blas.h"
 #include "train/data.h"
 #include "train/model.h"

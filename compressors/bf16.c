@@ -11,7 +11,7 @@
  * values that round beyond the largest bf16 become infinity. */
 #include <math.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "qbits.h"
 
 static inline uint16_t f32_to_bf16(float f) {

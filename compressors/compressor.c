@@ -1,5 +1,5 @@
 /* compressors/compressor.c — instances, parameters and the generic operations. */
-#include "compressor.h"
+#include "ccomp/compressor.h"
 
 #include <math.h>
 #include <stdio.h>

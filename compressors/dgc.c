@@ -33,8 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "compressor.h"
-#include "rng.h"
+#include "ccomp/compressor.h"
+#include "ccomp/rng.h"
 #include "select.h"
 #include "sparse_pairs.h"
 

@@ -16,7 +16,7 @@
  * server or a recompressing ring.  finish() is the mean. */
 #include <math.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "qbits.h"
 
 /* The scale, computed the same way by encode and by the stated bound. */

@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "half.h"
 
 static inline void store16(uint8_t *p, uint16_t h) { p[0] = (uint8_t)h, p[1] = (uint8_t)(h >> 8); }

@@ -34,7 +34,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "gqsgd_exp.h"
 #include "qbits.h"
 

@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
+#include "ccomp/rng.h"
 
 int gqx_round(const float *x, size_t m, float M, int32_t head, int32_t emax, uint64_t key,
               uint64_t g0, int32_t *q) {

@@ -33,7 +33,7 @@
 #include <assert.h>
 #include <math.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "qbits.h"
 
 #define MASK_SALT 0x6d61727369742d6dull /* "marsit-m" */

@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "memory.h"
+#include "ccomp/memory.h"
 
 static const ccomp_param mem_dgc_params[] = {
     {"momentum", CCOMP_REAL, 0.9, 0.0, 0.9999, "momentum m of the velocity u = m u + g"},

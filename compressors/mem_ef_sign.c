@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "memory.h"
+#include "ccomp/memory.h"
 
 typedef struct {
   float *e;

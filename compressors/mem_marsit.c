@@ -44,7 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "memory.h"
+#include "ccomp/memory.h"
 
 typedef struct {
   float *e; /* after encoded(): p - gamma (1 - beta) sign(p); after aggregated(): minus gamma beta s too */

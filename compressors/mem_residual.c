@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory.h"
+#include "ccomp/memory.h"
 
 typedef struct {
   float *e;

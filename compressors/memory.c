@@ -1,5 +1,5 @@
 /* compressors/memory.c — memory instances. */
-#include "memory.h"
+#include "ccomp/memory.h"
 
 #include <stdio.h>
 #include <stdlib.h>

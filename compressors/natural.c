@@ -23,7 +23,7 @@
  * Not summable; finish() is the mean. */
 #include <math.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "qbits.h"
 
 /* One aligned block of 64 elements at global index g0 (a multiple of 64). */

@@ -4,7 +4,7 @@
  * way an uncompressed ring all-reduce (NCCL, MPI) does. */
 #include <string.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 
 static size_t none_max_wire_bytes(const void *state, size_t n) {
   (void)state;

@@ -17,7 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "qbits.h"
 
 /* The two reconstruction values, computed the same way by encode and by the

@@ -44,9 +44,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "bitstream.h"
-#include "rng.h"
+#include "ccomp/rng.h"
 #include "sparse_pairs.h"
 
 #define PSGD_MAX_RANK 256

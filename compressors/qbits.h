@@ -30,7 +30,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "rng.h"
+#include "ccomp/rng.h"
 
 /* Function multiversioning needs GNU ifunc (glibc); define CCOMP_NO_CLONES
  * to build without it. */

@@ -32,7 +32,7 @@
  * server; contrast with global-qsgd. */
 #include <math.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "qbits.h"
 
 #define BLOCK 1024

@@ -26,8 +26,8 @@
 #include <string.h>
 
 #include "bitstream.h"
-#include "compressor.h"
-#include "rng.h"
+#include "ccomp/compressor.h"
+#include "ccomp/rng.h"
 #include "sparse_pairs.h"
 
 static const ccomp_param randomk_params[] = {

@@ -3,8 +3,8 @@
  * (tests/test_compressors.c) then covers it. */
 #include <string.h>
 
-#include "compressor.h"
-#include "memory.h"
+#include "ccomp/compressor.h"
+#include "ccomp/memory.h"
 
 extern const ccomp_type ccomp_none, ccomp_fp16;
 /* sparsifiers, sketches, low rank */

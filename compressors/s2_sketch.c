@@ -42,9 +42,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "bitstream.h"
-#include "rng.h"
+#include "ccomp/rng.h"
 #include "sparse_pairs.h"
 
 #define S2_MAX_DEPTH 15

@@ -33,7 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "golomb.h"
 #include "select.h"
 #include "sparse_pairs.h"

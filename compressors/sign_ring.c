@@ -21,7 +21,7 @@
  * baseline they mean. */
 #include <math.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "qbits.h"
 
 typedef struct {

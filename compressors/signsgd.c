@@ -12,7 +12,7 @@
  * the paper's sign(sum of signs), with sign(0) = 0. */
 #include <math.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "qbits.h"
 
 static size_t signsgd_max_wire_bytes(const void *state, size_t n) {

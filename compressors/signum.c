@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "qbits.h"
 
 typedef struct {

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "bitstream.h"
-#include "compressor.h"
+#include "ccomp/compressor.h"
 
 #define CCSP_RECORD 8
 

@@ -19,7 +19,7 @@
  * 2d + 32 bits.  Not summable (per-worker scalers); finish() is the mean. */
 #include <math.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "qbits.h"
 
 #define BLOCK 1024

@@ -10,7 +10,7 @@
  */
 #include <stdio.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "sparse_pairs.h"
 
 static const ccomp_param threshold_params[] = {

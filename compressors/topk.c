@@ -13,7 +13,7 @@
  */
 #include <stdio.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "select.h"
 #include "sparse_pairs.h"
 

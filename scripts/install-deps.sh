@@ -4,7 +4,7 @@
 # Run as root.  Skips apt entirely when everything is installed.
 set -eu
 PKGS="build-essential pkg-config meson ninja-build libsimgrid-dev libgsl-dev libjansson-dev zlib1g-dev libexpat1-dev
-      python3-matplotlib python3-numpy python3-pandas python3-torch libopenblas-dev dataset-fashion-mnist bible-kjv bible-kjv-text
+      python3-matplotlib python3-numpy python3-pandas python3-jsonschema python3-torch libopenblas-dev dataset-fashion-mnist bible-kjv bible-kjv-text
       groff-base slurm-wlm munge clang llvm chromium
       jupyter jupyter-notebook jupyter-nbconvert python3-nbconvert python3-ipykernel"
 missing=""

@@ -15,9 +15,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "gradients.h"
-#include "rng.h"
+#include "ccomp/rng.h"
 
 static double now(void) {
   struct timespec ts;

@@ -18,7 +18,8 @@ static const struct {
   [DATA_PLATFORMS] = {"CCSIM_PLATFORMS", "platforms", "platforms"},
   [DATA_DEVICES] = {"CCSIM_DEVICES", "devices", "devices"},
   [DATA_DATASETS] = {"CCSIM_DATASETS", "data", "workloads/data"},
-  [DATA_ANALYSIS] = {"CCSIM_ANALYSIS", "python", "analysis"}, /* ccsim report's script */
+  [DATA_ANALYSIS] = {"CCSIM_ANALYSIS", "python", "analysis"}, /* ccsim report's script, the plot scripts */
+  [DATA_WORKLOADS] = {"CCSIM_WORKLOADS", "workloads", "workloads"},
   [DATA_LINKS] = {"CCSIM_LINKS", "links", "links"},
 };
 
@@ -130,6 +131,20 @@ int datapath_file(data_kind kind, const char *name, char *out, size_t n) {
   if (each_dir(kind, accept_file, &f, tried, sizeof tried) == 0) return 0;
   snprintf(out, n, "%s", tried);
   return -1;
+}
+
+int datapath_installed_dir(data_kind kind, char *out, size_t n) {
+  char r[3][PATH_MAX];
+  int inst[3];
+  int nr = roots(r, inst);
+  if (nr < 1 || inst[0] != 1) return -1;
+#if defined(CCSIM_SOURCE_ROOT) && defined(CCSIM_BUILD_ROOT)
+  if (inst[nr - 1] == 0) return -1; /* running from the build directory */
+#endif
+  char d[PATH_MAX + 64], real[PATH_MAX];
+  if ((size_t)snprintf(d, sizeof d, "%s/%s", r[0], kinds[kind].installed) >= sizeof d) return -1;
+  if (!is_dir(d) || !realpath(d, real)) return -1; /* ".../bin/../share/ccsim/..." named plainly */
+  return (size_t)snprintf(out, n, "%s", real) < n ? 0 : -1;
 }
 
 int datapath_classify(const char *rel, data_kind *kind, const char **name) {

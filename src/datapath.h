@@ -4,7 +4,8 @@
  * One lookup order for every kind, so an installed ccsim and one run from
  * its build directory behave alike:
  *   1. the kind's own variable, when set (CCSIM_MODELS, CCSIM_PLATFORMS,
- *      CCSIM_DEVICES, CCSIM_DATASETS, CCSIM_ANALYSIS, CCSIM_LINKS): that directory and nothing else;
+ *      CCSIM_DEVICES, CCSIM_DATASETS, CCSIM_ANALYSIS, CCSIM_WORKLOADS, CCSIM_LINKS):
+ *      that directory and nothing else;
  *   2. the installation: DATADIR/ccsim next to the binary (found from
  *      /proc/self/exe, so an installed tree may be moved as a whole);
  *   3. $CCSIM_DATA (a directory laid out as the installation, or a source tree);
@@ -14,7 +15,11 @@
 
 #include <stddef.h>
 
-typedef enum data_kind { DATA_MODELS, DATA_PLATFORMS, DATA_DEVICES, DATA_DATASETS, DATA_ANALYSIS, DATA_LINKS } data_kind;
+typedef enum data_kind {
+  DATA_MODELS, DATA_PLATFORMS, DATA_DEVICES, DATA_DATASETS, DATA_ANALYSIS,
+  DATA_WORKLOADS, /* the shipped experiments and sweeps */
+  DATA_LINKS      /* link-calibration files (comm.links) */
+} data_kind;
 
 /* The first existing directory for kind, in the order above, into out[n];
  * returns 0, or -1 with out holding what was tried (for a message). */
@@ -30,6 +35,11 @@ int datapath_file(data_kind kind, const char *name, char *out, size_t n);
  * and the name inside that kind's directory; returns -1 when rel names no
  * shipped data directory (the analysis scripts are no experiment's data). */
 int datapath_classify(const char *rel, data_kind *kind, const char **name);
+
+/* kind's directory in the installation (2. above), into out[n], when the
+ * binary runs from an installation that has it: 0, else -1 (a binary in its
+ * build directory, or data moved away). */
+int datapath_installed_dir(data_kind kind, char *out, size_t n);
 
 /* The names of the ".json" files in dir (without ".json"), sorted; *n receives
  * how many.  A new array of new strings (datapath_names_free), or NULL with

@@ -13,10 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "engine/nccl.h"
 #include "error.h"
-#include "memory.h"
+#include "ccomp/memory.h"
 #include "train/data.h"
 #include "train/model.h"
 

@@ -1,7 +1,11 @@
 /* src/progress.h — a run's progress on stderr.
  *
- * On a terminal: one line redrawn in place, with the iteration, the messages
- * simulated of those expected and an ETA.  Otherwise: a plain line at most
+ * On a terminal: one line redrawn in place for the whole run: a bar and the
+ * overall percentage (each iteration two equal units, its data and its
+ * timing; 100% when the last one settles), the run's ETA, and the iteration
+ * with the messages simulated (or timed) of those expected; the replay child
+ * draws from the same counts (a POSIX shared-memory object named in the
+ * state), so the percentage never goes back.  Otherwise: a plain line at most
  * every 10 host seconds inside an iteration, and one per iteration.  Nothing
  * at all when quiet.  An iteration shows two phases: the data executor's
  * messages ("simulated"), then, when its timing is not in the memo, the

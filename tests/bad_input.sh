@@ -46,7 +46,7 @@ expect missing-key "noworkers.json: workers: missing" "$CCSIM" validate "$T/nowo
 exp nomodel '{"workers": 2}'
 expect missing-model 'nomodel.json: model: give exactly one of "elements"' "$CCSIM" validate "$T/nomodel.json"
 exp unknown '{"workers": 2, "wrokers": 3, '"$ok"'}'
-expect unknown-key 'unknown.json: wrokers: unknown key "wrokers" (known here: name' "$CCSIM" validate "$T/unknown.json"
+expect unknown-key 'unknown.json: wrokers: unknown key "wrokers" (did you mean "workers"? known here: name' "$CCSIM" validate "$T/unknown.json"
 exp unknown2 '{"workers": 2, "platform": {"bandwith": "1Gbps"}, '"$ok"'}'
 expect unknown-nested 'unknown2.json: platform.bandwith: unknown key "bandwith"' "$CCSIM" validate "$T/unknown2.json"
 exp comp '{"workers": 2, "compressor": "zip", '"$ok"'}'

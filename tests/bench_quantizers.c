@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "compressor.h"
-#include "rng.h"
+#include "ccomp/compressor.h"
+#include "ccomp/rng.h"
 
 static double now(void) {
   struct timespec t;

@@ -203,7 +203,7 @@ x2 sweep-output-dir-number 'swout.json: output.dir: expected a non-empty string'
 s swdev '{"base": "/dev/zero", "axes": [{"path": "seed", "values": [1]}]}'
 x2 sweep-base-device 'swdev.json: point seed=1: /dev/zero: is a character device' "$CCSIM" sweep swdev.json --out so --dry-run
 s swpoint '{"base": "good.json", "axes": [{"name": "m", "values": [{"label": "a", "set": {"seed": -1}}]}]}'
-x2 sweep-bad-point 'swpoint.json: point m=a: ./good.json: seed: expected an integer in [0, ' "$CCSIM" sweep swpoint.json --out so --dry-run
+x2 sweep-bad-point 'swpoint.json: axes[0].values[0].set.seed: point m=a: seed: expected an integer in [0, ' "$CCSIM" sweep swpoint.json --out so --dry-run
 s swnine '{"base": "good.json", "axes": [{"path": "seed", "values": [1]}, {"path": "a1", "values": [1]}, {"path": "a2", "values": [1]}, {"path": "a3", "values": [1]}, {"path": "a4", "values": [1]}, {"path": "a5", "values": [1]}, {"path": "a6", "values": [1]}, {"path": "a7", "values": [1]}, {"path": "a8", "values": [1]}]}'
 x2 sweep-nine-axes 'swnine.json: axes: expected an array of 1 to 8 axes' "$CCSIM" sweep swnine.json --out so --dry-run
 # a planted symbolic link at a point's directory is never written through

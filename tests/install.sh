@@ -8,7 +8,12 @@
 #     runs experiments that need a model profile and the digits dataset,
 #     lists models and platforms, and finds the manual page;
 #   - compiles and runs a small program against the installed libccomp via
-#     `pkg-config --cflags --libs ccomp` (and checks it needs no GSL);
+#     `pkg-config --cflags --libs ccomp` from the MOVED prefix, with no
+#     --define-variable (ccomp.pc is relative to itself), including
+#     <ccomp/compressor.h> and <ccomp/rng.h> (and checks it needs no GSL);
+#   - names a shipped platform by its name ("platform": "dgx1-4x8"); finds
+#     the installed workloads, the plot scripts, and the files the --help
+#     examples name (they point into the installation);
 #   - without the data directory ccsim says so (exit 1 / 2), and CCSIM_DATA
 #     points it at a moved data directory.
 # Where a mount namespace cannot be made, it says why and exits 77 (skip).
@@ -66,18 +71,45 @@ grep -q '"final_accuracy"' out-train/summary.json && ok || bad "no final_accurac
 "$C" report out-train 2>err && grep -q 'id="plot-convergence"' out-train/report.html && ok ||
   bad "ccsim report from the moved prefix: $(cat err)"
 
-# libccomp through pkg-config (the .pc names the original prefix: redefine it)
+# a shipped platform by its name, from the moved prefix
+cat >named.json <<'J'
+{"workers": 8, "iterations": 1, "platform": "dgx1-4x8", "model": {"elements": 4096}, "output": {"dir": "out-named"}}
+J
+"$C" validate named.json >out 2>err && grep -q '8 workers on 32 hosts' out && ok || bad "platform by name: $(cat out err)"
+"$C" validate named.json --set platform=dgx1-4x9 >out 2>err
+grep -q 'did you mean "dgx1-4x8"' err && ok || bad "misspelt platform name: $(cat err)"
+# the workloads and the plot scripts are installed; the --help examples name installed files
+W=$P/share/ccsim/workloads
+"$C" validate "$W/quickstart.json" >out 2>err && ok || bad "installed quickstart: $(cat err)"
+"$C" sweep "$W/cascade/sweep.json" --dry-run --out sw >out 2>err && ok || bad "installed cascade sweep: $(cat err)"
+for s in plot_hops.py plot_sweep.py plot_timeline.py plot_convergence.py py; do
+  [ -f "$P/share/ccsim/python/$s" ] && ok || bad "no installed $s"
+done
+if /usr/bin/python3 -c 'import matplotlib, pandas' 2>/dev/null; then
+  "$P/share/ccsim/python/py" "$P/share/ccsim/python/plot_sweep.py" --help >out 2>err && ok || bad "installed plot_sweep.py: $(cat err)"
+fi
+for c in run validate sweep hosts; do
+  f=$("$C" $c --help | sed -n '/^example:/,$p' | grep -oE '/[^ ]*\.(json|xml)' | head -1)
+  case "$f" in "$P"/*) [ -f "$f" ] && ok || bad "ccsim $c --help names $f: not there";;
+    *) bad "ccsim $c --help example is not an installed path: $("$C" $c --help | sed -n '/^example:/,$p')";; esac
+done
+"$C" --help | grep -q "ccsim run $W/quickstart.json" && ok || bad "ccsim --help example: $("$C" --help | tail -2)"
+
+# libccomp through pkg-config: ccomp.pc finds the moved prefix by itself
 pc=$(find "$P" -name ccomp.pc | head -1)
 [ -n "$pc" ] && ok || bad "no ccomp.pc"
 export PKG_CONFIG_PATH=$(dirname "$pc")
-flags=$(pkg-config --define-variable=prefix="$P" --cflags --libs ccomp) && ok || bad "pkg-config ccomp"
+flags=$(pkg-config --cflags --libs ccomp) && ok || bad "pkg-config ccomp"
+inc=$(pkg-config --variable=includedir ccomp)
+[ "$(cd "$inc" 2>/dev/null && pwd -P)" = "$(cd "$P/include" && pwd -P)" ] && [ -f "$inc/ccomp/compressor.h" ] && ok ||
+  bad "ccomp.pc does not follow the moved prefix: includedir $inc, flags $flags"
 case "$flags $(pkg-config --print-requires ccomp)" in *gsl*) bad "libccomp asks for GSL: $flags";; *) ok;; esac
 cat >tiny.c <<'J'
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <compressor.h>
-#include <rng.h>
+#include <ccomp/compressor.h>
+#include <ccomp/rng.h>
 /* fp16 round trip of 1000 values: 2000 bytes, each value within half an ulp */
 int main(void) {
   char err[CCOMP_ERRLEN];

@@ -69,9 +69,9 @@ for v in validate run; do
   ln -sf /dev/zero zero.xml; exp zero
   expect2 "devzero-$v" 'is a character device; expected the platform file' "$CCSIM" $v zero.json "${OUT[@]}"
   # SimGrid flags and models
-  expect2 "cfg-key-$v" 'SimGrid refuses the configuration: Uncaught exception std::out_of_range: Bad config key: no/such' "$CCSIM" $v good.json "${OUT[@]}" --cfg=no/such:1
+  expect2 "cfg-key-$v" "ccsim $v: --cfg no/such:1: SimGrid has no configuration option \"no/such\"" "$CCSIM" $v good.json "${OUT[@]}" --cfg=no/such:1
   expect2 "cfg-model-$v" 'Bogus' "$CCSIM" $v good.json "${OUT[@]}" --cfg=network/model:Bogus
-  expect2 "cfg-value-$v" 'SimGrid refuses the configuration' "$CCSIM" $v good.json "${OUT[@]}" --cfg=network/crosstraffic:maybe
+  expect2 "cfg-value-$v" '--cfg network/crosstraffic:maybe: SimGrid refuses the value "maybe" of network/crosstraffic: not a boolean' "$CCSIM" $v good.json "${OUT[@]}" --cfg=network/crosstraffic:maybe
   expect2 "constant-file-$v" 'good.xml: SimGrid refuses the platform while loading the platform: Refusing to create the link l' "$CCSIM" $v good.json "${OUT[@]}" --set platform.network_model=Constant
   printf '{"workers": 4, "model": {"elements": 64}, "iterations": 1}\n' >gen.json
   expect2 "constant-generated-$v" 'SimGrid refuses the platform while loading the platform: Refusing to create the link crossbar_link_0_UP' "$CCSIM" $v gen.json "${OUT[@]}" --set platform.network_model=Constant

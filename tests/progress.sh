@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # tests/progress.sh CCSIM SRCDIR — progress inside an iteration: messages
 # simulated of those expected, then timed in SimGrid's replay, with an ETA; plain lines when stderr is not a
-# terminal, one line redrawn on a terminal (script(1) gives a pty); nothing
-# with --quiet.  CCSIM_PROGRESS_SECONDS=0 reports every 4096 messages.
+# terminal, one line redrawn on a terminal (script(1) gives a pty) with one
+# overall percentage that never goes back and ends at 100%; nothing with --quiet.  CCSIM_PROGRESS_SECONDS=0 reports every 4096 messages.
 set -u
 CCSIM=$1
 SRC=$2
@@ -48,10 +48,27 @@ ok
 # on a terminal: one line redrawn with \r, a bar, the counts and an ETA
 if command -v script >/dev/null; then
   CCSIM_PROGRESS_SECONDS=0 script -qec "$(printf '%q ' "${run[@]}") --out $T/d >/dev/null" /dev/null >"$T/tty" 2>&1
-  tr '\r' '\n' <"$T/tty" | grep -qE '^\[#* *\] iteration 1/2: 4096 of 8064 messages, about [0-9]+ s left' && ok ||
-    bad "terminal: $(tr '\r' '\n' <"$T/tty" | head -5)"
-  tr '\r' '\n' <"$T/tty" | grep -qE '^\[#* *\] iteration 1/2: timing 4096 of 8064 messages, about [0-9]+ s left in this replay' && ok ||
-    bad "terminal, replay: $(tr '\r' '\n' <"$T/tty" | head -5)"
+  tr '\r' '\n' <"$T/tty" | sed 's/\x1b\[K//g' >"$T/lines"
+  grep -qE '^\[#* *\] +[0-9]+% iteration 1/2: simulating 4096 of 8064 messages, about [0-9]+ s left$' "$T/lines" && ok ||
+    bad "terminal: $(head -5 "$T/lines")"
+  grep -qE '^\[#* *\] +[0-9]+% iteration 1/2: timing 4096 of 8064 messages' "$T/lines" && ok ||
+    bad "terminal, replay: $(head -5 "$T/lines")"
+  # one line for the whole run: its percentage never goes back (the replay
+  # child draws from the same counts) and the last one is 100% with a full bar
+  pct=$(grep -oE '^\[[# ]+\] +[0-9]+%' "$T/lines" | grep -oE '[0-9]+%$' | tr -d %)
+  sort -n -c <<<"$pct" 2>/dev/null && [ "$(wc -l <<<"$pct")" -ge 5 ] && ok ||
+    bad "terminal: the percentage goes back: $(tr '\n' ' ' <<<"$pct")"
+  grep -E '^\[' "$T/lines" | tail -1 | grep -qE '^\[#{24}\] 100% 2/2 iterations, simulated [0-9.e-]+ s$' && ok ||
+    bad "terminal: the last line is not 100%: $(tail -2 "$T/lines")"
+  # four iterations without the memo: a replay per iteration, still one forward line to 100%
+  CCSIM_PROGRESS_SECONDS=0 script -qec "$(printf '%q ' "${run[@]}") --set iterations=4 --no-memo --out $T/e >/dev/null" \
+    /dev/null >"$T/tty" 2>&1
+  tr '\r' '\n' <"$T/tty" | sed 's/\x1b\[K//g' >"$T/lines"
+  pct=$(grep -oE '^\[[# ]+\] +[0-9]+%' "$T/lines" | grep -oE '[0-9]+%$' | tr -d %)
+  sort -n -c <<<"$pct" 2>/dev/null && [ "$(tail -1 <<<"$pct")" = 100 ] && ok ||
+    bad "terminal, --no-memo: $(tr '\n' ' ' <<<"$pct")"
+  [ "$(grep -c 'timing 4096 of 8064' "$T/lines")" -ge 4 ] && ok || bad "terminal, --no-memo: not a replay per iteration"
+  [ -z "$(ls /dev/shm 2>/dev/null | grep "^ccsim-progress-")" ] && ok || bad "a shared progress object was left in /dev/shm"
 fi
 echo "progress: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -18,7 +18,7 @@
 
 #include "check.h"
 #include "collectives/collective.h"
-#include "compressor.h"
+#include "ccomp/compressor.h"
 
 static jmp_buf back;
 static char got[512];

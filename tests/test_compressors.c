@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "compressor.h"
-#include "rng.h"
+#include "ccomp/compressor.h"
+#include "ccomp/rng.h"
 
 static void gaussian(float *x, size_t n, uint64_t key, double scale) {
   for (size_t i = 0; i < n; i++) {

@@ -6,7 +6,7 @@
 
 #include "check.h"
 #include "half.h"
-#include "rng.h"
+#include "ccomp/rng.h"
 
 int main(void) {
   /* every half -> float -> half is the identity (NaN payloads aside) */

@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "qbits.h"
-#include "rng.h"
+#include "ccomp/rng.h"
 #include "unbiased.h"
 
 static ccomp *make(unsigned bits, int exponential, size_t d, uint32_t workers) {

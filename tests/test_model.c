@@ -33,7 +33,7 @@
 
 #include "check.h"
 #include "gradients.h"
-#include "rng.h"
+#include "ccomp/rng.h"
 #include "train/blas.h"
 #include "train/data.h"
 #include "train/model.h"

@@ -11,10 +11,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "half.h"
 #include "qbits.h"
-#include "rng.h"
+#include "ccomp/rng.h"
 #include "unbiased.h"
 
 static ccomp *make(const char *name, const double *params, size_t n, uint32_t workers) {

@@ -29,8 +29,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "compressor.h"
-#include "rng.h"
+#include "ccomp/compressor.h"
+#include "ccomp/rng.h"
 
 enum { ROWS = 4096, M = 32, N = ROWS * M };
 

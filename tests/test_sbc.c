@@ -17,10 +17,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "golomb.h"
-#include "memory.h"
-#include "rng.h"
+#include "ccomp/memory.h"
+#include "ccomp/rng.h"
 #include "sparse_pairs.h"
 
 static void gaussian(float *x, size_t n, uint64_t key, double scale) {

@@ -13,10 +13,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "compressor.h"
-#include "memory.h"
+#include "ccomp/compressor.h"
+#include "ccomp/memory.h"
 #include "qbits.h"
-#include "rng.h"
+#include "ccomp/rng.h"
 #include "unbiased.h"
 
 static ccomp *make(const char *name, const double *params, size_t n, uint32_t workers) {

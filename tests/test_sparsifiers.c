@@ -18,9 +18,9 @@
 #include <time.h>
 
 #include "check.h"
-#include "compressor.h"
-#include "memory.h"
-#include "rng.h"
+#include "ccomp/compressor.h"
+#include "ccomp/memory.h"
+#include "ccomp/rng.h"
 #include "select.h"
 #include "sparse_pairs.h"
 

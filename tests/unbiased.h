@@ -26,7 +26,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "rng.h"
+#include "ccomp/rng.h"
 
 typedef void (*sample_fn)(void *ctx, int s, float *y);
 

@@ -3,7 +3,8 @@
 
 #include "bench.h"
 #include "cli.h"
-#include "compressor.h"
+#include "ccomp/compressor.h"
+#include "suggest.h"
 
 enum { OPT_ELEMENTS = 'e', OPT_REPEAT = 'r' };
 
@@ -31,7 +32,8 @@ static int bench_main(const cli_command *self, int argc, char **argv) {
   if (k != CLI_DONE) return k == CLI_EXIT_OK ? 0 : 2;
   if (cli_optind() < argc) return cli_bad(self, "unexpected argument \"%s\"", argv[cli_optind()]);
   if (o.compressor && !ccomp_find(o.compressor))
-    return cli_bad(self, "unknown compressor \"%s\" (known: %s)", o.compressor, ccomp_names());
+    return cli_bad(self, "unknown compressor \"%s\" (%sknown: %s)", o.compressor,
+                   suggest_hint(o.compressor, NULL, ccomp_names(), (char[96]){0}, 96), ccomp_names());
   return bench_run(&o);
 }
 

@@ -2,7 +2,9 @@
  * subcommands' own descriptions (cli.h). */
 #include "cli.h"
 
+#include "datapath.h"
 #include "error.h"
+#include "suggest.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -54,6 +56,29 @@ static void spelled(const char *a, char *out, size_t n) {
   if (eq && out[0] == '-' && out[1] == '-') *eq = 0;
 }
 
+/* 1 when name is one of c's long option names or "help". */
+static int exact_name(const cli_command *c, const char *name) {
+  for (const cli_option *o = c->options; o && o->name; o++)
+    if (!strcmp(name, o->name)) return 1;
+  return !strcmp(name, "help");
+}
+
+/* "unknown option --NAME (did you mean --CLOSEST?)": the closest of c's
+ * long names and --help, or "try 'ccsim C --help'" when none is close. */
+static void unknown_option(const cli_command *c, char *name) {
+  const char *names[CLI_MAX_OPTIONS + 1];
+  size_t n = 0;
+  for (const cli_option *o = c->options; o && o->name && n < CLI_MAX_OPTIONS - 1; o++) names[n++] = o->name;
+  names[n++] = "help";
+  names[n] = NULL;
+  const char *near = name[0] == '-' && name[1] == '-' ? suggest_closest(name + 2, names) : NULL;
+  ccsim_one_line(name, 128);
+  if (near)
+    fprintf(stderr, "ccsim %s: unknown option %s (did you mean --%s?)\n", c->name, name, near);
+  else
+    fprintf(stderr, "ccsim %s: unknown option %s (try 'ccsim %s --help')\n", c->name, name, c->name);
+}
+
 int cli_getopt(const cli_command *c, int argc, char **argv, const char **arg) {
   static struct option lo[CLI_MAX_OPTIONS];
   static char shorts[2 * CLI_MAX_OPTIONS + 4];
@@ -71,21 +96,35 @@ int cli_getopt(const cli_command *c, int argc, char **argv, const char **arg) {
     return CLI_DONE;
   }
   char name[128];
+  /* getopt_long takes an unambiguous prefix ("--thread" for "--threads"):
+   * only the exact long name is accepted */
+  if (k != '?' && k != ':' && optind > prev) {
+    const char *a = argv[optind - 1];
+    if (optarg && a == optarg && optind - 2 >= prev) a = argv[optind - 2]; /* "--opt VALUE" */
+    if (a[0] == '-' && a[1] == '-') {
+      spelled(a, name, sizeof name);
+      if (!exact_name(c, name + 2)) {
+        parsing = 0;
+        unknown_option(c, name);
+        return CLI_EXIT_BAD;
+      }
+    }
+  }
   if (k == '?' || k == ':') {
     parsing = 0;
     if (optopt && optopt < 128 && (optind <= prev || argv[optind - 1][1] != '-'))
       snprintf(name, sizeof name, "-%c", optopt);
     else
       spelled(argv[optind - 1], name, sizeof name);
-    if (k == ':') {
+    if (k == ':' && name[0] == '-' && name[1] == '-' && !exact_name(c, name + 2)) {
+      unknown_option(c, name);
+    } else if (k == ':') {
       const char *what = "an argument";
       for (const cli_option *o = c->options; o && o->name; o++)
         if ((optopt && o->key == optopt) || !strcmp(name + 2, o->name)) what = o->arg;
       cli_bad(c, "option %s needs %s", name, what);
     } else {
-      ccsim_one_line(name, sizeof name);
-      fprintf(stderr, "ccsim %s: unknown option %s (try 'ccsim %s --help')\n", c->name, name,
-              c->name);
+      unknown_option(c, name);
     }
     return CLI_EXIT_BAD;
   }
@@ -145,6 +184,31 @@ static void option_line(const cli_option *o, FILE *out) {
   fputc('\n', out);
 }
 
+void cli_example(const char *text, char *out, size_t n) {
+  static const struct { const char *prefix; data_kind kind; } shipped[] = {
+    {"workloads/", DATA_WORKLOADS}, {"platforms/", DATA_PLATFORMS}};
+  char dir[2][4096];
+  int have[2];
+  for (int k = 0; k < 2; k++) have[k] = datapath_installed_dir(shipped[k].kind, dir[k], sizeof dir[k]) == 0;
+  size_t used = 0;
+  out[0] = 0;
+  for (const char *p = text; *p && used + 1 < n;) {
+    int k = -1;
+    if (p == text || p[-1] == ' ' || p[-1] == '\n')
+      for (int j = 0; j < 2; j++)
+        if (have[j] && !strncmp(p, shipped[j].prefix, strlen(shipped[j].prefix))) k = j;
+    if (k >= 0) {
+      int w = snprintf(out + used, n - used, "%s/", dir[k]);
+      if (w < 0 || (size_t)w >= n - used) break;
+      used += (size_t)w;
+      p += strlen(shipped[k].prefix);
+    } else {
+      out[used++] = *p++;
+      out[used] = 0;
+    }
+  }
+}
+
 void cli_help(const cli_command *c, FILE *out) {
   usage_lines(c, out);
   fprintf(out, "\n%s\n", c->summary);
@@ -153,7 +217,9 @@ void cli_help(const cli_command *c, FILE *out) {
   for (const cli_option *o = c->options; o && o->name; o++) option_line(o, out);
   option_line(&help_option, out);
   fprintf(out, "\nexample:\n  ");
-  indented(out, c->example, 2);
+  char example[8192];
+  cli_example(c->example, example, sizeof example);
+  indented(out, example, 2);
   fputc('\n', out);
 }
 

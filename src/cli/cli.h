@@ -41,7 +41,14 @@ int cli_getopt(const cli_command *c, int argc, char **argv, const char **arg);
 /* The index of the first positional argument after cli_getopt returned CLI_DONE. */
 int cli_optind(void);
 
-/* Prints c's help (usage, description, options, example) to out. */
+/* text with each "workloads/..." and "platforms/..." path (at a word's
+ * start) pointing into the installation's data directory, when the binary
+ * runs from one (datapath.h): the --help examples then name files that
+ * exist; from the build directory, text as it is (the manual page). */
+void cli_example(const char *text, char *out, size_t n);
+
+/* Prints c's help (usage, description, options, example) to out; the
+ * example through cli_example. */
 void cli_help(const cli_command *c, FILE *out);
 
 /* Prints "ccsim NAME: MESSAGE" and "try 'ccsim NAME --help'" to stderr;

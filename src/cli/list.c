@@ -5,14 +5,15 @@
 
 #include "cli.h"
 #include "collectives/collective.h"
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "datapath.h"
 #include "device.h"
 #include "measured.h"
-#include "memory.h"
+#include "ccomp/memory.h"
 #include "platform.h"
 #include "profile.h"
 #include "source.h"
+#include "suggest.h"
 
 /* "name=default ..." for a parameter table, each default written as the
  * experiment takes it: booleans true/false, integers as integers. */
@@ -149,7 +150,9 @@ static int list_main(const cli_command *self, int argc, char **argv) {
   if (argc - first != 1) return cli_bad(self, "expected one of %s", list_names(", "));
   for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
     if (!strcmp(argv[first], lists[i].name)) return lists[i].fn();
-  return cli_bad(self, "unknown list \"%s\" (known: %s)", argv[first], list_names(", "));
+  char hint[96];
+  return cli_bad(self, "unknown list \"%s\" (%sknown: %s)", argv[first],
+                 suggest_hint(argv[first], NULL, list_names(", "), hint, sizeof hint), list_names(", "));
 }
 
 static const cli_option options[] = {{0}};

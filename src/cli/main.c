@@ -11,6 +11,7 @@
 #include "error.h"
 #include "process.h"
 #include "sim/run_state.h"
+#include "suggest.h"
 
 static const cli_command *const commands[] = {
   &cli_run, &cli_validate, &cli_sweep, &cli_list, &cli_bench, &cli_hosts, &cli_report,
@@ -29,12 +30,14 @@ static void top_help(FILE *out) {
                "commands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+  char example[4096];
+  cli_example("  ccsim run workloads/quickstart.json --out runs/qs\n"
+              "    # the quickstart experiment; results in runs/qs (docs/outputs.md)\n",
+              example, sizeof example);
   fprintf(out, "\n  --help     this help; `ccsim COMMAND --help` for a command's options\n"
                "  --version  the version\n"
                "  --man      the manual page (troff) on stdout\n\n"
-               "example:\n"
-               "  ccsim run workloads/quickstart.json --out runs/qs\n"
-               "    # the quickstart experiment; results in runs/qs (docs/outputs.md)\n");
+               "example:\n%s", example);
 }
 
 int main(int argc, char **argv) {
@@ -100,7 +103,13 @@ int main(int argc, char **argv) {
   ccsim_one_line(shown, sizeof shown);
   if (cmd[0] == '-')
     fprintf(stderr, "ccsim: unknown option %s (try 'ccsim --help')\n", shown);
-  else
-    fprintf(stderr, "ccsim: unknown command \"%s\" (try 'ccsim --help')\n", shown);
+  else {
+    const char *names[sizeof commands / sizeof commands[0] + 1];
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) names[i] = commands[i]->name;
+    names[sizeof commands / sizeof commands[0]] = NULL;
+    const char *near = suggest_closest(cmd, names);
+    if (near) fprintf(stderr, "ccsim: unknown command \"%s\" (did you mean \"%s\"?)\n", shown, near);
+    else fprintf(stderr, "ccsim: unknown command \"%s\" (try 'ccsim --help')\n", shown);
+  }
   return 2;
 }

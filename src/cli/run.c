@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "engine/cfg_check.h"
 #include "collectives/collective.h"
 #include "error.h"
 #include "experiment.h"
@@ -173,6 +174,11 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
   }
   const char *file = argv[first];
   ccsim_error err = {0};
+  if (engine_cfg_check(cfg, ncfg, &err)) { /* SimGrid's refusal, as one ccsim line naming the option */
+    fprintf(stderr, "ccsim %s: %s\n", self->name, err.msg);
+    rc = err.code;
+    goto done;
+  }
   e = experiment_load(file, sets, nsets, &err);
   if (!e) {
     fprintf(stderr, "ccsim: %s\n", err.msg);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "collectives/collective.h"
+#include "suggest.h"
 
 static int coll_param_key(const char *key, const void *arg) {
   const collective_type *t = arg;
@@ -30,9 +31,11 @@ int exp_collective(cfg_reader *rd, experiment *e, json_t *root) {
   const char *name;
   if ((rc = cfg_string(rd, c, "collective", "name", "allreduce/ring", &name))) return rc;
   e->collective = collective_find(name);
-  if (!e->collective)
-    return cfg_fail(rd, "collective.name", "unknown collective \"%s\" (known: %s)", name,
-                collective_names());
+  if (!e->collective) {
+    char hint[96];
+    return cfg_fail(rd, "collective.name", "unknown collective \"%s\" (%sknown: %s)", name,
+                    suggest_hint(name, NULL, collective_names(), hint, sizeof hint), collective_names());
+  }
   const collective_type *t = e->collective;
   static const char *const known[] = {"name", NULL};
   char pnames[512] = "";

@@ -10,7 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
+#include "suggest.h"
 
 static int comp_param_key(const char *key, const void *arg) {
   return ccomp_param_index((const ccomp_type *)arg, key) >= 0;
@@ -76,8 +77,11 @@ int exp_compressor(cfg_reader *rd, experiment *e, json_t *root) {
   const char *name;
   if ((rc = cfg_string(rd, c, "compressor", "name", "none", &name))) return rc;
   e->compressor = ccomp_find(name);
-  if (!e->compressor)
-    return cfg_fail(rd, "compressor.name", "unknown compressor \"%s\" (known: %s)", name, ccomp_names());
+  if (!e->compressor) {
+    char hint[96];
+    return cfg_fail(rd, "compressor.name", "unknown compressor \"%s\" (%sknown: %s)", name,
+                    suggest_hint(name, NULL, ccomp_names(), hint, sizeof hint), ccomp_names());
+  }
   static const char *const known[] = {"name", "memory", NULL};
   char pnames[512] = "";
   for (size_t i = 0; i < e->compressor->nparams; i++) {
@@ -106,9 +110,12 @@ int exp_compressor(cfg_reader *rd, experiment *e, json_t *root) {
   e->memory = NULL;
   if (strcmp(mname, "none") != 0) {
     e->memory = ccomp_memory_find(mname);
-    if (!e->memory)
-      return cfg_fail(rd, mobj ? "compressor.memory.name" : "compressor.memory",
-                  "unknown memory \"%s\" (known: %s)", mname, ccomp_memory_names());
+    if (!e->memory) {
+      char hint[96];
+      return cfg_fail(rd, mobj ? "compressor.memory.name" : "compressor.memory", "unknown memory \"%s\" (%sknown: %s)",
+                      mname, suggest_hint(mname, NULL, ccomp_memory_names(), hint, sizeof hint),
+                      ccomp_memory_names());
+    }
     if (!mobj && e->memory->nparams) { /* write the defaults out */
       json_object_set_new(c, "memory", json_pack("{s:s}", "name", mname));
       mobj = json_object_get(c, "memory");

@@ -12,9 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
+#include "datapath.h"
 #include "platform.h"
 #include "platforms/check.h"
 #include "platforms/generator.h"
+#include "suggest.h"
 
 /* Key k of generator g from the "platform" object p into e, by its type
  * (platforms/generator.h); the default, when the key is missing, is
@@ -75,6 +79,55 @@ static int read_generated(cfg_reader *rd, experiment *e, json_t *p, const platfo
   return 0;
 }
 
+/* e->platform.file for "file": f: relative to the experiment (or absolute);
+ * else, when that is not there, a shipped platform (datapath.h) by its name
+ * ("dgx1-4x8" or "dgx1-4x8.xml") or by its source-tree path
+ * ("platforms/dgx1-4x8.xml").  A plain name found nowhere is refused here,
+ * naming the shipped ones and the closest; a path is left to the caller's
+ * checks. */
+static int shipped_or_relative(cfg_reader *rd, experiment *e, const char *f) {
+  e->platform.file = exp_resolve(e, f);
+  if (f[0] == '/' || access(e->platform.file, F_OK) == 0) return 0;
+  char found[4096], name[512];
+  data_kind kind;
+  const char *rel;
+  const int plain = !strchr(f, '/');
+  if (plain) snprintf(name, sizeof name, "%s", f);
+  else if (datapath_classify(f, &kind, &rel) == 0 && kind == DATA_PLATFORMS) snprintf(name, sizeof name, "%s", rel);
+  else return 0;
+  const size_t l = strlen(name);
+  for (int xml = 0; xml < 2; xml++) {
+    if (xml && l + 4 < sizeof name) strcat(name, ".xml");
+    else if (xml) break;
+    if (datapath_file(DATA_PLATFORMS, name, found, sizeof found) == 0) {
+      free(e->platform.file);
+      e->platform.file = strdup(found);
+      return 0;
+    }
+  }
+  if (!plain) return 0;
+  /* the names of the shipped platforms, without .xml, for the message */
+  char dir[4096], list[1024] = "", hint[96];
+  struct dirent **des = NULL;
+  int nd = datapath_dir(DATA_PLATFORMS, dir, sizeof dir) == 0 ? scandir(dir, &des, NULL, alphasort) : 0;
+  for (int i = 0; i < nd; i++) {
+    const char *dn = des[i]->d_name;
+    size_t n = strlen(dn);
+    if (n > 4 && !strcmp(dn + n - 4, ".xml") && dn[0] != '.') {
+      if (list[0]) strncat(list, ", ", sizeof list - strlen(list) - 1);
+      strncat(list, dn, n - 4 < sizeof list - strlen(list) - 1 ? n - 4 : sizeof list - strlen(list) - 1);
+    }
+    free(des[i]);
+  }
+  free(des);
+  name[l] = 0;
+  const char *bare = name;
+  if (l > 4 && !strcmp(name + l - 4, ".xml")) name[l - 4] = 0;
+  return cfg_fail(rd, "platform.file", "\"%s\" is neither a file next to the experiment (%s) nor a shipped platform "
+                  "(%sshipped: %s)", f, e->platform.file, suggest_hint(bare, NULL, list, hint, sizeof hint),
+                  list[0] ? list : "none found");
+}
+
 int exp_platform(cfg_reader *rd, experiment *e, json_t *root) {
   int rc = 0;
   json_t *p = cfg_object(rd, root, "", "platform", &rc);
@@ -114,10 +167,7 @@ int exp_platform(cfg_reader *rd, experiment *e, json_t *root) {
         return cfg_fail(rd, path, "only for generated platforms; a platform file sets its own");
       }
     }
-    size_t need = strlen(e->dir) + strlen(f) + 2;
-    if (!(e->platform.file = malloc(need))) return cfg_oom(rd, "platform.file");
-    if (f[0] == '/') snprintf(e->platform.file, need, "%s", f);
-    else snprintf(e->platform.file, need, "%s/%s", e->dir, f);
+    if ((rc = shipped_or_relative(rd, e, f))) return rc;
     ccsim_error why; /* a FIFO or a device is refused without blocking */
     size_t size = 0;
     int fd = cfg_open_regular(e->platform.file, "platform file", &size, &why);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "jsonmem.h"
+#include "suggest.h"
 #include "units.h"
 
 /* ---- files ---- */
@@ -189,11 +190,12 @@ int cfg_keys(cfg_reader *rd, json_t *obj, const char *path, const char *const *k
     int ok = cfg_in_list(known, key);
     if (!ok && extra) ok = extra(key, arg);
     if (!ok) {
-      char list[1024] = "", p[512];
+      char list[1024] = "", p[512], hint[96];
       for (const char *const *k = known; *k; k++) append(list, sizeof list, *k);
       if (extra_names && *extra_names) append(list, sizeof list, extra_names);
       cfg_join(p, sizeof p, path, key);
-      return cfg_fail(rd, p, "unknown key \"%s\" (known here: %s)", key, list);
+      return cfg_fail(rd, p, "unknown key \"%s\" (%sknown here: %s)", key,
+                      suggest_hint(key, known, extra_names, hint, sizeof hint), list);
     }
   }
   return 0;
@@ -398,7 +400,9 @@ int cfg_one_of(cfg_reader *rd, const char *path, const char *value, const char *
     }
     append(list, sizeof list, allowed[i]);
   }
-  return cfg_fail(rd, path, "unknown value \"%s\" (known: %s)", value, list);
+  char hint[96];
+  return cfg_fail(rd, path, "unknown value \"%s\" (%sknown: %s)", value,
+                  suggest_hint(value, allowed, NULL, hint, sizeof hint), list);
 }
 
 /* ---- overrides ---- */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rng.h"
+#include "ccomp/rng.h"
 #include "source.h"
 
 static uint32_t zig_k[128];

@@ -1,7 +1,7 @@
 /* src/data/gradients.h — the synthetic gradient source.
  *
  * Element t of worker w's gradient at iteration i is a pure function of
- * (seed, w, i, t), drawn from counter-based random numbers (compressors/rng.h),
+ * (seed, w, i, t), drawn from counter-based random numbers (compressors/ccomp/rng.h),
  * so any chunk can be generated when a collective needs it, in any order, and
  * a run never has to hold N full gradients in memory.
  *

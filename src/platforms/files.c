@@ -140,8 +140,8 @@ int platform_list(FILE *out, const char *dir) {
     generator_params(gens[i], params, sizeof params);
     fprintf(out, "%-10s   %s\n", "", params);
   }
-  fprintf(out, "%-10s any SimGrid XML platform: \"platform\": \"path.xml\" (relative to the experiment)\n",
-          "file");
+  fprintf(out, "%-10s any SimGrid XML platform: \"platform\": \"path.xml\" (relative to the experiment), or a shipped "
+          "one below by its name: \"platform\": \"dgx1-4x8\"\n", "file");
   if (!dir) {
     fprintf(out, "\nshipped platforms: no directory known; set CCSIM_PLATFORMS\n");
     return 0;

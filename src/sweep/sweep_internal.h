@@ -13,6 +13,10 @@ typedef struct point {
   char id[512];   /* "workers=4,method=marsit" */
   char **sets;    /* --set assignments */
   int nsets;
+  /* where each assignment comes from in the sweep file, for messages:
+   * its field path (axes[i].path, axes[i].values[k].set.KEY, set.KEY) and
+   * its value (axes[i].values[k], ...) */
+  char **path_at, **value_at;
   char **labels;  /* one per axis */
   int status;     /* 0 to run, 1 done earlier, 2 ran ok, 3 failed */
 } point;
@@ -40,13 +44,22 @@ typedef struct point_run {
  * way. */
 int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error *err);
 
+/* err from loading point p's experiment: when its JSON path in the base
+ * experiment is a field p's assignments write (or lies inside or above
+ * one), err is rewritten to name the sweep file and where that assignment
+ * is written there — the field path when the experiment has no such field,
+ * else the value — keeping the experiment's message.  Returns err->code. */
+int sweep_blame(const sweep *s, const point *p, ccsim_error *err);
+
 /* Frees what s holds (not s); safe after a failed sweep_load. */
 void sweep_free(sweep *s);
 
 /* Every point's directory and hash (and memory estimate) into
  * pr[0..s->npoints); two points in one directory, two that are the same
  * experiment, or a point directory that is a symbolic link: refused, an exit
- * code with err. */
+ * code with err.  A point the base experiment refuses because of a field an
+ * axis (or "set") writes is blamed on the sweep file at that axis' path or
+ * value (sweep_blame). */
 int sweep_plan_points(const sweep *s, point_run *pr, ccsim_error *err);
 
 /* Resume: marks done (status 1) each point whose summary.json holds its

@@ -46,6 +46,7 @@ typedef struct choice {
   char label[128];
   char *sets[32];
   int nsets;
+  char *path_at[32], *value_at[32]; /* where in the sweep file (point.path_at) */
 } choice;
 
 /* A label for a plain value: its JSON text without quotes, cut to len - 1
@@ -77,7 +78,13 @@ static int label_check(cfg_reader *rd, const char *vp, const choice *c, size_t k
 /* sweep_internal.h */
 void sweep_free(sweep *s) {
   for (size_t p = 0; s->points && p < s->npoints; p++) {
-    for (int k = 0; k < s->points[p].nsets; k++) free(s->points[p].sets[k]);
+    for (int k = 0; k < s->points[p].nsets; k++) {
+      free(s->points[p].sets[k]);
+      free(s->points[p].path_at ? s->points[p].path_at[k] : NULL);
+      free(s->points[p].value_at ? s->points[p].value_at[k] : NULL);
+    }
+    free(s->points[p].path_at);
+    free(s->points[p].value_at);
     for (int a = 0; s->points[p].labels && a < s->naxes; a++) free(s->points[p].labels[a]);
     free(s->points[p].sets);
     free(s->points[p].labels);
@@ -134,7 +141,10 @@ static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *
     snprintf(vp, sizeof vp, "%s.values[%zu]", path, k);
     if (jp) { /* a plain value for one field */
       if ((rc = label_check(&rd, vp, c, k, label_of(v, c->label, sizeof c->label) >= 0))) return rc;
-      if (!(c->sets[0] = assignment(json_string_value(jp), v)))
+      char at[96];
+      snprintf(at, sizeof at, "%s.path", path);
+      if (!(c->sets[0] = assignment(json_string_value(jp), v)) || !(c->path_at[0] = strdup(at)) ||
+          !(c->value_at[0] = strdup(vp)))
         return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, file, vp, 0, 0, "out of memory");
       c->nsets = 1;
       continue;
@@ -152,12 +162,43 @@ static int read_axis(json_t *ax, const char *file, int i, choice **out, size_t *
       if (!field_path_ok(key))
         return cfg_fail(&rd, vp, "set: \"%s\" is not a field path (names joined by '.')", key);
       if (c->nsets == 32) return cfg_fail(&rd, vp, "at most 32 fields per value");
-      if (!(c->sets[c->nsets] = assignment(key, x)) || !c->label[0])
+      char at[200];
+      snprintf(at, sizeof at, "%s.set.%s", vp, key);
+      if (!(c->path_at[c->nsets] = strdup(at)) || !(c->value_at[c->nsets] = strdup(at)) ||
+          !(c->sets[c->nsets] = assignment(key, x)) || !c->label[0])
         return ccsim_fail_at(err, CCSIM_ERR_RUNTIME, file, vp, 0, 0, "out of memory");
       c->nsets++;
     }
   }
   return 0;
+}
+
+/* 1 when the JSON path e (an error's, in the experiment) is the field path f
+ * or lies inside it ("compressor.name" in "compressor"); 2 when f lies
+ * inside e ("platfrom.bandwidth" under "platfrom"); else 0. */
+static int relates(const char *e, const char *f, size_t flen) {
+  size_t elen = strlen(e);
+  if (elen >= flen && !strncmp(e, f, flen) && (e[flen] == 0 || e[flen] == '.' || e[flen] == '[')) return 1;
+  if (elen < flen && !strncmp(e, f, elen) && f[elen] == '.') return 2;
+  return 0;
+}
+
+/* sweep_internal.h */
+int sweep_blame(const sweep *s, const point *p, ccsim_error *err) {
+  if (!err->has_path || strcmp(err->file, s->base) || !p->path_at) return err->code;
+  /* the last assignment wins in the experiment: the last that relates is blamed */
+  for (int k = p->nsets - 1; k >= 0; k--) {
+    const char *eq = strchr(p->sets[k], '=');
+    int r = eq ? relates(err->path, p->sets[k], (size_t)(eq - p->sets[k])) : 0;
+    if (!r) continue;
+    /* an unknown key along the field path: the path is misspelt, not the value */
+    const int at_path = !strncmp(err->text, "unknown key", 11) && (r == 2 || !strchr(err->path + (eq - p->sets[k]), '.'));
+    ccsim_error was = *err;
+    return ccsim_fail_at(err, was.code, s->file, at_path ? p->path_at[k] : p->value_at[k], 0, 0,
+                         "point %s: %s: %s (in the base experiment %s)", p->id, was.path[0] ? was.path : "(top level)",
+                         was.text, s->base);
+  }
+  return err->code;
 }
 
 /* sweep_internal.h */
@@ -278,12 +319,18 @@ int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error
     point *pt = &s->points[p];
     pt->labels = calloc((size_t)s->naxes, sizeof *pt->labels);
     pt->sets = calloc(32 * (size_t)s->naxes + ncommon + 1, sizeof *pt->sets);
-    if (!pt->labels || !pt->sets) goto oom;
+    pt->path_at = calloc(32 * (size_t)s->naxes + ncommon + 1, sizeof *pt->path_at);
+    pt->value_at = calloc(32 * (size_t)s->naxes + ncommon + 1, sizeof *pt->value_at);
+    if (!pt->labels || !pt->sets || !pt->path_at || !pt->value_at) goto oom;
     if (common) {
       const char *key;
       json_t *x;
       json_object_foreach(common, key, x) {
-        if (!(pt->sets[pt->nsets] = assignment(key, x))) goto oom;
+        char at[200];
+        snprintf(at, sizeof at, "set.%s", key);
+        if (!(pt->path_at[pt->nsets] = strdup(at)) || !(pt->value_at[pt->nsets] = strdup(at)) ||
+            !(pt->sets[pt->nsets] = assignment(key, x)))
+          goto oom;
         pt->nsets++;
       }
     }
@@ -302,7 +349,9 @@ int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error
       }
       strcat(pt->id, part);
       for (int k = 0; k < c->nsets; k++) {
-        if (!(pt->sets[pt->nsets] = strdup(c->sets[k]))) goto oom;
+        if (!(pt->path_at[pt->nsets] = strdup(c->path_at[k])) || !(pt->value_at[pt->nsets] = strdup(c->value_at[k])) ||
+            !(pt->sets[pt->nsets] = strdup(c->sets[k])))
+          goto oom;
         pt->nsets++;
       }
     }
@@ -314,7 +363,8 @@ int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error
 out:
   for (int a = 0; choices && a < s->naxes; a++) {
     for (size_t k = 0; choices[a] && k < counts[a]; k++)
-      for (int j = 0; j < choices[a][k].nsets; j++) free(choices[a][k].sets[j]);
+      for (int j = 0; j < 32; j++) /* calloc: unused slots are NULL */
+        free(choices[a][k].sets[j]), free(choices[a][k].path_at[j]), free(choices[a][k].value_at[j]);
     free(choices[a]);
   }
   free(choices);

@@ -47,6 +47,8 @@ int sweep_plan_points(const sweep *s, point_run *pr, ccsim_error *err) {
     if (!(pr[i].dir = point_dir(s, &s->points[i], err))) return err->code;
     experiment *e = experiment_load(s->base, s->points[i].sets, s->points[i].nsets, err);
     if (!e) {
+      sweep_blame(s, &s->points[i], err);
+      if (!strcmp(err->file, s->file)) return err->code; /* an axis' field or value */
       char msg[sizeof err->msg];
       snprintf(msg, sizeof msg, "%s", err->msg);
       return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: point %s: %s", s->file, s->points[i].id, msg);

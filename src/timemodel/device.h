@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 
 typedef struct device_spec {
   const char *name;         /* as experiments and `ccsim list devices` spell it */

@@ -17,6 +17,7 @@
 
 #include "config/input.h"
 #include "profile.h"
+#include "suggest.h"
 
 #define FORMAT "ccsim-device-1"
 
@@ -144,7 +145,8 @@ static int read_compressor(rd *r, const char *name, json_t *o, measured_compress
   int rc;
   if (!(mc->name = strdup(name))) return ccsim_fail(r->err, CCSIM_ERR_RUNTIME, "out of memory");
   if (!(mc->type = ccomp_find(name)))
-    return cfg_fail(r, path, "unknown compressor \"%s\" (known: %s)", name, ccomp_names());
+    return cfg_fail(r, path, "unknown compressor \"%s\" (%sknown: %s)", name,
+                    suggest_hint(name, NULL, ccomp_names(), (char[96]){0}, 96), ccomp_names());
   if (!json_is_object(o)) return cfg_fail(r, path, "expected an object, got %s", cfg_show(o, b, sizeof b));
   if ((rc = cfg_keys(r, o, path, known, NULL, NULL, NULL))) return rc;
   char *impl;
@@ -280,7 +282,9 @@ static int read_device(rd *r, json_t *root, measured_device *d) {
       (rc = string(r, "", root, "roofline", 1, &roof)))
     return rc;
   d->roofline = device_find(roof);
-  if (!d->roofline) rc = cfg_fail(r, "roofline", "unknown built-in device \"%s\" (known: v100, a100, h100, cpu)", roof);
+  if (!d->roofline)
+    rc = cfg_fail(r, "roofline", "unknown built-in device \"%s\" (%sknown: v100, a100, h100, cpu)", roof,
+                  suggest_hint(roof, NULL, "v100, a100, h100, cpu", (char[96]){0}, 96));
   free(roof);
   if (rc) return rc;
   json_t *prov = object(r, "", root, "provenance", &rc);
@@ -533,8 +537,11 @@ int measured_path(const char *dir, const char *name, char *buf, size_t len, ccsi
     free(names[i]);
   }
   free(names);
-  return ccsim_fail(err, CCSIM_ERR_INPUT, "unknown device \"%s\" (built in: none, v100, a100, h100, cpu; %s: %s%s%s)",
-                    name, buf, strerror(e), n ? "; measured: " : "", list);
+  char hint[96], all[1100];
+  snprintf(all, sizeof all, "none, v100, a100, h100, cpu%s%s", n ? ", " : "", list);
+  return ccsim_fail(err, CCSIM_ERR_INPUT, "unknown device \"%s\" (%sbuilt in: none, v100, a100, h100, cpu; %s: %s%s%s)",
+                    name, suggest_hint(name, NULL, all, hint, sizeof hint), buf, strerror(e), n ? "; measured: " : "",
+                    list);
 }
 
 void measured_list(FILE *out, const char *dir) {

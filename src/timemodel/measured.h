@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "compressor.h"
+#include "ccomp/compressor.h"
 #include "device.h"
 #include "error.h"
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "config/input.h"
+#include "suggest.h"
 
 /* obj[key] as a new string; required keys must be present, optional ones may be absent (NULL). */
 static int read_string(ccsim_error *err, const char *file, const char *path, json_t *obj,
@@ -182,8 +183,9 @@ int profile_path(const char *models_dir, const char *name, char *buf, size_t len
     strncat(list, names[i], sizeof list - strlen(list) - 1);
   }
   datapath_names_free(names, n);
-  return ccsim_fail(err, CCSIM_ERR_INPUT, "unknown model profile \"%s\": %s: %s (known in %s: %s)", name, buf,
-                    strerror(e), models_dir, n ? list : "none");
+  char hint[96];
+  return ccsim_fail(err, CCSIM_ERR_INPUT, "unknown model profile \"%s\": %s: %s (%sknown in %s: %s)", name, buf,
+                    strerror(e), suggest_hint(name, NULL, list, hint, sizeof hint), models_dir, n ? list : "none");
 }
 
 void profile_list(FILE *out, const char *models_dir) {

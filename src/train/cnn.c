@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "gradients.h"
-#include "rng.h"
+#include "ccomp/rng.h"
 
 #define TAG_INIT 0x696e6974ull /* "init" */
 

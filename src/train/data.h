@@ -12,7 +12,7 @@
  *     100% accuracy.  The spec's seed determines every bit of it.
  *
  * Every random choice (split, shards, batches, teacher) is a pure function of
- * a seed and a coordinate through compressors/rng.h: the same seed gives the
+ * a seed and a coordinate through compressors/ccomp/rng.h: the same seed gives the
  * same split, shards and batches on every run, in any call order.
  *
  * Ownership: _new / loader functions return new objects, _free accepts NULL,

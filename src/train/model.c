@@ -35,7 +35,7 @@
 
 #include "cnn.h"
 #include "gradients.h"
-#include "rng.h"
+#include "ccomp/rng.h"
 
 #define MAX_LAYERS (TMODEL_MAX_HIDDEN + 1)
 #define TAG_INIT 0x696e6974ull /* "init" */

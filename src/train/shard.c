@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "data.h"
-#include "rng.h"
+#include "ccomp/rng.h"
 
 #define TAG_SPLIT 0x73706c74ull  /* "splt" */
 #define TAG_IID 0x696964ull      /* "iid" */

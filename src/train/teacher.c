@@ -15,7 +15,7 @@
 
 #include "data.h"
 #include "gradients.h"
-#include "rng.h"
+#include "ccomp/rng.h"
 
 #define TAG_X 0x78ull           /* "x" */
 #define TAG_TEACHER 0x74656163ull /* "teac" */

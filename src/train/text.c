@@ -16,7 +16,7 @@
 
 #include "data.h"
 #include "gradients.h"
-#include "rng.h"
+#include "ccomp/rng.h"
 
 #define TAG_TEXT 0x74657874ull /* "text" */
 

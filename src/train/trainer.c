@@ -11,7 +11,7 @@
 
 #include "collectives/collective.h"
 #include "comm.h"
-#include "rng.h"
+#include "ccomp/rng.h"
 #include "trace.h"
 #include "train/blas.h"
 #include "train/data.h"
