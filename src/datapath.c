@@ -19,6 +19,7 @@ static const struct {
   [DATA_DEVICES] = {"CCSIM_DEVICES", "devices", "devices"},
   [DATA_DATASETS] = {"CCSIM_DATASETS", "data", "workloads/data"},
   [DATA_ANALYSIS] = {"CCSIM_ANALYSIS", "python", "analysis"}, /* ccsim report's script */
+  [DATA_COLLECTIVES] = {"CCSIM_COLLECTIVES", "collectives", "workloads/collectives"}, /* programs */
 };
 
 static int is_dir(const char *p) {
