@@ -117,6 +117,9 @@ static int lstep(loader *ld, const json_t *o, const char *path, pstep *st, int d
   size_t k = NKINDS;
   for (size_t i = 0; i < NKINDS; i++)
     if (json_object_get(o, kinds[i].key)) {
+      int option = 0; /* "wait" is also a send's option */
+      for (int a = 0; k != NKINDS && a < 5 && kinds[k].allowed[a]; a++) option |= !strcmp(kinds[k].allowed[a], kinds[i].key);
+      if (option) continue;
       if (k != NKINDS) return lfail(ld, path, "a step has one kind, got both \"%s\" and \"%s\"", kinds[k].key, kinds[i].key);
       k = i;
     }
