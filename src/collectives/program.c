@@ -139,8 +139,9 @@ void prog_iter_where(const prog_iter *it, char *out, size_t len) {
     }
 }
 
-static int step_fail(const pstep *st, char *err, size_t errlen, const char *e) {
-  snprintf(err, errlen, "%s: %s", st->path, e);
+static int step_fail(prog_iter *it, const pstep *st, char *err, size_t errlen, const char *e) {
+  it->at = st;
+  snprintf(err, errlen, "%s", e);
   return -1;
 }
 
@@ -148,10 +149,10 @@ static int step_fail(const pstep *st, char *err, size_t errlen, const char *e) {
 static int chunk_range(prog_iter *it, const pstep *st, prog_op *op, char *err, size_t errlen) {
   char e[256];
   if (program_int(it->p, &it->env, st->c0, 0, it->K - 1, "the chunk", &op->c0, e, sizeof e))
-    return step_fail(st, err, errlen, e);
+    return step_fail(it, st, err, errlen, e);
   if (st->c1 < 0) return op->c1 = op->c0 + 1, 0;
   if (program_int(it->p, &it->env, st->c1, op->c0 + 1, it->K, "the range's end", &op->c1, e, sizeof e))
-    return step_fail(st, err, errlen, e);
+    return step_fail(it, st, err, errlen, e);
   return 0;
 }
 
@@ -181,10 +182,10 @@ int prog_iter_next(prog_iter *it, prog_op *op, char *err, size_t errlen) {
       if (program_int(p, &it->env, st->from, -(1L << 40), 1L << 40, "from", &from, e, sizeof e) ||
           program_int(p, &it->env, st->to, -(1L << 40), 1L << 40, "to", &to, e, sizeof e) ||
           (st->by >= 0 && program_int(p, &it->env, st->by, -(1L << 40), 1L << 40, "by", &by, e, sizeof e)))
-        return step_fail(st, err, errlen, e);
-      if (by == 0) return step_fail(st, err, errlen, "by is 0: the loop would not end");
+        return step_fail(it, st, err, errlen, e);
+      if (by == 0) return step_fail(it, st, err, errlen, "by is 0: the loop would not end");
       if (by > 0 ? from >= to : from <= to) continue;
-      if (it->depth == PROG_DEPTH) return step_fail(st, err, errlen, "nested too deeply");
+      if (it->depth == PROG_DEPTH) return step_fail(it, st, err, errlen, "nested too deeply");
       it->env.v[st->var] = (double)from;
       it->env.set[st->var] = 1;
       it->stack[it->depth++] = (__typeof__(it->stack[0])){.b = &st->body, .loop = st, .end = (double)to, .by = (double)by};
@@ -192,10 +193,10 @@ int prog_iter_next(prog_iter *it, prog_op *op, char *err, size_t errlen) {
     }
     case PS_IF: {
       double c;
-      if (pexpr_eval(&p->x, st->cond, it->env.v, it->env.set, &c, e, sizeof e)) return step_fail(st, err, errlen, e);
+      if (pexpr_eval(&p->x, st->cond, it->env.v, it->env.set, &c, e, sizeof e)) return step_fail(it, st, err, errlen, e);
       const pblock *b = c != 0 ? &st->body : &st->els;
       if (b->n == 0) continue;
-      if (it->depth == PROG_DEPTH) return step_fail(st, err, errlen, "nested too deeply");
+      if (it->depth == PROG_DEPTH) return step_fail(it, st, err, errlen, "nested too deeply");
       it->stack[it->depth++] = (__typeof__(it->stack[0])){.b = b};
       continue;
     }
@@ -205,7 +206,7 @@ int prog_iter_next(prog_iter *it, prog_op *op, char *err, size_t errlen) {
         if (pexpr_eval(&p->x, st->let_expr[i], it->env.v, it->env.set, &v, e, sizeof e)) {
           char m[400];
           snprintf(m, sizeof m, "%s: %s", p->x.vars[st->let_var[i]], e);
-          return step_fail(st, err, errlen, m);
+          return step_fail(it, st, err, errlen, m);
         }
         it->env.v[st->let_var[i]] = v;
         it->env.set[st->let_var[i]] = 1;
@@ -214,13 +215,13 @@ int prog_iter_next(prog_iter *it, prog_op *op, char *err, size_t errlen) {
     case PS_SEND:
     case PS_RECV:
       if (program_int(p, &it->env, st->peer, 0, it->N - 1, st->kind == PS_SEND ? "to" : "from", &op->peer, e, sizeof e))
-        return step_fail(st, err, errlen, e);
+        return step_fail(it, st, err, errlen, e);
       if (op->peer == (long)it->env.v[PV_R])
-        return step_fail(st, err, errlen, st->kind == PS_SEND ? "sends to its own rank" : "receives from its own rank");
+        return step_fail(it, st, err, errlen, st->kind == PS_SEND ? "sends to its own rank" : "receives from its own rank");
       return chunk_range(it, st, op, err, errlen) ? -1 : 1;
     case PS_REDUCE:
       if (program_int(p, &it->env, st->hop, 1, it->hops, "hop", &op->hop, e, sizeof e))
-        return step_fail(st, err, errlen, e);
+        return step_fail(it, st, err, errlen, e);
       return chunk_range(it, st, op, err, errlen) ? -1 : 1;
     case PS_WAIT: return 1;
     default: return chunk_range(it, st, op, err, errlen) ? -1 : 1;

@@ -133,13 +133,14 @@ typedef struct prog_iter {
     double end, by;
   } stack[PROG_DEPTH];
   int depth;
+  const pstep *at; /* the step a failure of prog_iter_next is in */
 } prog_iter;
 
 /* Start rank r of N: 0, or -1 with a message in err. */
 int prog_iter_start(prog_iter *it, const program *p, int r, int N, const double *params, char *err,
                     size_t errlen);
-/* The next operation: 1 with *op, 0 at the end, -1 with a message (the
- * step's path first) in err. */
+/* The next operation: 1 with *op, 0 at the end, -1 with a message in err
+ * and the failing step in it->at. */
 int prog_iter_next(prog_iter *it, prog_op *op, char *err, size_t errlen);
 /* Where the iterator is, for messages: "s = 2, d = 4" (loop variables). */
 void prog_iter_where(const prog_iter *it, char *out, size_t len);

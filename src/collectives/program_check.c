@@ -115,7 +115,7 @@ static int advance(vstate *v, int r) {
     if (k->done) return moved;
     if (!k->has_op) {
       int rc = prog_iter_next(&k->it, &k->op, e, sizeof e);
-      if (rc < 0) return vfail(v, r, NULL, "%s", e), -1;
+      if (rc < 0) return vfail(v, r, k->it.at, "%s", e), -1;
       if (rc == 0) {
         k->done = 1;
         return 1;
