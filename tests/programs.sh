@@ -7,6 +7,8 @@
 #     several N (non-powers of two where the twin takes them) and
 #     compressors: none, fp16, a summable quantizer under a global max
 #     (global-qsgd), Marsit's random combine, and a whole-payload sketch;
+#     ring_recompress.json (decode, add, re-encode) with any compressor,
+#     error feedback included;
 #  2. a shipped program is found by name;
 #  3. broken programs exit 2 with one line naming the program file, the
 #     step's JSON path and what is wrong: a deadlock, a send never
@@ -37,12 +39,13 @@ s.get("experiment", {}).pop("collective", None)
 print(json.dumps(s, indent=1))
 PY
 }
-same() { # builtin-collective program-collective N compressor
+same() { # builtin-collective program-collective N compressor [--set ...]
   local b=$1 p=$2 N=$3 c=$4 d="$T/run"
+  shift 4
   rm -rf "$d"
-  "$CCSIM" run "$T/base.json" -q -o "$d/c" --set workers="$N" --set compressor="$c" --set "collective=$b" >/dev/null 2>"$T/err" ||
+  "$CCSIM" run "$T/base.json" -q -o "$d/c" --set workers="$N" --set compressor="$c" --set "collective=$b" "$@" >/dev/null 2>"$T/err" ||
     { echo "FAIL $b N=$N $c: the built-in failed: $(cat "$T/err")"; fail=1; return; }
-  "$CCSIM" run "$T/base.json" -q -o "$d/p" --set workers="$N" --set compressor="$c" --set "collective=$p" >/dev/null 2>"$T/err" ||
+  "$CCSIM" run "$T/base.json" -q -o "$d/p" --set workers="$N" --set compressor="$c" --set "collective=$p" "$@" >/dev/null 2>"$T/err" ||
     { echo "FAIL $p N=$N $c: the program failed: $(cat "$T/err")"; fail=1; return; }
   for f in iterations.csv hops.csv; do
     cmp -s "$d/c/$f" "$d/p/$f" || { echo "FAIL $p N=$N $c: $f differs from $b"; diff "$d/c/$f" "$d/p/$f" | head -4; fail=1; }
@@ -70,6 +73,16 @@ for c in ${COMPS:-none fp16 global-qsgd marsit s2-sketch}; do
     n=$((n + 1))
   done
 done
+# decode, add, re-encode at every hop: any compressor (with error feedback too)
+for c in ${COMPS:-fp16 topk global-qsgd sign-ring terngrad}; do
+  for N in 1 3 5; do
+    same allreduce/ring-recompress "{\"program\": \"$P/ring_recompress.json\"}" $N $c
+    n=$((n + 1))
+  done
+done
+same allreduce/ring-recompress "{\"program\": \"$P/ring_recompress.json\"}" 4 topk --set compressor.memory=residual
+same allreduce/ring "{\"program\": \"$P/ring.json\"}" 4 randomk --set compressor.memory=residual
+n=$((n + 2))
 echo "compared $n program runs with their C twins"
 
 # 2. by name

@@ -52,9 +52,10 @@ done < <("$CCSIM" list collectives)
 for f in "$SRC"/workloads/collectives/*.json; do
   pname=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["name"])' "$f")
   extra=""; grep -q '"node_size"' "$f" && extra=', "node_size": 2'
-  entries+=("program:$pname|{\"program\": \"$f\"$extra}|1|allreduce/$pname")
+  s=1; grep -q '"requires": "any"' "$f" && s=0
+  entries+=("program:$pname|{\"program\": \"$f\"$extra}|$s|allreduce/${pname//_/-}")
 done
-[ ${#entries[@]} -ge 16 ] || { echo "FAIL: only ${#entries[@]} collectives listed"; fail=1; }
+[ ${#entries[@]} -ge 17 ] || { echo "FAIL: only ${#entries[@]} collectives listed"; fail=1; }
 comps=$("$CCSIM" list compressors | awk '{print $1 "|" $2}')
 for e in "${entries[@]}"; do
   IFS='|' read -r name cj summ fname <<<"$e"

@@ -220,6 +220,7 @@ int prog_iter_next(prog_iter *it, prog_op *op, char *err, size_t errlen) {
         return step_fail(it, st, err, errlen, st->kind == PS_SEND ? "sends to its own rank" : "receives from its own rank");
       return chunk_range(it, st, op, err, errlen) ? -1 : 1;
     case PS_REDUCE:
+    case PS_RECODE:
       if (program_int(p, &it->env, st->hop, 1, it->hops, "hop", &op->hop, e, sizeof e))
         return step_fail(it, st, err, errlen, e);
       return chunk_range(it, st, op, err, errlen) ? -1 : 1;
@@ -310,6 +311,18 @@ static void do_op(prun *s, const prog_op *op) {
       if (h < ctx->metrics->nhops) coll_measure(ctx, h, s->held[c], lo, (uint64_t)op->hop, scratch(s, s->held[c]->n));
     }
     break;
+  case PS_RECODE:
+    for (long c = op->c0; c < op->c1; c++) {
+      size_t lo, hi;
+      coll_chunk(ctx->n, (int)s->K, (int)c, &lo, &hi);
+      float *y = scratch(s, 2 * (hi - lo) + 1), *p = y + (hi - lo) + 1;
+      coll_msg *in = s->in[c];
+      s->in[c] = NULL;
+      coll_msg_free(s->held[c]);
+      s->held[c] = coll_recompress(ctx, in, lo, hi, (uint64_t)op->hop, y, p);
+      coll_measure(ctx, (size_t)op->hop - 1, s->held[c], lo, 0xF1, y);
+    }
+    break;
   case PS_STORE:
     for (long c = op->c0; c < op->c1; c++) {
       coll_msg_free(s->held[c]);
@@ -338,6 +351,15 @@ void program_run(const program *p, coll_ctx *ctx) {
   coll_global_max(ctx);
   prog_iter it;
   char err[512];
+  if (p->max_scale >= 0) { /* partial sums re-encoded under a global max need room */
+    penv env;
+    double v;
+    if (program_env(p, ctx->rank, ctx->nworkers, ctx->params, &env, err, sizeof err) ||
+        pexpr_eval(&p->x, p->max_scale, env.v, env.set, &v, err, sizeof err))
+      abort(); /* program_validate evaluated it */
+    ctx->global_max *= (float)v;
+    penv_free(&env);
+  }
   /* program_validate ran the same walk for this N before the run: a
    * failure here is a bug */
   if (prog_iter_start(&it, p, ctx->rank, ctx->nworkers, ctx->params, err, sizeof err)) abort();

@@ -50,7 +50,7 @@ void pexprs_free(pexprs *x);
 
 /* ---- programs ---- */
 
-enum pstep_kind { PS_FOR, PS_IF, PS_LET, PS_ENCODE, PS_SEND, PS_RECV, PS_REDUCE, PS_STORE, PS_DELIVER, PS_WAIT };
+enum pstep_kind { PS_FOR, PS_IF, PS_LET, PS_ENCODE, PS_SEND, PS_RECV, PS_REDUCE, PS_RECODE, PS_STORE, PS_DELIVER, PS_WAIT };
 
 struct pstep;
 typedef struct pblock {
@@ -71,7 +71,7 @@ typedef struct pstep {
   /* operations: the chunk range [c0, c1) (c1 = -1: the one chunk c0) */
   int c0, c1;
   int peer;     /* send: to; recv: from */
-  int hop;      /* reduce: the hop (1-based); also its combine's salt */
+  int hop;      /* reduce, recode: the hop (1-based); also its combine's or re-encoding's salt */
   int keep;     /* send: share the payloads (they stay held) instead of moving them */
   int wait;     /* send: wait for it now (a blocking send) */
   int in_first; /* reduce: combine(received, held), else combine(held, received) */
@@ -91,6 +91,7 @@ typedef struct program {
   int *check_expr;
   char **check_msg;
   int chunks, hops, dense; /* expressions */
+  int max_scale;           /* the global max's factor (an expression), or -1 */
   pblock body;
 } program;
 

@@ -185,6 +185,18 @@ static int advance(vstate *v, int r) {
         b->present = 0;
       }
       break;
+    case PS_RECODE:
+      for (long c = op->c0; c < op->c1; c++) {
+        cset *a = &k->held[c], *b = &k->in[c];
+        if (!b->present) return vfail(v, r, st, "re-encodes chunk %ld, which it has not received", c);
+        if (a->present) return vfail(v, r, st, "re-encodes chunk %ld into a chunk it still holds", c);
+        if ((v->small && (b->mask >> r & 1)) || b->count + 1 > (uint32_t)v->N)
+          return vfail(v, r, st, "the sum of chunk %ld would count a rank twice", c);
+        *a = *b;
+        a->key += rank_key(r), a->mask |= v->small ? 1ull << r : 0, a->count += 1;
+        b->present = 0;
+      }
+      break;
     case PS_STORE:
       for (long c = op->c0; c < op->c1; c++) {
         if (!k->in[c].present) return vfail(v, r, st, "stores chunk %ld, which it has not received", c);
@@ -259,6 +271,15 @@ int program_validate(const collective_type *t, int N, const double *params, char
   const program *p = program_of(t);
   if (!p) return 0;
   if (program_check(p, N, params, err, errlen)) return -1;
+  if (p->max_scale >= 0) {
+    penv env;
+    double x;
+    char e[256];
+    if (program_env(p, 0, N, params, &env, e, sizeof e)) return snprintf(err, errlen, "%s: %s", p->file, e), -1;
+    int bad = pexpr_eval(&p->x, p->max_scale, env.v, env.set, &x, e, sizeof e);
+    penv_free(&env);
+    if (bad) return snprintf(err, errlen, "%s: global_max_scale: %s", p->file, e), -1;
+  }
   vstate v = {.p = p, .N = N, .small = N <= 64, .err = err, .errlen = errlen};
   for (int r = 0; r < N; r++) v.all_key += rank_key(r);
   v.rk = calloc((size_t)N, sizeof *v.rk);

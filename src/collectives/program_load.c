@@ -14,6 +14,17 @@
 
 #include "program.h"
 
+/* A JSON path into out[n] (a path too long for it is cut: it names a
+ * step in messages only). */
+static void pathf(char *out, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void pathf(char *out, size_t n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(out, n, fmt, ap);
+  va_end(ap);
+}
+#define PATHF(out, ...) pathf(out, sizeof out, __VA_ARGS__)
+
 typedef struct loader {
   program *p;
   char *err;
@@ -70,10 +81,10 @@ static int lchunks(loader *ld, const json_t *v, const char *path, pstep *st) {
   if (json_is_array(v)) {
     if (json_array_size(v) != 2)
       return lfail(ld, path, "expected one chunk (an expression) or a range [FROM, TO) of two expressions");
-    char sub[512];
-    snprintf(sub, sizeof sub, "%s[0]", path);
+    char sub[1100];
+    PATHF(sub, "%s[0]", path);
     if (lexpr(ld, json_array_get(v, 0), sub, &st->c0)) return -1;
-    snprintf(sub, sizeof sub, "%s[1]", path);
+    PATHF(sub, "%s[1]", path);
     return lexpr(ld, json_array_get(v, 1), sub, &st->c1);
   }
   return lexpr(ld, v, path, &st->c0);
@@ -102,6 +113,7 @@ static const struct {
     {"send", PS_SEND, {"to", "keep", "wait"}},
     {"recv", PS_RECV, {"from"}},
     {"reduce", PS_REDUCE, {"hop", "order"}},
+    {"recode", PS_RECODE, {"hop"}},
     {"store", PS_STORE, {NULL}},
     {"deliver", PS_DELIVER, {"final"}},
     {"wait", PS_WAIT, {NULL}},
@@ -113,7 +125,7 @@ static int lstep(loader *ld, const json_t *o, const char *path, pstep *st, int d
   if (!(st->path = strdup(path))) return lfail(ld, path, "out of memory");
   if (!json_is_object(o))
     return lfail(ld, path, "expected a step: an object with one of for, if, let, encode, send, recv, "
-                           "reduce, store, deliver, wait");
+                           "reduce, recode, store, deliver, wait");
   size_t k = NKINDS;
   for (size_t i = 0; i < NKINDS; i++)
     if (json_object_get(o, kinds[i].key)) {
@@ -125,7 +137,7 @@ static int lstep(loader *ld, const json_t *o, const char *path, pstep *st, int d
     }
   if (k == NKINDS)
     return lfail(ld, path, "expected a step: an object with one of for, if, let, encode, send, recv, "
-                           "reduce, store, deliver, wait");
+                           "reduce, recode, store, deliver, wait");
   st->kind = kinds[k].kind;
   const char *key;
   json_t *v;
@@ -140,9 +152,9 @@ static int lstep(loader *ld, const json_t *o, const char *path, pstep *st, int d
                    list[0] ? list : "none besides the kind");
     }
   }
-  char sub[512];
+  char sub[1100];
   const json_t *kv = json_object_get(o, kinds[k].key);
-#define SUB(K) (snprintf(sub, sizeof sub, "%s.%s", path, K), sub)
+#define SUB(K) (PATHF(sub, "%s.%s", path, K), sub)
   switch (st->kind) {
   case PS_FOR:
     if (!json_is_string(kv)) return lfail(ld, SUB("for"), "expected the loop variable's name");
@@ -170,7 +182,7 @@ static int lstep(loader *ld, const json_t *o, const char *path, pstep *st, int d
     size_t i = 0;
     json_object_foreach((json_t *)kv, key, v) {
       char lp[600];
-      snprintf(lp, sizeof lp, "%s.let.%s", path, key);
+      PATHF(lp, "%s.let.%s", path, key);
       if (lname(ld, key, lp, &st->let_var[i]) || lexpr(ld, v, lp, &st->let_expr[i])) return -1;
       i++;
     }
@@ -201,6 +213,9 @@ static int lstep(loader *ld, const json_t *o, const char *path, pstep *st, int d
     st->in_first = os && !strcmp(os, "received+held");
     return 0;
   }
+  case PS_RECODE:
+    if (!json_object_get(o, "hop")) return lfail(ld, path, "a recode step needs \"hop\" (1-based, the row of hops.csv)");
+    return lexpr(ld, json_object_get(o, "hop"), SUB("hop"), &st->hop);
   case PS_DELIVER: return lbool(ld, o, path, "final", &st->final);
   default: return 0;
   }
@@ -214,8 +229,8 @@ static int lblock(loader *ld, const json_t *arr, const char *path, pblock *b, in
   b->s = calloc(b->n ? b->n : 1, sizeof *b->s);
   if (!b->s) return lfail(ld, path, "out of memory");
   for (size_t i = 0; i < b->n; i++) {
-    char sub[512];
-    snprintf(sub, sizeof sub, "%s[%zu]", path, i);
+    char sub[1100];
+    PATHF(sub, "%s[%zu]", path, i);
     if (lstep(ld, json_array_get(arr, i), sub, &b->s[i], depth)) return -1;
   }
   return 0;
@@ -273,7 +288,7 @@ static int lparams(loader *ld, const json_t *o) {
   size_t i = 0;
   json_object_foreach((json_t *)o, key, v) {
     char path[300];
-    snprintf(path, sizeof path, "params.%s", key);
+    PATHF(path, "params.%s", key);
     if (!json_is_object(v)) return lfail(ld, path, "expected {\"default\": INT, \"min\": INT, \"max\": INT, \"help\": TEXT}");
     ccomp_param *q = &p->params[i];
     q->kind = CCOMP_INT;
@@ -291,11 +306,21 @@ static int lparams(loader *ld, const json_t *o) {
   return 0;
 }
 
+/* The first step of kind k in b, nested ones included, or NULL. */
+static const pstep *find_kind(const pblock *b, int k) {
+  for (size_t i = 0; i < b->n; i++) {
+    const pstep *s = &b->s[i], *f;
+    if (s->kind == k) return s;
+    if ((f = find_kind(&s->body, k)) || (f = find_kind(&s->els, k))) return f;
+  }
+  return NULL;
+}
+
 static int lprogram(loader *ld, json_t *root) {
   program *p = ld->p;
   if (!json_is_object(root)) return lfail(ld, "", "expected an object (a collective program)");
   static const char *const known[] = {"name", "description", "requires", "params", "let", "checks",
-                                      "chunks", "hops", "dense_bytes", "program", NULL};
+                                      "chunks", "hops", "dense_bytes", "global_max_scale", "program", NULL};
   const char *key;
   json_t *v;
   json_object_foreach(root, key, v) {
@@ -303,7 +328,7 @@ static int lprogram(loader *ld, json_t *root) {
     for (int i = 0; known[i]; i++) ok |= !strcmp(key, known[i]);
     if (!ok)
       return lfail(ld, key, "unknown key (known: name, description, requires, params, let, checks, "
-                            "chunks, hops, dense_bytes, program)");
+                            "chunks, hops, dense_bytes, global_max_scale, program)");
   }
   static const char *const required[] = {"name", "chunks", "hops", "dense_bytes", "program", NULL};
   for (int i = 0; required[i]; i++)
@@ -318,9 +343,10 @@ static int lprogram(loader *ld, json_t *root) {
   p->description = strdup(v && json_is_string(v) ? json_string_value(v) : "a collective program");
   v = json_object_get(root, "requires");
   const char *req = v && json_is_string(v) ? json_string_value(v) : v ? "" : "summable";
-  if (strcmp(req, "summable")) /* reduce combines payloads without decoding */
-    return lfail(ld, "requires", "expected \"summable\" (a program combines payloads without decoding)");
-  p->requires = COLL_NEEDS_SUMMABLE;
+  if (strcmp(req, "summable") && strcmp(req, "any"))
+    return lfail(ld, "requires", "expected \"summable\" (reduce steps combine payloads without "
+                                 "decoding) or \"any\" (a program without reduce steps)");
+  p->requires = strcmp(req, "any") ? COLL_NEEDS_SUMMABLE : 0;
   if (!p->name || !p->description) return lfail(ld, "", "out of memory");
   /* fixed slots first: r, N, n, then the parameters */
   if (pexpr_var(&p->x, "r") != PV_R || pexpr_var(&p->x, "N") != PV_N || pexpr_var(&p->x, "n") != PV_n)
@@ -337,7 +363,7 @@ static int lprogram(loader *ld, json_t *root) {
     json_t *e;
     json_object_foreach(v, key, e) {
       char path[300];
-      snprintf(path, sizeof path, "let.%s", key);
+      PATHF(path, "let.%s", key);
       if (lname(ld, key, path, &p->global_var[i]) || lexpr(ld, e, path, &p->global_expr[i])) return -1;
       i++;
     }
@@ -351,7 +377,7 @@ static int lprogram(loader *ld, json_t *root) {
     if (!p->check_expr || !p->check_msg) return lfail(ld, "checks", "out of memory");
     for (size_t i = 0; i < p->nchecks; i++) {
       char path[64];
-      snprintf(path, sizeof path, "checks[%zu]", i);
+      PATHF(path, "checks[%zu]", i);
       const json_t *c = json_array_get(v, i), *m = json_object_get(c, "error");
       if (!json_is_object(c) || !json_object_get(c, "require") || !m || !json_is_string(m) || json_object_size(c) != 2)
         return lfail(ld, path, "expected {\"require\": EXPR, \"error\": TEXT}");
@@ -363,7 +389,16 @@ static int lprogram(loader *ld, json_t *root) {
       lexpr(ld, json_object_get(root, "hops"), "hops", &p->hops) ||
       lexpr(ld, json_object_get(root, "dense_bytes"), "dense_bytes", &p->dense))
     return -1;
-  return lblock(ld, json_object_get(root, "program"), "program", &p->body, 0);
+  p->max_scale = -1;
+  if (json_object_get(root, "global_max_scale") &&
+      lexpr(ld, json_object_get(root, "global_max_scale"), "global_max_scale", &p->max_scale))
+    return -1;
+  if (lblock(ld, json_object_get(root, "program"), "program", &p->body, 0)) return -1;
+  const pstep *red = p->requires ? NULL : find_kind(&p->body, PS_REDUCE);
+  if (red)
+    return lfail(ld, red->path, "a reduce step combines payloads without decoding: the program must "
+                                "require \"summable\" (or decode and re-encode with recode)");
+  return 0;
 }
 
 /* ---- registration ---- */
