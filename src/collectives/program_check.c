@@ -54,7 +54,6 @@ typedef struct vstate {
   uint64_t all_key;
   prank *rk;
   pmsg **queue; /* per destination, in send order: the messages not yet received */
-  pmsg *received;
   uint8_t *final_seen;
   char *err;
   size_t errlen;
@@ -109,6 +108,7 @@ static int advance(vstate *v, int r) {
   for (;;) {
     if (k->waiting) {
       if (!k->waiting->received) return moved;
+      free(k->waiting);
       k->waiting = NULL;
       moved = 1;
     }
@@ -161,17 +161,18 @@ static int advance(vstate *v, int r) {
       while (*q && (*q)->src != op->peer) q = &(*q)->next;
       if (!*q) return moved; /* blocked */
       pmsg *m = *q;
-      *q = m->next; /* off the queue, onto the list of received ones */
-      m->next = v->received;
-      v->received = m;
+      *q = m->next; /* off the queue; its sender frees it once it has waited */
       if (m->c0 != op->c0 || m->c1 != op->c1)
         return vfail(v, r, st, "receives chunks [%ld, %ld) from rank %ld, but its next message from it "
                                "(%s) carries chunks [%ld, %ld)", op->c0, op->c1, op->peer, m->st->path, m->c0, m->c1);
+      m->next = NULL;
       for (long c = op->c0; c < op->c1; c++) {
         if (k->in[c].present) return vfail(v, r, st, "receives chunk %ld before using the one received earlier", c);
         k->in[c] = m->sets[c - op->c0];
       }
       m->received = 1;
+      free(m->sets);
+      m->sets = NULL;
       break;
     }
     case PS_REDUCE:
@@ -224,6 +225,7 @@ static int advance(vstate *v, int r) {
     case PS_WAIT:
       for (size_t i = 0; i < k->npending; i++)
         if (!k->pending[i]->received) return moved; /* blocked */
+      for (size_t i = 0; i < k->npending; i++) free(k->pending[i]);
       k->npending = 0;
       break;
     }
@@ -317,23 +319,18 @@ int program_validate(const collective_type *t, int N, const double *params, char
     }
   }
   if (!rc) rc = finish(&v);
+  /* every message not freed is its sender's: pending, or the send it waits on */
   for (int r = 0; r < started; r++) {
+    for (size_t i = 0; i < v.rk[r].npending; i++) {
+      free(v.rk[r].pending[i]->sets);
+      free(v.rk[r].pending[i]);
+    }
+    if (v.rk[r].waiting) free(v.rk[r].waiting->sets), free(v.rk[r].waiting);
     prog_iter_end(&v.rk[r].it);
     free(v.rk[r].held);
     free(v.rk[r].in);
     free(v.rk[r].delivered);
     free(v.rk[r].pending);
-  }
-  for (int r = 0; v.queue && r < N; r++)
-    for (pmsg *m = v.queue[r], *nx; m; m = nx) {
-      nx = m->next;
-      free(m->sets);
-      free(m);
-    }
-  for (pmsg *m = v.received, *nx; m; m = nx) {
-    nx = m->next;
-    free(m->sets);
-    free(m);
   }
   free(v.queue);
   free(v.rk);
