@@ -9,6 +9,8 @@
 #     (global-qsgd), Marsit's random combine, and a whole-payload sketch;
 #     ring_recompress.json (decode, add, re-encode) with any compressor,
 #     error feedback included;
+#     an MSCCL-IR ring all-reduce imported by scripts/msccl_import.py equals
+#     allreduce/ring, and the importer refuses what it cannot follow;
 #  2. a shipped program is found by name;
 #  3. broken programs exit 2 with one line naming the program file, the
 #     step's JSON path and what is wrong: a deadlock, a send never
@@ -16,8 +18,8 @@
 #     whose chunks differ from the send's, a bad expression, an unknown key.
 set -u
 CCSIM=$1
-SRC=$2
-P=$(cd "$SRC" && pwd)/workloads/collectives
+SRC=$(cd "$2" && pwd)
+P=$SRC/workloads/collectives
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
@@ -84,6 +86,18 @@ same allreduce/ring-recompress "{\"program\": \"$P/ring_recompress.json\"}" 4 to
 same allreduce/ring "{\"program\": \"$P/ring.json\"}" 4 randomk --set compressor.memory=residual
 n=$((n + 2))
 echo "compared $n program runs with their C twins"
+
+# an MSCCL-IR ring all-reduce (tests/data), imported: equal to allreduce/ring
+if python3 "$SRC/scripts/msccl_import.py" "$SRC/tests/data/msccl_ring_allreduce5.xml" >"$T/msccl.json" 2>"$T/err"; then
+  for c in fp16 marsit; do same allreduce/ring "{\"program\": \"$T/msccl.json\"}" 5 $c; done
+  "$CCSIM" run "$T/base.json" -q -o "$T/m4" --set workers=4 --set "collective={\"program\": \"$T/msccl.json\"}" >/dev/null 2>"$T/err"
+  [ $? = 2 ] && grep -q "for 5 GPUs" "$T/err" || { echo "FAIL: the imported program runs for 4 workers: $(cat "$T/err")"; fail=1; }
+else
+  echo "FAIL: msccl_import.py: $(cat "$T/err")"; fail=1
+fi
+sed 's/dstbuf="o" dstoff="3"/dstbuf="s" dstoff="3"/' "$SRC/tests/data/msccl_ring_allreduce5.xml" >"$T/scratch.xml"
+python3 "$SRC/scripts/msccl_import.py" "$T/scratch.xml" >/dev/null 2>"$T/err"
+[ $? = 2 ] && grep -q "scratch buffers are not imported" "$T/err" || { echo "FAIL: msccl_import.py takes a scratch buffer: $(cat "$T/err")"; fail=1; }
 
 # 2. by name
 "$CCSIM" run "$T/base.json" -q -o "$T/byname" --set 'collective={"program": "ring"}' >/dev/null 2>"$T/err" ||
