@@ -303,6 +303,13 @@ int program_validate(const collective_type *t, int N, const double *params, char
       break;
     }
     v.K = k->it.K;
+    if ((double)v.K * N > (double)(1L << 28)) {
+      snprintf(err, errlen, "%s: %ld chunks on each of %d ranks: too many to validate (at most 2^28 "
+               "chunks x ranks)", p->file, v.K, N);
+      prog_iter_end(&k->it);
+      rc = -1;
+      break;
+    }
     k->held = calloc((size_t)v.K, sizeof *k->held);
     k->in = calloc((size_t)v.K, sizeof *k->in);
     k->delivered = calloc((size_t)v.K, 1);
