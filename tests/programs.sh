@@ -127,9 +127,14 @@ bad coverage 'program' 'never delivers chunk' "[$RING_RS, {\"deliver\": \"(r + 1
 bad missesrank 'program[2]' 'misses rank' "[${RING_RS/\"to\": \"N - 1\"/\"to\": \"N - 2\"}, {\"deliver\": \"(r + 2) % N\", \"final\": true}]"
 bad wrongchunk 'program[0].do[2]' 'carries chunks' '[{"for": "s", "from": 0, "to": 1, "do": [{"encode": "r"}, {"send": "r", "to": "(r + 1) % N"}, {"recv": "r", "from": "(r - 1) % N"}]}]'
 bad twice 'program[1].do[2]' 'count a rank twice' '[{"encode": 0}, {"for": "s", "from": 0, "to": 2, "do": [{"send": 0, "to": "(r + 1) % N", "keep": true}, {"recv": 0, "from": "(r - 1) % N"}, {"reduce": 0, "hop": 1}, {"wait": "sends"}]}]'
+bad neverwaited 'program[1]' 'a send never waited for' '[{"encode": "r"}, {"send": "r", "to": "(r + 1) % N"}, {"recv": "(r - 1) % N", "from": "(r - 1) % N"}, {"store": "(r - 1) % N"}]'
 bad syntax 'program[0].encode' 'column' '[{"encode": "(r + 1 % N"}]'
 bad unknownkey 'program[0]' 'unknown key "too"' '[{"send": 0, "too": 1}]'
 bad chunkrange 'program[0]: rank 3' 'expected an integer in [0, 3]' '[{"encode": "r + 1"}]'
+# reduce steps need a summable compressor: a program that takes any may not have them
+printf '{"name": "anyreduce", "requires": "any", "chunks": 1, "hops": 1, "dense_bytes": 0, "program": [{"if": 0, "then": [{"reduce": 0, "hop": 1}]}]}\n' >"$T/anyreduce.json"
+"$CCSIM" run "$T/base.json" -q -o "$T/bad" --set "collective={\"program\": \"$T/anyreduce.json\"}" >/dev/null 2>"$T/err"
+[ $? = 2 ] && grep -qF "anyreduce.json: program[0].then[0]: a reduce step" "$T/err" || { echo "FAIL anyreduce: $(cat "$T/err")"; fail=1; }
 # the ring's own steps pass: the checks above fail for the reason named
 printf '{"name": "ok", "chunks": "N", "hops": "N - 1", "dense_bytes": "8 * n", "program": [%s, {"deliver": "(r + 1) %% N", "final": true}, %s]}\n' "$RING_RS" "$AG" >"$T/ok.json"
 "$CCSIM" run "$T/base.json" -q -o "$T/ok" --set "collective={\"program\": \"$T/ok.json\"}" >/dev/null 2>"$T/err" ||
