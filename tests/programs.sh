@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/programs.sh CCSIM SRCDIR — collectives as programs (docs/programs.md):
 #  1. each shipped program in workloads/collectives equals its built-in C
-#     twin, byte for byte, in iterations.csv and hops.csv, and in
+#     twin, byte for byte, in iterations.csv, hops.csv, timeline.csv and
+#     platform.xml, and in
 #     summary.json but for the host fields, the experiment's hash and the
 #     collective's name (the only things that name the collective), for
 #     several N (non-powers of two where the twin takes them) and
@@ -28,7 +29,7 @@ cat >"$T/base.json" <<'J'
  "platform": {"generate": "crossbar", "bandwidth": "25Gbps", "latency": "5us"},
  "model": {"elements": 1003},
  "gradients": {"source": "synthetic", "distribution": "normal", "scale": 0.01},
- "compressor": "fp16"}
+ "compressor": "fp16", "output": {"timeline": true}}
 J
 # summary.json without the fields that differ by design
 strip() {
@@ -49,7 +50,9 @@ same() { # builtin-collective program-collective N compressor [--set ...]
     { echo "FAIL $b N=$N $c: the built-in failed: $(cat "$T/err")"; fail=1; return; }
   "$CCSIM" run "$T/base.json" -q -o "$d/p" --set workers="$N" --set compressor="$c" --set "collective=$p" "$@" >/dev/null 2>"$T/err" ||
     { echo "FAIL $p N=$N $c: the program failed: $(cat "$T/err")"; fail=1; return; }
-  for f in iterations.csv hops.csv; do
+  for f in "$d"/c/*; do # iterations.csv, hops.csv, timeline.csv, platform.xml
+    f=$(basename "$f")
+    [ "$f" = summary.json ] && continue
     cmp -s "$d/c/$f" "$d/p/$f" || { echo "FAIL $p N=$N $c: $f differs from $b"; diff "$d/c/$f" "$d/p/$f" | head -4; fail=1; }
   done
   cmp -s <(strip "$d/c/summary.json") <(strip "$d/p/summary.json") ||
