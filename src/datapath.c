@@ -19,6 +19,7 @@ static const struct {
   [DATA_DEVICES] = {"CCSIM_DEVICES", "devices", "devices"},
   [DATA_DATASETS] = {"CCSIM_DATASETS", "data", "workloads/data"},
   [DATA_ANALYSIS] = {"CCSIM_ANALYSIS", "python", "analysis"}, /* ccsim report's script, the plot scripts */
+  [DATA_COLLECTIVES] = {"CCSIM_COLLECTIVES", "collectives", "workloads/collectives"}, /* programs */
   [DATA_WORKLOADS] = {"CCSIM_WORKLOADS", "workloads", "workloads"},
   [DATA_LINKS] = {"CCSIM_LINKS", "links", "links"},
 };

@@ -4,8 +4,8 @@
  * One lookup order for every kind, so an installed ccsim and one run from
  * its build directory behave alike:
  *   1. the kind's own variable, when set (CCSIM_MODELS, CCSIM_PLATFORMS,
- *      CCSIM_DEVICES, CCSIM_DATASETS, CCSIM_ANALYSIS, CCSIM_WORKLOADS, CCSIM_LINKS):
- *      that directory and nothing else;
+ *      CCSIM_DEVICES, CCSIM_DATASETS, CCSIM_ANALYSIS, CCSIM_COLLECTIVES, CCSIM_WORKLOADS,
+ *      CCSIM_LINKS): that directory and nothing else;
  *   2. the installation: DATADIR/ccsim next to the binary (found from
  *      /proc/self/exe, so an installed tree may be moved as a whole);
  *   3. $CCSIM_DATA (a directory laid out as the installation, or a source tree);
@@ -17,8 +17,9 @@
 
 typedef enum data_kind {
   DATA_MODELS, DATA_PLATFORMS, DATA_DEVICES, DATA_DATASETS, DATA_ANALYSIS,
-  DATA_WORKLOADS, /* the shipped experiments and sweeps */
-  DATA_LINKS      /* link-calibration files (comm.links) */
+  DATA_COLLECTIVES, /* collectives written as programs (before WORKLOADS: more specific) */
+  DATA_WORKLOADS,   /* the shipped experiments and sweeps */
+  DATA_LINKS        /* link-calibration files (comm.links) */
 } data_kind;
 
 /* The first existing directory for kind, in the order above, into out[n];

@@ -67,6 +67,13 @@ cat >train.json <<'J'
 J
 "$C" run train.json --quiet >out 2>err && ok || bad "run with the digits dataset: $(cat err)"
 grep -q '"final_accuracy"' out-train/summary.json && ok || bad "no final_accuracy in the training run"
+# a shipped collective program, by name (share/ccsim/collectives)
+cat >prog.json <<'J'
+{"workers": 3, "iterations": 1, "model": {"elements": 1000}, "compressor": "fp16",
+ "collective": {"program": "rhd"}, "output": {"dir": "out-prog"}}
+J
+"$C" run prog.json --quiet >out 2>err && grep -q '"collective": "program:rhd"' out-prog/summary.json && ok ||
+  bad "a shipped collective program by name: $(cat err)"
 # ccsim report finds its installed script (the moved prefix's share/ccsim/python)
 "$C" report out-train 2>err && grep -q 'id="plot-convergence"' out-train/report.html && ok ||
   bad "ccsim report from the moved prefix: $(cat err)"

@@ -285,6 +285,12 @@ int coll_whole_deliver(coll_ctx *ctx, const coll_msg *m, size_t lo, int final);
  * with private outputs, and in whole mode (a chunk is decoded from all). */
 static inline int coll_deliver_all(const coll_ctx *ctx) { return !ctx->out_shared || ctx->whole_mode; }
 
+/* allreduce/ring-recompress's hop (ring_recompress.c): decode `in`, add
+ * this worker's input on [lo, hi) in fp32 and encode the sum afresh (its
+ * error goes to the error-feedback memory); consumes in.  salt keeps each
+ * hop's randomness distinct; y and p are scratch of hi - lo floats. */
+coll_msg *coll_recompress(coll_ctx *ctx, coll_msg *in, size_t lo, size_t hi, uint64_t salt, float *y, float *p);
+
 /* Sets ctx->global_max: for CCOMP_GLOBAL_MAX compressors, the max of the
  * local statistic over all workers by a ring max-reduction of one float per
  * worker (N - 1 steps of 4 bytes, charged on the network); 0 for the

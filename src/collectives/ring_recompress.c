@@ -74,8 +74,7 @@ static void recompress_work_run(void *arg, int thread) {
   }
 }
 
-/* in + own input on [lo, hi), re-encoded; consumes in. */
-static coll_msg *recompress(coll_ctx *ctx, coll_msg *in, size_t lo, size_t hi, uint64_t salt,
+coll_msg *coll_recompress(coll_ctx *ctx, coll_msg *in, size_t lo, size_t hi, uint64_t salt,
                             float *y, float *p) {
   const size_t n = hi - lo;
   if (ctx->io.device) {
@@ -117,7 +116,7 @@ static void rr_run(coll_ctx *ctx) {
     comm_req *req = coll_isend(ctx, next, hold, coll_msg_charge(ctx, hold));
     coll_msg *in = comm_recv(prev, r);
     coll_chunk(ctx->n, N, in->chunk, &lo, &hi);
-    coll_msg *sum = recompress(ctx, in, lo, hi, 1 + (uint64_t)s, y, p);
+    coll_msg *sum = coll_recompress(ctx, in, lo, hi, 1 + (uint64_t)s, y, p);
     coll_measure(ctx, (size_t)s, sum, lo, 0xF1, y);
     comm_wait(req);
     hold = sum;

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "collectives/collective.h"
+#include "collectives/program.h"
+#include "datapath.h"
 #include "suggest.h"
 
 static int coll_param_key(const char *key, const void *arg) {
@@ -20,24 +22,66 @@ static int coll_param_key(const char *key, const void *arg) {
   return 0;
 }
 
-/* "collective": "NAME" or {"name": NAME, PARAM: value, ...}; written back as
- * a plain name when the collective has no parameters. */
+/* {"program": FILE}: a collective program (docs/programs.md), relative to
+ * the experiment file, or a shipped one by name ("ring" or "ring.json" in
+ * workloads/collectives). */
+static int read_program(cfg_reader *rd, experiment *e, json_t *c, const collective_type **t) {
+  const char *f;
+  int rc;
+  if (json_object_get(c, "name"))
+    return cfg_fail(rd, "collective", "give \"name\" (a built-in collective) or \"program\" (a file), not both");
+  if ((rc = cfg_string(rd, c, "collective", "program", NULL, &f))) return rc;
+  char *path = exp_resolve(e, f), shipped[4096];
+  if (access(path, R_OK) != 0 && f[0] != '/' && !strchr(f, '/')) {
+    char name[512];
+    const size_t l = strlen(f);
+    snprintf(name, sizeof name, "%s%s", f, l > 5 && !strcmp(f + l - 5, ".json") ? "" : ".json");
+    if (datapath_file(DATA_COLLECTIVES, name, shipped, sizeof shipped) == 0) {
+      free(path);
+      path = strdup(shipped);
+    }
+  }
+  if (!path || access(path, R_OK) != 0) {
+    rc = cfg_fail(rd, "collective.program", "cannot read the collective program \"%s\" (%s: %s; a "
+                  "shipped one is named without a path: ring, tree, rhd, torus2d, hierarchical)",
+                  f, path ? path : f, strerror(errno));
+    free(path);
+    return rc;
+  }
+  char err[1024];
+  *t = program_load(path, err, sizeof err);
+  /* the program's content is part of the experiment's hash (provenance) */
+  if (*t) rc = experiment_add_input(e, "collective program", path, "collective.program", rd->err);
+  free(path);
+  if (!*t) return cfg_fail(rd, "collective.program", "%s", err);
+  return rc;
+}
+
+/* "collective": "NAME" or {"name": NAME, PARAM: value, ...} or {"program":
+ * FILE, PARAM: value, ...}; written back as a plain name when the
+ * collective has no parameters. */
 int exp_collective(cfg_reader *rd, experiment *e, json_t *root) {
   int rc = 0;
   if (!json_object_get(root, "collective"))
     json_object_set_new(root, "collective", json_pack("{s:s}", "name", "allreduce/ring"));
   json_t *c = cfg_object(rd, root, "", "collective", &rc);
   if (!c) return rc;
-  const char *name;
-  if ((rc = cfg_string(rd, c, "collective", "name", "allreduce/ring", &name))) return rc;
-  e->collective = collective_find(name);
-  if (!e->collective) {
-    char hint[96];
-    return cfg_fail(rd, "collective.name", "unknown collective \"%s\" (%sknown: %s)", name,
-                    suggest_hint(name, NULL, collective_names(), hint, sizeof hint), collective_names());
+  const int is_program = json_object_get(c, "program") != NULL;
+  if (is_program) {
+    if ((rc = read_program(rd, e, c, &e->collective))) return rc;
+  } else {
+    const char *name;
+    if ((rc = cfg_string(rd, c, "collective", "name", "allreduce/ring", &name))) return rc;
+    e->collective = collective_find(name);
+    if (!e->collective) {
+      char hint[96];
+      return cfg_fail(rd, "collective.name", "unknown collective \"%s\" (%sknown: %s)", name,
+                      suggest_hint(name, NULL, collective_names(), hint, sizeof hint), collective_names());
+    }
   }
   const collective_type *t = e->collective;
-  static const char *const known[] = {"name", NULL};
+  static const char *const known_name[] = {"name", NULL}, *const known_prog[] = {"program", NULL};
+  const char *const *known = is_program ? known_prog : known_name;
   char pnames[512] = "";
   for (size_t i = 0; i < t->nparams; i++) {
     if (i) strncat(pnames, ", ", sizeof pnames - strlen(pnames) - 1);
@@ -54,7 +98,7 @@ int exp_collective(cfg_reader *rd, experiment *e, json_t *root) {
       e->coll_params[i] = e->platform.gpus_per_node;
       json_object_set_new(c, "node_size", json_integer(e->platform.gpus_per_node));
     }
-  if (t->nparams == 0) json_object_set_new(root, "collective", json_string(t->name));
+  if (t->nparams == 0 && !is_program) json_object_set_new(root, "collective", json_string(t->name));
 
   if ((t->requires & COLL_NEEDS_SUMMABLE) && !(e->compressor->flags & CCOMP_SUMMABLE) &&
       e->compressor->phases < 2) {
@@ -86,5 +130,9 @@ int exp_collective(cfg_reader *rd, experiment *e, json_t *root) {
   char cerr[CCOMP_ERRLEN]; /* the check's text, wrapped once with the file and the path */
   if (t->check && t->check(e->workers, e->coll_params, cerr, sizeof cerr))
     return cfg_fail(rd, "collective", "%s", cerr);
+  /* a program: run every rank's steps symbolically for this worker count */
+  char perr[2048];
+  if (program_validate(t, e->workers, e->coll_params, perr, sizeof perr))
+    return cfg_fail(rd, "collective.program", "%s", perr);
   return 0;
 }
