@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 SECS=${1:-60}
 shift || true
 if [ ! -f build-fuzz/build.ninja ]; then
-  CC=clang meson setup build-fuzz -Dfuzz=true -Dfuzz_seconds="$SECS" >/dev/null
+  CC=clang CXX=clang++ meson setup build-fuzz -Dfuzz=true -Dfuzz_seconds="$SECS" >/dev/null
 else
   meson configure build-fuzz -Dfuzz_seconds="$SECS" >/dev/null
 fi
