@@ -16,7 +16,7 @@ trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/src/scripts"
 cp -r "$SRC/scripts/docnumbers.d" "$SRC/scripts/docnumbers.py" "$T/src/scripts/"
 cp -r "$SRC/workloads" "$SRC/tests" "$T/src/"
-mkdir -p "$T/src/docs"
+cp -r "$SRC/docs" "$T/src/"
 cp "$SRC/README.md" "$T/src/"
 # the quickstart block says "5 iterations" in its setup line: make it 6
 sed -i '/<!-- numbers:quickstart -->/,/<!-- \/numbers:quickstart -->/ s/elements, 5 iterations/elements, 6 iterations/' "$T/src/README.md"
