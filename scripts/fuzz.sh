@@ -15,7 +15,7 @@ else
 fi
 # only the harnesses (and libccsim): some unit tests need gcc (_Float16)
 ninja -C build-fuzz tests/fuzz/fuzz_experiment tests/fuzz/fuzz_sweep tests/fuzz/fuzz_trace \
-  tests/fuzz/fuzz_units tests/fuzz/fuzz_platform tests/fuzz/fuzz_slurm >/dev/null
+  tests/fuzz/fuzz_units tests/fuzz/fuzz_platform tests/fuzz/fuzz_slurm tests/fuzz/fuzz_program >/dev/null
 if [ $# -eq 0 ]; then
   meson test -C build-fuzz --no-rebuild --suite fuzz --print-errorlogs
 else

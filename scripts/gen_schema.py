@@ -129,6 +129,15 @@ memory = {"oneOf": [{"enum": ["none"] + [m for m in memories if m != "none"]},
                         required=["name"])]}
 compressor = named(list(compressors), compressors, {"memory": memory})
 collective = named(list(collectives), collectives)
+# {"program": FILE, PARAM: value, ...}: a collective written as a program (docs/programs.md);
+# its parameters are the program's own
+collective["oneOf"].append({"type": "object", "properties": {"program": {"type": "string", "minLength": 1}},
+                            "required": ["program"], "additionalProperties": {"type": "number"}})
+# how messages are priced (docs/comm-model.md)
+comm = obj({"model": {"enum": ["ideal", "nccl"]}, "protocol": {"enum": ["auto", "LL", "LL128", "Simple"]},
+            "algorithm": {"enum": ["auto", "tree", "ring"]},
+            "channels": {"oneOf": [{"const": "auto"}, integer(1, 64)]},
+            "links": {"type": "string", "minLength": 1}})
 
 layer = obj({"name": {"type": "string"}, "params": integer(0), "fwd_flops": {"type": "number", "minimum": 0},
              "bwd_flops": {"type": "number", "minimum": 0}}, required=["params"])
@@ -149,6 +158,7 @@ train = obj({
     "eval_every": integer(1), "target_accuracy": number(0, 1), "train_samples": integer(0, 60000),
     "test_samples": integer(0, 10000),
     "text": obj({"vocab": integer(2), "samples": integer(2), "zipf": number(0.01, 10), "follow": number(0, 1)}),
+    "corpus": obj({"vocab": integer(1, 1 << 16), "context": integer(1, 8), "samples": integer(2, 1 << 22)}),
 })
 device = {"oneOf": [{"type": "string", "minLength": 1},
                     obj({"name": {"type": "string", "minLength": 1}, "efficiency": {"type": "number"},
@@ -169,7 +179,7 @@ experiment = {
         "seed": integer(0, 9007199254740992), "workers": integer(1, 1048576), "iterations": integer(1, 1073741824),
         "platform": {"oneOf": [{"type": "string", "minLength": 1}, platform]},
         "model": model, "gradients": gradients, "train": train,
-        "compressor": compressor, "collective": collective, "device": device,
+        "compressor": compressor, "collective": collective, "comm": comm, "device": device,
         "schedule": schedule, "output": output,
     }),
 }

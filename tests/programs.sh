@@ -3,7 +3,8 @@
 #  1. each shipped program in workloads/collectives equals its built-in C
 #     twin, byte for byte, in iterations.csv, hops.csv, timeline.csv and
 #     platform.xml, and in
-#     summary.json but for the host fields, the experiment's hash and the
+#     summary.json but for the host fields, the experiment's hash, the
+#     program file among the inputs and the
 #     collective's name (the only things that name the collective), for
 #     several N (non-powers of two where the twin takes them) and
 #     compressors: none, fp16, a summable quantizer under a global max
@@ -39,6 +40,8 @@ s = json.load(open(sys.argv[1]))
 for k in ("host_time_s", "peak_rss_mb", "experiment_hash", "collective"):
     s.pop(k, None)
 s.get("experiment", {}).pop("collective", None)
+# a program run has one input more: the program file (provenance)
+s["inputs"] = [i for i in s.get("inputs", []) if i.get("role") != "collective program"]
 print(json.dumps(s, indent=1))
 PY
 }

@@ -153,6 +153,9 @@ void prog_iter_end(prog_iter *it);
  * register it: its collective_type (the same one for a file loaded again),
  * or NULL with err[0..errlen) set to "FILE: PATH: what is wrong". */
 const collective_type *program_load(const char *path, char *err, size_t errlen);
+/* Forget a collective_type program_load made (its slot is free again);
+ * nothing else may still use it.  For the fuzz harness and tests. */
+void program_unload(const collective_type *t);
 /* The program of a collective_type program_load made, or NULL. */
 const program *program_of(const collective_type *t);
 

@@ -132,12 +132,19 @@ static int advance(vstate *v, int r) {
       }
       break;
     case PS_SEND: {
+      for (long c = op->c0; c < op->c1; c++) /* before the message exists: nothing to free */
+        if (!k->held[c].present) return vfail(v, r, st, "sends chunk %ld, which it does not hold", c);
+      if (k->npending == k->cap && !st->wait) { /* room first: a queued message is always owned */
+        const size_t cap = k->cap ? 2 * k->cap : 8;
+        pmsg **p = realloc(k->pending, cap * sizeof *p);
+        if (!p) return vfail(v, r, st, "out of memory");
+        k->pending = p, k->cap = cap;
+      }
       pmsg *m = calloc(1, sizeof *m);
       if (!m || !(m->sets = calloc((size_t)(op->c1 - op->c0), sizeof *m->sets)))
         return free(m), vfail(v, r, st, "out of memory");
       *m = (pmsg){.src = r, .dst = (int)op->peer, .c0 = op->c0, .c1 = op->c1, .sets = m->sets, .st = st};
       for (long c = op->c0; c < op->c1; c++) {
-        if (!k->held[c].present) return vfail(v, r, st, "sends chunk %ld, which it does not hold", c);
         m->sets[c - op->c0] = k->held[c];
         if (!st->keep) k->held[c].present = 0;
       }
@@ -145,15 +152,7 @@ static int advance(vstate *v, int r) {
       while (*q) q = &(*q)->next;
       *q = m;
       if (st->wait) k->waiting = m;
-      else {
-        if (k->npending == k->cap) {
-          k->cap = k->cap ? 2 * k->cap : 8;
-          pmsg **p = realloc(k->pending, k->cap * sizeof *p);
-          if (!p) return vfail(v, r, st, "out of memory");
-          k->pending = p;
-        }
-        k->pending[k->npending++] = m;
-      }
+      else k->pending[k->npending++] = m;
       break;
     }
     case PS_RECV: {

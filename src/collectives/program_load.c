@@ -5,12 +5,14 @@
  * A collective_type's callbacks take no closure, so each loaded program
  * gets one of PROG_SLOTS slots whose callbacks call the program of that
  * slot; a file loaded again (a sweep's points) gets its slot back. */
+#include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "program.h"
 
@@ -429,13 +431,39 @@ static const struct {
                           SLOT_ROW(6), SLOT_ROW(7), SLOT_ROW(8),  SLOT_ROW(9),  SLOT_ROW(10), SLOT_ROW(11),
                           SLOT_ROW(12), SLOT_ROW(13), SLOT_ROW(14), SLOT_ROW(15)};
 
+enum { PROG_MAX_BYTES = 16 << 20 };
+
 const program *program_of(const collective_type *t) {
   for (int i = 0; i < PROG_SLOTS; i++)
     if (slot_prog[i] && t == &slot_type[i]) return slot_prog[i];
   return NULL;
 }
 
+void program_unload(const collective_type *t) {
+  for (int i = 0; i < PROG_SLOTS; i++)
+    if (slot_prog[i] && t == &slot_type[i]) {
+      program_free(slot_prog[i]);
+      free(slot_key[i]);
+      slot_prog[i] = NULL, slot_key[i] = NULL;
+      memset(&slot_type[i], 0, sizeof slot_type[i]);
+    }
+}
+
 const collective_type *program_load(const char *path, char *err, size_t errlen) {
+  /* a FIFO, a device or a directory is refused before anything opens it
+   * (opening a FIFO would wait for a writer), and so is a file larger than
+   * any program needs */
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    snprintf(err, errlen, "%s: cannot read the collective program: %s", path, strerror(errno));
+    return NULL;
+  }
+  if (!S_ISREG(st.st_mode) || st.st_size > PROG_MAX_BYTES) {
+    snprintf(err, errlen, "%s: expected a collective program (a JSON file of at most %d MiB), got %s", path,
+             PROG_MAX_BYTES >> 20, !S_ISREG(st.st_mode) ? (S_ISDIR(st.st_mode) ? "a directory" : "a special file")
+                                                        : "a larger file");
+    return NULL;
+  }
   char real[PATH_MAX];
   const char *key = realpath(path, real) ? real : path;
   for (int i = 0; i < PROG_SLOTS; i++)

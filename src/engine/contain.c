@@ -58,7 +58,13 @@ static void die(const char *how) {
   const int fd = real_stderr >= 0 ? real_stderr : 2;
   put(fd, "ccsim: SimGrid failed while ", 28);
   put(fd, doing, strlen(doing));
-  put(fd, " (out of memory?): ", 19);
+  /* no descriptor left is the likelier cause than memory when none can be
+   * opened now (SimGrid reports it as a file it cannot open) */
+  const int probe = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const int no_fd = probe < 0 && (errno == EMFILE || errno == ENFILE);
+  if (probe >= 0) close(probe);
+  if (no_fd) put(fd, " (Too many open files: the limit of ulimit -n): ", 48);
+  else put(fd, " (out of memory?): ", 19);
   put(fd, len ? line : how, len ? len : strlen(how));
   put(fd, "\n", 1);
   _exit(1);

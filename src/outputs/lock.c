@@ -87,11 +87,12 @@ int lock_dir(const char *dir, const char *kind, ccsim_error *err) {
       struct flock who = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
       const long pid = fcntl(fd, F_GETLK, &who) == 0 && who.l_type != F_UNLCK ? (long)who.l_pid : 0;
       char k[16] = "";
-      for (int tries = 0; tries < 50 && !k[0]; tries++) {
+      for (int tries = 0; tries < 50; tries++) {
         const ssize_t n = pread(fd, text, sizeof text - 1, 0);
         text[n > 0 ? n : 0] = 0;
         recorded_kind(text, k);
-        if (!k[0]) usleep(2000);
+        if (k[0]) break;
+        usleep(2000);
       }
       const char *hk = k[0] ? k : "writer";
       char pids[24] = "?";
