@@ -18,6 +18,7 @@ static const struct {
   [DATA_PLATFORMS] = {"CCSIM_PLATFORMS", "platforms", "platforms"},
   [DATA_DEVICES] = {"CCSIM_DEVICES", "devices", "devices"},
   [DATA_DATASETS] = {"CCSIM_DATASETS", "data", "workloads/data"},
+  [DATA_LINKS] = {"CCSIM_LINKS", "links", "links"},
 };
 
 static int is_dir(const char *p) {

@@ -4,7 +4,7 @@
  * One lookup order for every kind, so an installed ccsim and one run from
  * its build directory behave alike:
  *   1. the kind's own variable, when set (CCSIM_MODELS, CCSIM_PLATFORMS,
- *      CCSIM_DEVICES, CCSIM_DATASETS): that directory and nothing else;
+ *      CCSIM_DEVICES, CCSIM_DATASETS, CCSIM_LINKS): that directory and nothing else;
  *   2. the installation: DATADIR/ccsim next to the binary (found from
  *      /proc/self/exe, so an installed tree may be moved as a whole);
  *   3. $CCSIM_DATA (a directory laid out as the installation, or a source tree);
@@ -14,7 +14,7 @@
 
 #include <stddef.h>
 
-typedef enum data_kind { DATA_MODELS, DATA_PLATFORMS, DATA_DEVICES, DATA_DATASETS } data_kind;
+typedef enum data_kind { DATA_MODELS, DATA_PLATFORMS, DATA_DEVICES, DATA_DATASETS, DATA_LINKS } data_kind;
 
 /* The first existing directory for kind, in the order above, into out[n];
  * returns 0, or -1 with out holding what was tried (for a message). */

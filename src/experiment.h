@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "compressor.h"
+#include "engine/nccl.h"
 #include "error.h"
 #include "memory.h"
 #include "train/data.h"
@@ -74,6 +75,14 @@ typedef struct experiment {
      * its keys; NULL for a platform file. */
     void *params;
   } platform;
+
+  /* "comm" (docs/comm-model.md): how messages are priced.  model COMM_IDEAL
+   * (the default) leaves every timing as it was; the fields that follow
+   * from the platform (nodes, bandwidths) are filled once it is loaded
+   * (engine_comm_resolve). */
+  nccl_plan comm;
+  char *comm_links; /* the link-calibration file read (comm.links), or NULL */
+  char comm_links_name[128];
 
   struct {
     size_t elements;

@@ -243,6 +243,37 @@ exp txtd '{"workers": 2, '"$tr"', "train": {"text": {"vocab": 10}}}'
 expect text-digits 'txtd.json: train.text: only for dataset "zipf-text"' "$CCSIM" validate "$T/txtd.json"
 # end cnn and fashion-mnist
 
+# comm (docs/comm-model.md): each key's bad value
+exp cmodel '{"workers": 2, "comm": {"model": "fast"}, '"$ok"'}'
+expect comm-model 'cmodel.json: comm.model: unknown value "fast" (known: ideal, nccl)' "$CCSIM" validate "$T/cmodel.json"
+exp cproto '{"workers": 2, "comm": {"model": "nccl", "protocol": "ll"}, '"$ok"'}'
+expect comm-protocol 'cproto.json: comm.protocol: unknown value "ll" (known: auto, LL, LL128, Simple)' "$CCSIM" validate "$T/cproto.json"
+exp calgo '{"workers": 2, "comm": {"model": "nccl", "algorithm": "tree"}, '"$ok"'}'
+expect comm-algorithm 'calgo.json: comm.algorithm: expected "auto" or the algorithm collective allreduce/ring runs ("ring"), got "tree"' "$CCSIM" validate "$T/calgo.json"
+exp calgo2 '{"workers": 2, "comm": {"algorithm": "mesh"}, '"$ok"'}'
+expect comm-algorithm-name 'calgo2.json: comm.algorithm: unknown value "mesh" (known: auto, tree, ring)' "$CCSIM" validate "$T/calgo2.json"
+exp cchan '{"workers": 2, "comm": {"model": "nccl", "channels": 0}, '"$ok"'}'
+expect comm-channels 'cchan.json: comm.channels: expected an integer in [1, 64], got 0' "$CCSIM" validate "$T/cchan.json"
+exp cchan2 '{"workers": 2, "comm": {"model": "nccl", "channels": "many"}, '"$ok"'}'
+expect comm-channels-text 'cchan2.json: comm.channels: expected "auto" or an integer in [1, 64], got "many"' "$CCSIM" validate "$T/cchan2.json"
+exp clinks '{"workers": 2, "comm": {"model": "nccl", "links": "h900"}, '"$ok"'}'
+expect comm-links-unknown 'clinks.json: comm.links: expected a link-calibration file' "$CCSIM" validate "$T/clinks.json"
+exp clinks2 '{"workers": 2, "comm": {"links": "h100-nvswitch"}, '"$ok"'}'
+expect comm-links-ideal 'clinks2.json: comm.links: expected comm.model "nccl"' "$CCSIM" validate "$T/clinks2.json"
+exp clinks3 '{"workers": 2, "comm": {"model": "nccl", "links": 3}, '"$ok"'}'
+expect comm-links-type 'clinks3.json: comm.links: expected the name of a file in links/ or a path' "$CCSIM" validate "$T/clinks3.json"
+printf '{"links": {"nvlink": {"bandwidth": "fast", "latency": "3us", "source": "x"}}}\n' >"$T/badlinks.json"
+exp clinks4 '{"workers": 2, "comm": {"model": "nccl", "links": "badlinks.json"}, '"$ok"'}'
+expect comm-links-file 'badlinks.json: links.nvlink.bandwidth: expected a bandwidth' "$CCSIM" validate "$T/clinks4.json"
+printf '{"links": {"nvlink": {"bandwidth": "300GBps", "latency": "3us"}}}\n' >"$T/nosrc.json"
+exp clinks5 '{"workers": 2, "comm": {"model": "nccl", "links": "nosrc.json"}, '"$ok"'}'
+expect comm-links-source 'nosrc.json: links.nvlink.source: missing' "$CCSIM" validate "$T/clinks5.json"
+printf '{"links": {"infiniband": {}}}\n' >"$T/badclass.json"
+exp clinks6 '{"workers": 2, "comm": {"model": "nccl", "links": "badclass.json"}, '"$ok"'}'
+expect comm-links-class 'badclass.json: links.infiniband: unknown key "infiniband"' "$CCSIM" validate "$T/clinks6.json"
+exp ckey '{"workers": 2, "comm": {"modle": "nccl"}, '"$ok"'}'
+expect comm-unknown-key 'ckey.json: comm.modle: unknown key "modle"' "$CCSIM" validate "$T/ckey.json"
+
 # and a good file is fine, with exit 0
 if "$CCSIM" validate "$T/good.json" >/dev/null 2>&1; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL good file rejected" >&2; fi
 echo "bad_input: $pass passed, $fail failed"

@@ -101,7 +101,7 @@ static int read_all(cfg_reader *rd, experiment *e, json_t *root) {
   int rc;
   static const char *const known[] = {"name", "description", "seed", "workers", "iterations",
                                       "platform", "model", "gradients", "train", "compressor",
-                                      "collective", "device", "schedule", "output", NULL};
+                                      "collective", "comm", "device", "schedule", "output", NULL};
   if ((rc = cfg_keys(rd, root, "", known, NULL, NULL, NULL))) return rc;
   char *base = strdup(e->file), *stem = basename(base), *dot = strrchr(stem, '.');
   if (dot) *dot = 0;
@@ -129,6 +129,7 @@ static int read_all(cfg_reader *rd, experiment *e, json_t *root) {
   if ((rc = exp_model(rd, e, root, implied, what))) return rc;
   if ((rc = exp_compressor(rd, e, root))) return rc;
   if ((rc = exp_collective(rd, e, root))) return rc;
+  if ((rc = exp_comm(rd, e, root))) return rc;
   if ((rc = exp_device(rd, e, root))) return rc;
   if ((rc = exp_schedule(rd, e, root))) return rc;
   if ((rc = read_output(rd, e, root))) return rc;
@@ -189,6 +190,7 @@ void experiment_free(experiment *e) {
   free(e->dir);
   free(e->name);
   free(e->platform.file);
+  free(e->comm_links);
   free(e->platform.generate);
   free(e->platform.params);
   free(e->platform.network_model);

@@ -26,6 +26,7 @@ int exp_device(cfg_reader *rd, experiment *e, json_t *root);     /* exp_model.c 
 int exp_schedule(cfg_reader *rd, experiment *e, json_t *root);   /* exp_model.c */
 int exp_compressor(cfg_reader *rd, experiment *e, json_t *root); /* exp_compressor.c */
 int exp_collective(cfg_reader *rd, experiment *e, json_t *root); /* exp_collective.c */
+int exp_comm(cfg_reader *rd, experiment *e, json_t *root);       /* exp_comm.c */
 
 /* The parameters of a compressor, memory or collective (owner names it):
  * every one present in obj is checked, every missing one gets its default;

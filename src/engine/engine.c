@@ -89,3 +89,29 @@ const char *const *engine_hosts(size_t *count) {
 }
 
 const char *engine_network_model(void) { return model_in_force; }
+
+static nccl_plan plan = {.model = COMM_IDEAL, .proto = -1, .channels = 1};
+
+const nccl_plan *engine_comm_plan(void) { return &plan; }
+
+int engine_comm_resolve(const nccl_plan *p, ccsim_error *err) {
+  plan = *p;
+  if (p->model != COMM_NCCL) return CCSIM_OK;
+  if ((size_t)p->nranks > nhosts)
+    return ccsim_fail(err, CCSIM_ERR_INPUT, "comm: %d workers but the platform has %zu hosts", p->nranks, nhosts);
+  /* the classes' nominal rates: two workers of node 0, node 0 to node 1 */
+  const int pairs[2][3] = {{0, 1, p->intra_hw}, {0, p->gpn, NCCL_HW_NET}};
+  for (int k = 0; k < 2; k++) {
+    const int a = pairs[k][0], b = pairs[k][1], hw = pairs[k][2];
+    if (k == 0 ? p->gpn < 2 : p->nnodes < 2) continue;
+    const double bw = sg_host_get_route_bandwidth(sg_host_by_name(hosts[a]), sg_host_by_name(hosts[b]));
+    if (!(bw > 0))
+      return ccsim_fail(err, CCSIM_ERR_INPUT, "comm: no route bandwidth from %s to %s (the %s class)", hosts[a],
+                        hosts[b], nccl_hw_names[hw]);
+    plan.bw[hw] = bw;
+    if (plan.eff[hw] < 0) plan.eff[hw] = -plan.eff[hw] / bw; /* a measured rate over the nominal one */
+  }
+  for (int hw = 0; hw < NCCL_NHW; hw++)
+    if (plan.eff[hw] < 0) plan.eff[hw] = nccl_default_efficiency(hw); /* a class the run does not cross */
+  return CCSIM_OK;
+}

@@ -26,6 +26,18 @@ int engine_load_platform(const char *file, ccsim_error *err);
 const char *const *engine_hosts(size_t *count);
 
 #include "itrace.h"
+#include "nccl.h"
+
+/* comm.model (docs/comm-model.md): p as the experiment gives it, completed
+ * from the loaded platform (each class's nominal bandwidth: the route
+ * between two workers of one node, and between the first workers of two
+ * nodes; a measured rate of comm.links, given as -bytes/s in p->eff, made
+ * a share of it) and kept for every later replay and for
+ * engine_comm_plan.  CCSIM_ERR_INPUT when a class the run uses has no
+ * route bandwidth. */
+int engine_comm_resolve(const nccl_plan *p, ccsim_error *err);
+/* The plan engine_comm_resolve made (the ideal model before it). */
+const nccl_plan *engine_comm_plan(void);
 
 /* The timing executor (timing.c): replay trace t from simulated time 0
  * on an idle network and store, actor after actor, the simulated time of

@@ -29,6 +29,7 @@
 
 #include "itrace.h"
 #include "progress.h"
+#include "timing_nccl.h"
 
 /* Mailbox "src>dst" of every pair that sends, found by an open-addressing
  * table built before the actors start: no N x N table. */
@@ -45,6 +46,7 @@ typedef struct replay {
   size_t cap, used;
   sg_sem_t *sems;
   size_t done;
+  nccl_plan plan; /* comm.model: "nccl" prices messages (timing_nccl.c) */
 } replay;
 
 static replay R; /* the child's one replay */
@@ -99,6 +101,38 @@ static sg_mailbox_t box(int src, int dst) {
   return b->mb;
 }
 
+/* One actor under comm.model "nccl": messages are priced by the plan
+ * (timing_nccl.c), each collective call's protocol set by its SIM_PROTO. */
+static void actor_nccl(const sim_actor_trace *a, double *marks) {
+  sg_sem_t *sends = calloc(a->nsends + 1, sizeof *sends);
+  sg_sem_t *recvs = calloc(a->nirecvs + 1, sizeof *recvs);
+  if (!sends || !recvs) _exit(3);
+  const double speed = sg_host_get_speed(sg_host_self());
+  const double *val = a->vals;
+  int proto = NCCL_SIMPLE;
+  for (size_t k = 0; k < a->n; k++) {
+    const sim_op *o = &a->ops[k];
+    switch (o->kind) {
+    case SIM_SEND:
+      sends[o->aux] = nccl_replay_send(a->host, (int)o->peer, *val++, R.plan.algo, proto);
+      progress_tick();
+      break;
+    case SIM_WAIT: sg_sem_acquire(sends[o->aux]); break;
+    case SIM_RECV: sg_sem_acquire(nccl_replay_recv((int)o->peer, a->host)); break;
+    case SIM_IRECV: recvs[o->aux] = nccl_replay_recv((int)o->peer, a->host); break;
+    case SIM_WAITRECV: sg_sem_acquire(recvs[o->aux]); break;
+    case SIM_EXEC: sg_actor_execute(*val++ * speed); break;
+    case SIM_SLEEP: sg_actor_sleep_for(*val++); break;
+    case SIM_ACQUIRE: sg_sem_acquire(R.sems[o->aux]); break;
+    case SIM_RELEASE: sg_sem_release(R.sems[o->aux]); break;
+    case SIM_MARK: marks[o->aux] = simgrid_get_clock(); break;
+    case SIM_PROTO: proto = (int)o->aux; break;
+    }
+  }
+  free(sends);
+  free(recvs);
+}
+
 /* One actor: its operations in order, as the data executor recorded them. */
 static void actor_main(int argc, char **argv) {
   (void)argc, (void)argv;
@@ -110,6 +144,13 @@ static void actor_main(int argc, char **argv) {
   const double speed = sg_host_get_speed(sg_host_self());
   double *marks = R.marks + R.mark0[i];
   const double *val = a->vals;
+  if (R.plan.model == COMM_NCCL) {
+    actor_nccl(a, marks);
+    free(sends);
+    free(recvs);
+    R.done++;
+    return;
+  }
   for (size_t k = 0; k < a->n; k++) {
     const sim_op *o = &a->ops[k];
     switch (o->kind) {
@@ -126,6 +167,7 @@ static void actor_main(int argc, char **argv) {
     case SIM_ACQUIRE: sg_sem_acquire(R.sems[o->aux]); break;
     case SIM_RELEASE: sg_sem_release(R.sems[o->aux]); break;
     case SIM_MARK: marks[o->aux] = simgrid_get_clock(); break;
+    case SIM_PROTO: break; /* the ideal model has no protocols */
     }
   }
   free(sends);
@@ -153,6 +195,7 @@ static int child(const sim_trace *t, double *marks) {
   progress_timing(nsends); /* this child's stderr line: the parent's count is untouched */
   size_t nhosts;
   const char *const *hosts = engine_hosts(&nhosts);
+  if (R.plan.model == COMM_NCCL && nccl_replay_init(&R.plan, hosts)) return 3;
   for (size_t i = 0; i < t->nactors; i++) {
     char name[32];
     snprintf(name, sizeof name, "a%zu", i);
@@ -191,6 +234,7 @@ typedef struct zreq {
   uint64_t nactors, nsems, nmarks;
   uint64_t marks_off; /* the marks' byte offset in the memfd */
   unsigned char progress[PROGRESS_STATE_BYTES];
+  nccl_plan plan; /* engine_comm_plan() of the run */
 } zreq;
 
 /* memfd layout: zactor[nactors], then every actor's ops and values, then
@@ -241,6 +285,7 @@ static int replay_request(const zreq *q) {
     a->vals = (double *)(m + za[i].voff);
   }
   progress_state_load(q->progress);
+  R.plan = q->plan;
   return child(&t, (double *)(m + q->marks_off));
 }
 
@@ -346,7 +391,7 @@ void engine_timing_stop(void) {
 }
 
 static int replay_start(sim_trace *t, ccsim_error *err) {
-  zreq q = {.nactors = t->nactors, .nsems = t->nsems};
+  zreq q = {.nactors = t->nactors, .nsems = t->nsems, .plan = *engine_comm_plan()};
   uint64_t off = t->nactors * sizeof(zactor);
   for (size_t i = 0; i < t->nactors; i++) {
     off += t->actors[i].nv * sizeof(double) + t->actors[i].n * sizeof(sim_op);

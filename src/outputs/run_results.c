@@ -141,6 +141,33 @@ static void summary_cascade(const experiment *e, const run_figures *fig, json_t 
 
 /* summary.json's errors of the last hop's partial aggregates over all
  * iterations (absent without hops; its cascade only where measured). */
+/* comm.model "nccl": the settings in force (resolved from the platform)
+ * and the collective calls of each protocol. */
+static json_t *comm_report(const experiment *e, const run_figures *fig) {
+  const nccl_plan *p = engine_comm_plan();
+  json_t *c = json_object(), *calls = json_object(), *eff = json_object(), *bw = json_object();
+  json_object_set_new(c, "model", json_string("nccl"));
+  json_object_set_new(c, "algorithm", json_string(nccl_algo_names[p->algo]));
+  json_object_set_new(c, "protocol", json_string(p->proto < 0 ? "auto" : nccl_proto_names[p->proto]));
+  for (int q = 0; q < NCCL_NPROTO; q++)
+    json_object_set_new(calls, nccl_proto_names[q], json_integer(fig->proto_calls[q]));
+  json_object_set_new(c, "protocol_calls", calls);
+  json_object_set_new(c, "channels", json_integer(p->channels));
+  json_object_set_new(c, "nodes", json_integer(p->nnodes));
+  json_object_set_new(c, "gpus_per_node", json_integer(p->gpn));
+  json_object_set_new(c, "nics_per_node", json_integer(p->nics));
+  json_object_set_new(c, "intra_node_links", json_string(nccl_hw_names[p->intra_hw]));
+  for (int hw = 0; hw < NCCL_NHW; hw++) {
+    if (!(hw == NCCL_HW_NET ? p->nnodes > 1 : p->gpn > 1 && hw == p->intra_hw)) continue;
+    json_object_set_new(eff, nccl_hw_names[hw], json_real(p->eff[hw]));
+    json_object_set_new(bw, nccl_hw_names[hw], json_real(p->bw[hw]));
+  }
+  json_object_set_new(c, "simple_efficiency", eff);
+  json_object_set_new(c, "nominal_bandwidth_Bps", bw);
+  json_object_set_new(c, "links", e->comm_links ? json_string(e->comm_links) : json_null());
+  return c;
+}
+
 static void summary_last_hop(const experiment *e, const run_figures *fig, json_t *s) {
   const int T = e->iterations;
   const size_t H = hop_count(e, fig);
@@ -210,6 +237,7 @@ static int write_summary(const experiment *e, const run_figures *fig, const doub
   json_object_set_new(s, "data_mode", json_string(e->model.sample ? "sampled" : "full"));
   if (e->model.sample) json_object_set_new(s, "sampled_elements", json_integer((json_int_t)fig->data_elements));
   json_object_set_new(s, "network_model", json_string(engine_network_model()));
+  if (e->comm.model == COMM_NCCL) json_object_set_new(s, "comm", comm_report(e, fig));
   json_object_set_new(s, "simulated_iterations", json_integer(fig->simulated));
   json_object_set_new(s, "memo_hits", json_integer(fig->memo_hits));
   json_object_set_new(s, "host_time_s", json_real(rep->host_time_s));

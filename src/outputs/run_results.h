@@ -26,6 +26,9 @@ typedef struct run_figures {
    * the end of backward until the aggregate was complete */
   double *t_compute, *t_compress, *t_comm, *t_exposed;
   int simulated, memo_hits; /* iterations timed in SimGrid, and from the memo */
+  /* comm.model "nccl": collective calls per protocol (enum nccl_proto),
+   * as worker 0 made them, every iteration counted */
+  long long proto_calls[3];
   size_t data_elements;     /* elements the data plane ran on (the sample under model.sample) */
   const trainer *trainer;   /* a training run's evaluations, else NULL */
   const scheduler *sched;   /* the bucket plan, reported in summary.json */

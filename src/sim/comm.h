@@ -33,6 +33,9 @@ comm_rreq *comm_irecv(int src, int dst);
 void *comm_wait_recv(comm_rreq *r);
 /* Let d seconds of simulated time pass for the calling actor. */
 void comm_sleep(double d);
+/* comm.model "nccl": the calling actor's next messages go by protocol
+ * proto (enum nccl_proto), until the next call of it. */
+void comm_protocol(unsigned proto);
 /* Work on this actor's host for d seconds of the host's full speed: two
  * actors executing on one host share its speed (a device that computes
  * backward and compresses at the same time does both more slowly). */

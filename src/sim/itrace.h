@@ -25,6 +25,7 @@ enum sim_op_kind {
   SIM_ACQUIRE,  /* acquire semaphore aux */
   SIM_RELEASE,  /* release semaphore aux */
   SIM_MARK,     /* record the simulated time as mark aux of this actor */
+  SIM_PROTO,    /* comm.model "nccl": the next messages go by protocol aux (enum nccl_proto) */
 };
 
 /* 8 bytes: a trace of millions of messages stays in memory.  The

@@ -93,6 +93,7 @@ static int prepare(const experiment *e, const run_opts *o, const char *dir, run_
   if (nhosts < (size_t)e->workers)
     return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: workers: %d workers but platform %s has %zu hosts",
                       e->file, e->workers, platform_path, nhosts);
+  if ((rc = engine_comm_resolve(&e->comm, err))) return rc;
   *done = o->validate_only;
   /* replays fork from this moment's small heap, not the data executor's */
   if (!o->validate_only && (rc = engine_timing_start(err))) return rc;

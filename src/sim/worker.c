@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "engine/engine.h"
 #include "measured.h"
 #include "rng.h"
 #include "sim/run_state.h"
@@ -185,6 +186,18 @@ static void device_run(run_worker *w, enum ccomp_op op, size_t n, const char *wh
   timeline_row(w, comm_actor(w), what, bucket, m0);
 }
 
+/* comm.model "nccl": the protocol of a collective call whose payload is
+ * `bytes` per worker (NCCL's tuner, nccl_pick), set for the call's
+ * messages, and the call's base latency waited before it. */
+static void nccl_call(run_worker *w, double bytes) {
+  const nccl_plan *p = engine_comm_plan();
+  if (p->model != COMM_NCCL) return;
+  const int proto = nccl_pick(p, bytes);
+  comm_protocol((unsigned)proto);
+  comm_sleep(nccl_base_latency(p->algo, proto));
+  if (w->rank == 0) w->sh->fig.proto_calls[proto]++;
+}
+
 /* coll_io.device: a compression operation inside the collective. */
 static void worker_device(void *arg, enum ccomp_op op, size_t n) {
   device_run(arg, op, n, "compress", -1);
@@ -227,6 +240,7 @@ static void run_phased(run_worker *w, coll_ctx *base) {
     w->phase_metrics.bytes = 0;
     ctx.metrics = &w->phase_metrics;
     ctx.shared_key = ccr_key(base->shared_key, 0x9A5E + ph);
+    nccl_call(w, (double)bytes);
     e->collective->run(&ctx);
     coll_metrics_bytes(base->metrics, w->phase_metrics.bytes);
     ccomp_phase_decode(w->comp, w->x, (const uint8_t *)w->round_out, n, ph, (uint32_t)N, &call,
@@ -291,7 +305,10 @@ void worker_comm_iter(void *arg) {
     device_run(w, CCOMP_ENCODE, ctx.n, "compress", (int)k);
     const uint32_t c0 = comm_mark();
     if (w->sum) run_phased(w, &ctx);
-    else e->collective->run(&ctx);
+    else {
+      nccl_call(w, (double)ccomp_max_wire_bytes(w->comp, ctx.n_full));
+      e->collective->run(&ctx);
+    }
     span_add(w, comm_actor(w), NULL, (int)k, c0, comm_mark());
     timeline_row(w, comm_actor(w), "communicate", (int)k, c0);
     device_run(w, CCOMP_DECODE, ctx.n, "decompress", (int)k);
