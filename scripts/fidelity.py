@@ -3,7 +3,7 @@
 measurements (tests/validation/fidelity/cases.json, docs/fidelity.md).
 
     scripts/fidelity.py [--ccsim build/src/ccsim] [--cases FILE]
-        [--models ideal,nccl] [--jobs 2] [--json results.json] [--check]
+        [--models ideal,nccl] [--jobs 2] [--json results.json] [--check] [--quick]
 
 Every case names a published measurement (an nccl-tests row, a statement in
 an NCCL issue thread, a training scaling figure) and the ccsim keys that
@@ -22,6 +22,9 @@ time with ccsim's own compute time as the one-GPU basis (compute / e), so the
 ratio is e / (compute / iteration_time) and the compute model cancels out.
 The error is predicted / measured - 1.
 
+--quick runs the cases marked "slow" (the 512-GPU training cases, most of
+the suite's time) with comm.model "nccl" only: tests/fidelity.sh uses it.
+
 Prints a markdown table and a summary (geometric mean of |error| over all
 cases, the held-out half and the fitted half, per comm.model; |error| is
 floored at 1e-4 so that an exact case does not zero the mean).  With
@@ -34,6 +37,7 @@ Needs only the Python standard library and a built ccsim.
 """
 import argparse
 import concurrent.futures
+import datetime
 import json
 import math
 import os
@@ -125,6 +129,21 @@ def ratio(case, summary):
     return t / case["measured_s"]
 
 
+def run_stamp(ccsim):
+    """Which tree, binary and command made the results (for docs/fidelity.md)."""
+    def git(*args):
+        p = subprocess.run(["git", "-C", ROOT] + list(args), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           text=True)
+        return p.stdout.strip() if p.returncode == 0 else ""
+    version = subprocess.run([ccsim, "--version"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True).stdout.strip()
+    return {"commit": git("rev-parse", "--short", "HEAD") or "unknown",
+            "local_changes": bool(git("status", "--porcelain", "--untracked-files=no")),
+            "ccsim": version,
+            "command": " ".join(["scripts/fidelity.py"] + [x for x in sys.argv[1:]]),
+            "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")}
+
+
 def geomean_abs(errors):
     if not errors:
         return None
@@ -153,6 +172,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", help="write the results (per case and model) to this file")
     ap.add_argument("--check", action="store_true", help="exit 1 when a nccl case leaves its band")
+    ap.add_argument("--quick", action="store_true",
+                    help="cases marked slow run with comm.model nccl only (ideal is reported, never checked)")
     a = ap.parse_args()
 
     with open(a.cases) as f:
@@ -179,7 +200,11 @@ def main():
     failures = []
     with tempfile.TemporaryDirectory(prefix="ccsim-fidelity-") as tmp:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
-            jobs = {pool.submit(run_one, a.ccsim, c, m, tmp): (c, m) for c in cases for m in models}
+            todo = [(c, m) for c in cases for m in models
+                    if not (a.quick and c.get("slow") and m == "ideal")]
+            # the slow cases first, so that the two jobs end together
+            todo.sort(key=lambda cm: not cm[0].get("slow"))
+            jobs = {pool.submit(run_one, a.ccsim, c, m, tmp): (c, m) for c, m in todo}
             for fut in concurrent.futures.as_completed(jobs):
                 c, m = jobs[fut]
                 summary, err = fut.result()
@@ -189,7 +214,8 @@ def main():
                     continue
                 r = ratio(c, summary)
                 results[c["id"]][m] = {"ratio": r, "error": None, "iteration_time_s": summary["iteration_time_s"],
-                                       "compute_s": summary["time_breakdown_s"]["compute"]}
+                                       "compute_s": summary["time_breakdown_s"]["compute"],
+                                       "host_time_s": summary.get("host_time_s")}
 
     # table
     head = "| case | regime | half | measured |"
@@ -212,7 +238,10 @@ def main():
         row = "| %s | %s | %s | %s |" % (c["id"], c["regime"], c["half"], meas)
         verdict = "—"
         for m in models:
-            res = results[c["id"]].get(m, {})
+            res = results[c["id"]].get(m)
+            if res is None:
+                row += " skipped | — |"
+                continue
             if res.get("error"):
                 row += " failed | — |"
                 continue
@@ -252,7 +281,7 @@ def main():
 
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"models": models, "summary": summary, "results": results,
+            json.dump({"run": run_stamp(a.ccsim), "models": models, "summary": summary, "results": results,
                        "out_of_band": out_of_band, "failures": failures}, f, indent=1)
 
     for line in failures:

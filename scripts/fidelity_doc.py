@@ -7,18 +7,18 @@ table (from a run of scripts/fidelity.py), each between its markers
     <!-- fidelity:results:begin --> ... <!-- fidelity:results:end -->
 
     scripts/fidelity_doc.py [--ccsim build/src/ccsim] [--models ideal,nccl]
-        [--jobs 2] [--doc docs/fidelity.md]
+        [--jobs 2] [--doc docs/fidelity.md] [--results RUN.json]
 
-It runs scripts/fidelity.py itself (without --check) and stamps the results
-with the commit, whether the tree had local changes, the ccsim version and
-the command, so that every number in the document comes from one named run.
+It runs scripts/fidelity.py itself (without --check), or takes the --json
+file of such a run (--results), and stamps the table with that run's commit,
+whether the tree had local changes, the ccsim version and the command, so
+that every number in the document comes from one named run.
 The text around the markers is left alone.  Exit 1 when a run failed (the
 table is still written, with the failure).
 
 Needs only the Python standard library and a built ccsim.
 """
 import argparse
-import datetime
 import json
 import os
 import re
@@ -29,11 +29,6 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fidelity import fmt_e, fmt_t  # noqa: E402
-
-
-def git(*args):
-    p = subprocess.run(["git", "-C", ROOT] + list(args), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    return p.stdout.strip() if p.returncode == 0 else ""
 
 
 def size(b):
@@ -90,7 +85,10 @@ def results_section(doc, res, stamp):
         row = "| `%s` | %s | %s | %s |" % (c["id"], c["regime"], c["half"], meas)
         verdict = "—"
         for m in models:
-            x = r.get(m, {})
+            x = r.get(m)
+            if x is None:
+                row += " skipped | — |"
+                continue
             if x.get("error") or "ratio" not in x:
                 row += " failed | — |"
                 continue
@@ -139,26 +137,28 @@ def main():
     ap.add_argument("--models", default="ideal,nccl")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--doc", default=os.path.join(ROOT, "docs", "fidelity.md"))
+    ap.add_argument("--results", help="the --json file of an earlier scripts/fidelity.py run, instead of running it")
     a = ap.parse_args()
 
     with open(a.cases) as f:
         doc = json.load(f)
-    with tempfile.TemporaryDirectory(prefix="ccsim-fidelity-doc-") as tmp:
-        rj = os.path.join(tmp, "results.json")
-        cmd = [sys.executable, os.path.join(ROOT, "scripts", "fidelity.py"), "--ccsim", a.ccsim, "--cases", a.cases,
-               "--models", a.models, "--jobs", str(a.jobs), "--json", rj]
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
-        sys.stdout.write(p.stdout)
-        if not os.path.exists(rj):
-            sys.exit("fidelity_doc.py: scripts/fidelity.py wrote no results (exit %d)" % p.returncode)
-        with open(rj) as f:
+    if a.results:
+        with open(a.results) as f:
             res = json.load(f)
-    version = subprocess.run([a.ccsim, "--version"], stdout=subprocess.PIPE, text=True).stdout.strip()
-    commit = git("rev-parse", "--short", "HEAD") or "unknown"
-    dirty = " with local changes" if git("status", "--porcelain", "--untracked-files=no") else ""
-    stamp = ("Made by `scripts/fidelity_doc.py --models %s` (which runs `scripts/fidelity.py`) at commit `%s`%s, "
-             "%s, %s UTC." % (a.models, commit, dirty, version,
-                              datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M")))
+    else:
+        with tempfile.TemporaryDirectory(prefix="ccsim-fidelity-doc-") as tmp:
+            rj = os.path.join(tmp, "results.json")
+            cmd = [sys.executable, os.path.join(ROOT, "scripts", "fidelity.py"), "--ccsim", a.ccsim, "--cases",
+                   a.cases, "--models", a.models, "--jobs", str(a.jobs), "--json", rj]
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+            sys.stdout.write(p.stdout)
+            if not os.path.exists(rj):
+                sys.exit("fidelity_doc.py: scripts/fidelity.py wrote no results (exit %d)" % p.returncode)
+            with open(rj) as f:
+                res = json.load(f)
+    run = res["run"]
+    stamp = ("Made by `scripts/fidelity_doc.py` from the run `%s` at commit `%s`%s, %s, %s UTC." % (
+        run["command"], run["commit"], " with local changes" if run["local_changes"] else "", run["ccsim"], run["utc"]))
     with open(a.doc) as f:
         text = f.read()
     text = replace(text, "cases", cases_section(doc))
