@@ -36,6 +36,7 @@ int engine_init(const char *network_model, int crosstraffic, char *const *cfg, i
   argv[argc++] = "--cfg=contexts/stack-size:256";
   argv[argc++] = model;
   argv[argc++] = cross;
+  if (engine_latency_free) argv[argc++] = "--cfg=network/latency-factor:0";
   for (int i = 0; i < ncfg; i++) argv[argc++] = cfg[i];
   argv[argc] = NULL;
   simgrid_init(&argc, argv);
@@ -90,6 +91,8 @@ const char *const *engine_hosts(size_t *count) {
 
 const char *engine_network_model(void) { return model_in_force; }
 
+int engine_latency_free;
+
 static nccl_plan plan = {.model = COMM_IDEAL, .proto = -1, .channels = 1};
 
 const nccl_plan *engine_comm_plan(void) { return &plan; }
@@ -97,8 +100,11 @@ const nccl_plan *engine_comm_plan(void) { return &plan; }
 int engine_comm_resolve(const nccl_plan *p, ccsim_error *err) {
   plan = *p;
   if (p->model != COMM_NCCL) return CCSIM_OK;
-  if ((size_t)p->nranks > nhosts)
-    return ccsim_fail(err, CCSIM_ERR_INPUT, "comm: %d workers but the platform has %zu hosts", p->nranks, nhosts);
+  if ((size_t)p->nnodes * (size_t)p->gpn > nhosts)
+    return ccsim_fail(err, CCSIM_ERR_INPUT,
+                      "comm: %d workers on nodes of %d GPUs need %d hosts, but the platform has %zu (comm.model "
+                      "\"nccl\" takes a node's GPUs as consecutive hosts)",
+                      p->nranks, p->gpn, p->nnodes * p->gpn, nhosts);
   /* the classes' nominal rates: two workers of node 0, node 0 to node 1 */
   const int pairs[2][3] = {{0, 1, p->intra_hw}, {0, p->gpn, NCCL_HW_NET}};
   for (int k = 0; k < 2; k++) {

@@ -18,6 +18,11 @@
 int engine_init(const char *network_model, int crosstraffic, char *const *cfg, int ncfg,
                 int quiet, ccsim_error *err);
 
+/* Set before engine_init: the links' latencies count for nothing (SimGrid's
+ * network/latency-factor 0), as comm.model "nccl" needs (its per-step
+ * latencies replace them: docs/comm-model.md).  The zygote inherits it. */
+extern int engine_latency_free;
+
 /* Load a SimGrid XML platform file. */
 int engine_load_platform(const char *file, ccsim_error *err);
 

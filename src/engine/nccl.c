@@ -31,6 +31,8 @@ enum {
   K_RING_LL, K_RING_LL128, K_TREE, K_TREE_LL, K_TREE_LL128_1NODE, K_TREE_LL128_NODES, K_TREE_RATIO,
   /* Simple's achieved / nominal bandwidth per link class */
   K_EFF_NVLINK, K_EFF_PCIE, K_EFF_NIC,
+  /* network steps with one GPU per node: what NCCL's latencies leave out */
+  K_NET_PPN1_US,
   K_COUNT
 };
 
@@ -77,9 +79,15 @@ static const nccl_constant K[K_COUNT] = {
     [K_TREE_RATIO] = {"tree algorithm / bus bandwidth", 0.5, NCCL_SRC("L380"), 0},
     /* fitted: ccsim's platforms give datasheet line rates; NCCL's Simple
      * ring reaches this share of them (docs/comm-model.md, "Fitting") */
-    [K_EFF_NVLINK] = {"Simple efficiency, NVLink/NVSwitch", 0.80, "fitted (docs/comm-model.md)", 1},
-    [K_EFF_PCIE] = {"Simple efficiency, PCIe", 0.80, "fitted (docs/comm-model.md)", 1},
-    [K_EFF_NIC] = {"Simple efficiency, NIC", 0.92, "fitted (docs/comm-model.md)", 1},
+    [K_EFF_NVLINK] = {"Simple efficiency, NVLink/NVSwitch", 0.80,
+                      "fitted: a100x8-nvswitch-1g, h100x8-ring-4g, h100x2-ring-4g (NVIDIA: ~370 of 450 GB/s, "
+                      "https://github.com/NVIDIA/nccl-tests/issues/212)", 1},
+    [K_EFF_PCIE] = {"Simple efficiency, PCIe", 0.82, "fitted: rtx4090x4-pcie-256m, rtx4090x4-pcie-1024m", 1},
+    [K_EFF_NIC] = {"Simple efficiency, NIC", 0.95,
+                   "fitted: h100-2x4-4nic-512m, h100-2x4-4nic-8192m (NVIDIA: 24 GB/s per 200 Gb/s NIC, "
+                   "https://github.com/NVIDIA/nccl-tests/issues/119)", 1},
+    [K_NET_PPN1_US] = {"extra latency per network step, one GPU per node (us)", 9.5,
+                       "fitted: spark-2x1-8k, spark-2x1-32k", 1},
 };
 
 double nccl_default_efficiency(int hw) { return K[K_EFF_NVLINK + hw].value; }
@@ -92,8 +100,9 @@ double nccl_step_latency(const nccl_plan *p, int hw, int algo, int proto) {
   if (proto == NCCL_SIMPLE && p->lat[hw] >= 0) return p->lat[hw];
   /* one GPU per node: NCCL prices the network steps as the tree's
    * (tuning.cc L387: "with ppn=1 latencies are fully exposed") */
-  if (hw == NCCL_HW_NET && p->gpn == 1) algo = NCCL_TREE;
-  return K[K_HW_NVL_TREE_LL + (hw * NCCL_NALGO + algo) * NCCL_NPROTO + proto].value * 1e-6;
+  double extra = 0;
+  if (hw == NCCL_HW_NET && p->gpn == 1) algo = NCCL_TREE, extra = K[K_NET_PPN1_US].value;
+  return (K[K_HW_NVL_TREE_LL + (hw * NCCL_NALGO + algo) * NCCL_NPROTO + proto].value + extra) * 1e-6;
 }
 
 double nccl_message_latency(const nccl_plan *p, int hw, int algo, int proto) {

@@ -117,10 +117,15 @@ static void actor_nccl(const sim_actor_trace *a, double *marks) {
       sends[o->aux] = nccl_replay_send(a->host, (int)o->peer, *val++, R.plan.algo, proto);
       progress_tick();
       break;
-    case SIM_WAIT: sg_sem_acquire(sends[o->aux]); break;
-    case SIM_RECV: sg_sem_acquire(nccl_replay_recv((int)o->peer, a->host)); break;
+    /* a message's semaphores are used once: gone once waited for */
+    case SIM_WAIT: sg_sem_acquire(sends[o->aux]), sg_sem_destroy(sends[o->aux]); break;
+    case SIM_RECV: {
+      const sg_sem_t r = nccl_replay_recv((int)o->peer, a->host);
+      sg_sem_acquire(r), sg_sem_destroy(r);
+      break;
+    }
     case SIM_IRECV: recvs[o->aux] = nccl_replay_recv((int)o->peer, a->host); break;
-    case SIM_WAITRECV: sg_sem_acquire(recvs[o->aux]); break;
+    case SIM_WAITRECV: sg_sem_acquire(recvs[o->aux]), sg_sem_destroy(recvs[o->aux]); break;
     case SIM_EXEC: sg_actor_execute(*val++ * speed); break;
     case SIM_SLEEP: sg_actor_sleep_for(*val++); break;
     case SIM_ACQUIRE: sg_sem_acquire(R.sems[o->aux]); break;
@@ -195,7 +200,7 @@ static int child(const sim_trace *t, double *marks) {
   progress_timing(nsends); /* this child's stderr line: the parent's count is untouched */
   size_t nhosts;
   const char *const *hosts = engine_hosts(&nhosts);
-  if (R.plan.model == COMM_NCCL && nccl_replay_init(&R.plan, hosts)) return 3;
+  if (R.plan.model == COMM_NCCL && nccl_replay_init(&R.plan, hosts, nhosts)) return 3;
   for (size_t i = 0; i < t->nactors; i++) {
     char name[32];
     snprintf(name, sizeof name, "a%zu", i);
@@ -366,7 +371,7 @@ int engine_timing_start(ccsim_error *err) {
     snprintf(nums[1], sizeof nums[1], "%d", an[1]);
     snprintf(nums[2], sizeof nums[2], "%d", fd);
     snprintf(nums[3], sizeof nums[3], "%d", (int)parent);
-    snprintf(nums[4], sizeof nums[4], "%d", s->crosstraffic * 2 + s->quiet);
+    snprintf(nums[4], sizeof nums[4], "%d", engine_latency_free * 4 + s->crosstraffic * 2 + s->quiet);
     for (int i = 0; i < 5; i++) av[n++] = nums[i];
     av[n++] = (char *)s->network_model;
     av[n++] = (char *)s->platform;
@@ -478,16 +483,17 @@ double engine_timing_cpu(unsigned long long *count) {
 int engine_zygote_exec;
 
 int engine_zygote_main(int argc, char **argv) {
-  /* ccsim FLAG REQ ANS MEMFD PARENT CROSS*2+QUIET MODEL PLATFORM CFG... */
+  /* ccsim FLAG REQ ANS MEMFD PARENT LATFREE*4+CROSS*2+QUIET MODEL PLATFORM CFG... */
   if (argc < 9) _exit(2);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   prctl(PR_SET_NAME, "ccsim-zygote");
   const int req = atoi(argv[2]), ans = atoi(argv[3]), fd = atoi(argv[4]);
   if (getppid() != (pid_t)atoi(argv[5])) _exit(0); /* the run is already gone */
   const int flags = atoi(argv[6]);
+  engine_latency_free = flags >> 2 & 1;
   for (int i = 0; i < 3; i++) fcntl(i == 0 ? req : i == 1 ? ans : fd, F_SETFD, FD_CLOEXEC);
   ccsim_error err = {0};
-  if (engine_init(argv[7], flags >> 1, argv + 9, argc - 9, flags & 1, &err) ||
+  if (engine_init(argv[7], flags >> 1 & 1, argv + 9, argc - 9, flags & 1, &err) ||
       engine_load_platform(argv[8], &err)) {
     fprintf(stderr, "ccsim: the timing executor cannot start: %s\n", err.msg);
     _exit(1);

@@ -11,9 +11,10 @@
  *     from a to b;
  *   - each flow carries S / (C * eff) bytes, eff = nccl_efficiency(hw, g,
  *     p), so that SimGrid still shares the links between flows;
- *   - each flow starts after max(0, step - route latency), step =
- *     nccl_message_latency(hw, g, p): a message costs NCCL's per-step
- *     latency or the route's own latency, whichever is larger.
+ *   - each flow starts after step = nccl_message_latency(hw, g, p), and
+ *     the links' own latencies count for nothing (the replay runs with
+ *     SimGrid's network/latency-factor 0): a message costs NCCL's per-step
+ *     latency, whatever latency the platform gives its links.
  * The flows are host-to-host transfers (sg_host_sendto), each run by a
  * short-lived actor on its source host; when the last one ends, the
  * message has arrived (the receiver's k-th receive from a waits for the
@@ -101,13 +102,15 @@ static sg_sem_t arrival(int src, int dst, int sending) {
   return p->arr[k];
 }
 
-int nccl_replay_init(const nccl_plan *plan, const char *const *hosts) {
+int nccl_replay_init(const nccl_plan *plan, const char *const *hosts, size_t nhosts) {
   N.plan = plan;
-  N.host = calloc((size_t)plan->nranks + 1, sizeof *N.host);
+  /* every GPU of every node a worker runs on: a rail GPU may have no worker */
+  const size_t n = (size_t)plan->nnodes * (size_t)plan->gpn;
+  N.host = calloc(n + 1, sizeof *N.host);
   N.cap = 1024;
   N.pairs = calloc(N.cap, sizeof *N.pairs);
   if (!N.host || !N.pairs) return -1;
-  for (int r = 0; r < plan->nranks; r++) N.host[r] = sg_host_by_name(hosts[r]);
+  for (size_t r = 0; r < n; r++) N.host[r] = sg_host_by_name(hosts[r < nhosts ? r : nhosts - 1]);
   return 0;
 }
 
@@ -138,7 +141,7 @@ sg_sem_t nccl_replay_send(int src, int dst, double bytes, int algo, int proto) {
     const int a = C > 1 ? nccl_rail_rank(p, src / p->gpn, c) : src, b = C > 1 ? nccl_rail_rank(p, dst / p->gpn, c) : dst;
     f->m = m, f->from = N.host[a], f->to = N.host[b];
     f->bytes = bytes / C / eff;
-    f->wait = step - sg_host_get_route_latency(f->from, f->to);
+    f->wait = step;
     sg_actor_t x = sg_actor_init("flow", f->from);
     sg_actor_set_data(x, f);
     sg_actor_start_(x, flow_main, 0, NULL);

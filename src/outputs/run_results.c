@@ -152,6 +152,11 @@ static json_t *comm_report(const experiment *e, const run_figures *fig) {
   for (int q = 0; q < NCCL_NPROTO; q++)
     json_object_set_new(calls, nccl_proto_names[q], json_integer(fig->proto_calls[q]));
   json_object_set_new(c, "protocol_calls", calls);
+  /* what NCCL's tuner would have run (ccsim runs the collective's own) */
+  json_t *tuner = json_object();
+  for (int a = 0; a < NCCL_NALGO; a++)
+    json_object_set_new(tuner, nccl_algo_names[a], json_integer(fig->tuner_algo_calls[a]));
+  json_object_set_new(c, "tuner_algorithm_calls", tuner);
   json_object_set_new(c, "channels", json_integer(p->channels));
   json_object_set_new(c, "nodes", json_integer(p->nnodes));
   json_object_set_new(c, "gpus_per_node", json_integer(p->gpn));

@@ -83,6 +83,7 @@ static int prepare(const experiment *e, const run_opts *o, const char *dir, run_
     if ((rc = platform_write(e, dir, "platform.xml", err))) return rc;
     snprintf(platform_path, sizeof platform_path, "%s/platform.xml", dir); /* fits: claimed above */
   }
+  engine_latency_free = e->comm.model == COMM_NCCL;
   if ((rc = engine_init(e->platform.network_model, e->platform.crosstraffic, o->cfg, o->ncfg,
                         o->quiet || o->validate_only, err)))
     return rc;

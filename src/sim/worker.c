@@ -195,7 +195,7 @@ static void nccl_call(run_worker *w, double bytes) {
   const int proto = nccl_pick(p, bytes);
   comm_protocol((unsigned)proto);
   comm_sleep(nccl_base_latency(p->algo, proto));
-  if (w->rank == 0) w->sh->fig.proto_calls[proto]++;
+  if (w->rank == 0) w->sh->fig.proto_calls[proto]++, w->sh->fig.tuner_algo_calls[nccl_pick_algo(p, bytes)]++;
 }
 
 /* coll_io.device: a compression operation inside the collective. */
