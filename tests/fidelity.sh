@@ -4,8 +4,9 @@
 # nccl-tests rows and NCCL issue statements, Horovod scaling figures; sources
 # and quoted rows in the file, method and table in docs/fidelity.md).  Every
 # case runs once with comm.model "ideal" (reported, not checked) and once with
-# comm.model "nccl" (the two 512-GPU training cases with "nccl" only, --quick: they
-# are most of the time); the test fails when a nccl case leaves its band
+# comm.model "nccl", except the two 512-GPU training cases (--quick: minutes
+# each; docs/fidelity.md's run has them); the test fails when a nccl case
+# leaves its band
 # (bandwidth-bound 15%, latency-bound 30%, multi-NIC 20%, training 15%), when
 # the geometric mean of |error| over the held-out half exceeds 10%, or when a
 # run fails (a ccsim without the comm section refuses comm.model=nccl, and
