@@ -82,7 +82,6 @@ typedef struct experiment {
    * (engine_comm_resolve). */
   nccl_plan comm;
   char *comm_links; /* the link-calibration file read (comm.links), or NULL */
-  char comm_links_name[128];
 
   struct {
     size_t elements;

@@ -248,8 +248,8 @@ exp cmodel '{"workers": 2, "comm": {"model": "fast"}, '"$ok"'}'
 expect comm-model 'cmodel.json: comm.model: unknown value "fast" (known: ideal, nccl)' "$CCSIM" validate "$T/cmodel.json"
 exp cproto '{"workers": 2, "comm": {"model": "nccl", "protocol": "ll"}, '"$ok"'}'
 expect comm-protocol 'cproto.json: comm.protocol: unknown value "ll" (known: auto, LL, LL128, Simple)' "$CCSIM" validate "$T/cproto.json"
-exp calgo '{"workers": 2, "comm": {"model": "nccl", "algorithm": "tree"}, '"$ok"'}'
-expect comm-algorithm 'calgo.json: comm.algorithm: expected "auto" or the algorithm collective allreduce/ring runs ("ring"), got "tree"' "$CCSIM" validate "$T/calgo.json"
+exp calgo '{"workers": 2, "compressor": "fp16", "comm": {"model": "nccl", "algorithm": "tree"}, '"$ok"'}'
+expect comm-algorithm 'calgo.json: comm.algorithm: expected "auto" or "ring": NCCL'"'"'s ring or tree prices only an uncompressed allreduce/ring (compressor none), and collective allreduce/ring with compressor fp16 is priced as the ring it runs; got "tree"' "$CCSIM" validate "$T/calgo.json"
 exp calgo2 '{"workers": 2, "comm": {"algorithm": "mesh"}, '"$ok"'}'
 expect comm-algorithm-name 'calgo2.json: comm.algorithm: unknown value "mesh" (known: auto, tree, ring)' "$CCSIM" validate "$T/calgo2.json"
 exp cchan '{"workers": 2, "comm": {"model": "nccl", "channels": 0}, '"$ok"'}'

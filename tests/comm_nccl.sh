@@ -12,7 +12,9 @@
 #      NVLink steps and latencies that do not scale with NICs);
 #   4. the protocol by size: 8 KiB calls go LL, 128 MiB Simple, counted in
 #      summary.json; comm.protocol forces one;
-#   5. a link-calibration file sets the efficiency: 370 / 450 on NVLink.
+#   5. a link-calibration file sets the efficiency: 370 / 450 on NVLink;
+#   6. 8 nodes of one GPU, 8 KiB: the ring's call priced as NCCL's tree (the tuner's
+#      choice), and as the ring with comm.algorithm=ring, both hand-computed.
 set -eu
 CCSIM=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$2
@@ -29,6 +31,12 @@ printf '{"name": "small", "workers": 8, "iterations": 2, %s, "model": {"elements
 "$CCSIM" run small.json --out small --quiet --set comm.model=nccl >/dev/null
 "$CCSIM" run small.json --out forced --quiet --set comm.model=nccl --set comm.protocol=Simple >/dev/null
 "$CCSIM" run one.json --out links --quiet --set comm.model=nccl --set comm.links=h100-nvswitch >/dev/null
+printf '{"name": "pcie", "workers": 4, "iterations": 1, "platform": {"generate": "pcie-server", "gpus": 4, "gpus_per_switch": 4, "sockets": 1, "bandwidth": "31.5GBps"}, "model": {"elements": 67108864, "sample": 4096}, "compressor": "none", "comm": {"model": "nccl", "links": "pcie4-4090"}}\n' >pcie.json
+"$CCSIM" run pcie.json --out pcie --quiet >/dev/null
+# 8 nodes of one GPU, 8 KiB: NCCL's tuner prices the ring's call as its tree; comm.algorithm=ring forces the ring
+printf '{"name": "tree", "workers": 8, "iterations": 1, "platform": {"generate": "multigpu", "nodes": 8, "gpus_per_node": 1}, "model": {"elements": 2048}, "compressor": "none", "comm": {"model": "nccl"}}\n' >tree.json
+"$CCSIM" run tree.json --out tree --quiet >/dev/null
+"$CCSIM" run tree.json --out ring --quiet --set comm.algorithm=ring >/dev/null
 for K in 1 4; do
   printf '{"name": "rails%d", "workers": 24, "iterations": 1, "platform": {"generate": "multigpu", "nodes": 3, "gpus_per_node": 8, "nics_per_node": %d, "bandwidth": "200Gbps", "latency": "2us", "intra_bandwidth": "300GBps"}, "model": {"elements": 67108864, "sample": 4096}, "compressor": "none", "comm": {"model": "nccl"}}\n' "$K" "$K" >rails$K.json
   "$CCSIM" run rails$K.json --out rails$K --quiet >/dev/null
@@ -71,9 +79,24 @@ if f["comm"]["protocol_calls"]["Simple"] != 2 or f["iteration_time_s"] <= s("sma
 # PowerSGD: one call per round per iteration (rank 1: two rounds)
 pc = s("psgd")["comm"]["protocol_calls"]
 if sum(pc.values()) != 3 * 2: bad.append("powersgd: %s calls, expected 2 rounds x 3 iterations" % pc)
+# tree pricing, hand-computed: NET LL step 5.0 + 9.5 (one GPU per node) = 14.5 us;
+# tree: 6.8 + 2 x 3 x 14.5 = 93.8 us, spread over 14 messages of 1 KiB at 3.125e9 x 0.95 x 0.92 / 3.8;
+# ring: 6.6 + 14 x (14.5 us + 1 KiB / (3.125e9 x 0.95 x 0.5))
+t, r = s("tree"), s("ring")
+e = t["comm"]["simple_efficiency"]["nic"]
+want_t = 6.8e-6 + 14 * (2 * 3 * 14.5e-6 / 14 + 1024 / (3.125e9 * e * 0.92 / 3.8))
+want_r = 6.6e-6 + 14 * (14.5e-6 + 1024 / (3.125e9 * e * 0.5))
+# SimGrid settles times to 1 ns (surf/precision): 15 events, 15 ns
+if t["comm"]["algorithm_calls"] != {"tree": 1, "ring": 0} or abs(t["iteration_time_s"] - want_t) > 15e-9:
+    bad.append("tree-priced: %s %.12g s, hand-computed %.12g s" % (t["comm"]["algorithm_calls"], t["iteration_time_s"], want_t))
+if r["comm"]["algorithm_calls"] != {"tree": 0, "ring": 1} or abs(r["iteration_time_s"] - want_r) > 15e-9:
+    bad.append("ring-forced: %s %.12g s, hand-computed %.12g s" % (r["comm"]["algorithm_calls"], r["iteration_time_s"], want_r))
 # 5. links
 e = s("links")["comm"]["simple_efficiency"]["nvlink"]
 if abs(e - 370 / 450) > 1e-12: bad.append("links: efficiency %.15g, expected 370/450" % e)
+p = s("pcie")["comm"]
+if p["intra_node_links"] != "pcie" or abs(p["simple_efficiency"]["pcie"] - 25.9 / 31.5) > 1e-12 or p["protocol_calls"]["LL128"]:
+    bad.append("pcie-server with pcie4-4090: %s" % p)
 for b in bad: print("FAIL:", b)
 print("rails: 4 NICs %.4gx faster than 1" % ratio)
 sys.exit(1 if bad else 0)

@@ -8,7 +8,7 @@
 
 /* 8 GPUs on one NVSwitch node at 450 GB/s, efficiency 0.8 on NVLink. */
 static nccl_plan one_node(void) {
-  nccl_plan p = {.model = COMM_NCCL, .proto = -1, .algo = NCCL_RING, .channels = 1, .nranks = 8, .nnodes = 1,
+  nccl_plan p = {.model = COMM_NCCL, .proto = -1, .algo = NCCL_RING, .price_algo = -1, .channels = 1, .nranks = 8, .nnodes = 1,
                  .gpn = 8, .nics = 1, .intra_hw = NCCL_HW_NVLINK};
   for (int hw = 0; hw < NCCL_NHW; hw++) p.lat[hw] = -1, p.eff[hw] = 0.8, p.bw[hw] = 450e9;
   return p;
@@ -39,22 +39,22 @@ int main(void) {
   CHECK_NEAR(nccl_call_time(&p, NCCL_RING, NCCL_LL, 8192), 15e-6 + 8192 / (180e9 * 8 / 14), 1e-15, "ring LL 8 KiB");
   /* the tuner's choice: LL for small, Simple for large, LL128 between.
    * LL vs LL128 at 8 KiB: 15.08 us vs 14 + 14 x 1.9 = 40.6 us */
-  CHECK(nccl_pick(&p, 8192) == NCCL_LL, "8 KiB: %d", nccl_pick(&p, 8192));
-  CHECK(nccl_pick(&p, big) == NCCL_SIMPLE, "128 MiB: %d", nccl_pick(&p, big));
+  CHECK(nccl_pick(&p, NCCL_RING, 8192) == NCCL_LL, "8 KiB: %d", nccl_pick(&p, NCCL_RING, 8192));
+  CHECK(nccl_pick(&p, NCCL_RING, big) == NCCL_SIMPLE, "128 MiB: %d", nccl_pick(&p, NCCL_RING, big));
   /* LL128 = Simple where 40.6 us + x/(331.2e9 x 8/14) = 56 us + x/(360e9 x 8/14): x = 36.4 MB; LL = LL128
    * where 15 us + x/(180e9 x 8/14) = 40.6 us + x/(331.2e9 x 8/14): x = 5.77 MB */
-  CHECK(nccl_pick(&p, 4e6) == NCCL_LL, "4 MB: %d", nccl_pick(&p, 4e6));
-  CHECK(nccl_pick(&p, 7e6) == NCCL_LL128, "7 MB: %d", nccl_pick(&p, 7e6));
-  CHECK(nccl_pick(&p, 36e6) == NCCL_LL128, "36 MB: %d", nccl_pick(&p, 36e6));
-  CHECK(nccl_pick(&p, 37e6) == NCCL_SIMPLE, "37 MB: %d", nccl_pick(&p, 37e6));
+  CHECK(nccl_pick(&p, NCCL_RING, 4e6) == NCCL_LL, "4 MB: %d", nccl_pick(&p, NCCL_RING, 4e6));
+  CHECK(nccl_pick(&p, NCCL_RING, 7e6) == NCCL_LL128, "7 MB: %d", nccl_pick(&p, NCCL_RING, 7e6));
+  CHECK(nccl_pick(&p, NCCL_RING, 36e6) == NCCL_LL128, "36 MB: %d", nccl_pick(&p, NCCL_RING, 36e6));
+  CHECK(nccl_pick(&p, NCCL_RING, 37e6) == NCCL_SIMPLE, "37 MB: %d", nccl_pick(&p, NCCL_RING, 37e6));
   /* PCIe: no LL128 (NCCL enables it on NVLink only) */
   nccl_plan q = p;
   q.intra_hw = NCCL_HW_PCI;
   CHECK(!nccl_enabled(&q, NCCL_LL128) && nccl_enabled(&p, NCCL_LL128), "LL128 on NVLink only");
-  CHECK(nccl_pick(&q, 7e6) != NCCL_LL128, "PCIe never picks LL128");
+  CHECK(nccl_pick(&q, NCCL_RING, 7e6) != NCCL_LL128, "PCIe never picks LL128");
   /* forced */
   q.proto = NCCL_LL;
-  CHECK(nccl_pick(&q, big) == NCCL_LL, "comm.protocol forces");
+  CHECK(nccl_pick(&q, NCCL_RING, big) == NCCL_LL, "comm.protocol forces");
   /* two nodes of 8, 4 NICs of 25 GB/s at 0.92, 4 channels: bus = min(360e9, 4 x 23e9);
    * ring latency 8.4 + (30 - 2) x 3.4 + 2 x 14 = 131.6 us; per message (131.6 - 8.4) / 30 */
   nccl_plan m = p;
@@ -77,6 +77,16 @@ int main(void) {
   CHECK(nccl_pick_algo(&p, 8192) == NCCL_RING || nccl_call_time(&p, NCCL_TREE, NCCL_LL, 8192) <
                                                     nccl_call_time(&p, NCCL_RING, NCCL_LL, 8192),
         "one node: the cheaper one");
+  /* a ring priced as NCCL's tree (the tuner's choice for 8 KiB on two nodes): the tree's
+   * latency 2 (7 x 0.6 + 1 x 5.0) = 18.4 us spread over the ring's 30 messages */
+  CHECK(nccl_call_algo(&m, 8192) == NCCL_TREE && nccl_pick(&m, NCCL_TREE, 8192) == NCCL_LL, "tree LL");
+  CHECK_NEAR(nccl_message_latency(&m, NCCL_HW_NET, NCCL_TREE, NCCL_LL), 18.4e-6 / 30, 1e-18, "tree spread");
+  nccl_plan fr = m;
+  fr.price_algo = NCCL_RING; /* comm.algorithm "ring" */
+  CHECK(nccl_call_algo(&fr, 8192) == NCCL_RING, "comm.algorithm forces");
+  /* a tree collective pays its level's class */
+  fr.algo = NCCL_TREE;
+  CHECK_NEAR(nccl_message_latency(&fr, NCCL_HW_NET, NCCL_TREE, NCCL_LL), 5e-6, 1e-18, "tree collective");
   m.channels = 1;
   /* one GPU per node: the network steps take the tree's latency (tuning.cc: ppn = 1) */
   nccl_plan f = m;

@@ -130,6 +130,9 @@ int exp_comm(cfg_reader *rd, experiment *e, json_t *root) {
   *p = (nccl_plan){.model = COMM_IDEAL, .proto = -1, .channels = 1};
   for (int hw = 0; hw < NCCL_NHW; hw++) p->eff[hw] = nccl_default_efficiency(hw), p->lat[hw] = -1;
   p->algo = e->collective == collective_find("allreduce/tree") ? NCCL_TREE : NCCL_RING;
+  /* an uncompressed ring all-reduce: NCCL's own call, priced as its tuner runs it */
+  const int dense_ring = e->collective == collective_find("allreduce/ring") && !strcmp(e->compressor->name, "none");
+  p->price_algo = dense_ring ? -1 : p->algo;
   read_shape(e, root);
   if (!json_object_get(root, "comm")) return 0; /* ideal: the resolved input as it was */
   int rc = 0, i;
@@ -148,11 +151,13 @@ int exp_comm(cfg_reader *rd, experiment *e, json_t *root) {
   if ((rc = cfg_string(rd, c, "comm", "algorithm", "auto", &s)) ||
       (rc = cfg_one_of(rd, "comm.algorithm", s, algos, &i)))
     return rc;
-  if (i && i - 1 != p->algo)
+  if (i && !dense_ring && i - 1 != p->algo)
     return cfg_fail(rd, "comm.algorithm",
-                    "expected \"auto\" or the algorithm collective %s runs (\"%s\"), got \"%s\"; the collective "
-                    "chooses the algorithm: use collective allreduce/%s",
-                    e->collective->name, nccl_algo_names[p->algo], s, s);
+                    "expected \"auto\" or \"%s\": NCCL's ring or tree prices only an uncompressed "
+                    "allreduce/ring (compressor none), and collective %s with compressor %s is priced as the "
+                    "%s it runs; got \"%s\"",
+                    nccl_algo_names[p->algo], e->collective->name, e->compressor->name, nccl_algo_names[p->algo], s);
+  if (i) p->price_algo = i - 1;
   json_t *ch = json_object_get(c, "channels");
   if (!ch) json_object_set_new(c, "channels", ch = json_string("auto"));
   if (!json_is_string(ch) || strcmp(json_string_value(ch), "auto")) {
@@ -175,7 +180,6 @@ int exp_comm(cfg_reader *rd, experiment *e, json_t *root) {
     if (p->model != COMM_NCCL)
       return cfg_fail(rd, "comm.links", "expected comm.model \"nccl\" with a link-calibration file (the ideal "
                       "model prices links at the platform's rates)");
-    snprintf(e->comm_links_name, sizeof e->comm_links_name, "%s", json_string_value(l));
     double bw[NCCL_NHW], lat[NCCL_NHW];
     if ((rc = read_links(rd, e, json_string_value(l), bw, lat))) return rc;
     for (int hw = 0; hw < NCCL_NHW; hw++) {

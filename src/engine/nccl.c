@@ -105,12 +105,25 @@ double nccl_step_latency(const nccl_plan *p, int hw, int algo, int proto) {
   return (K[K_HW_NVL_TREE_LL + (hw * NCCL_NALGO + algo) * NCCL_NPROTO + proto].value + extra) * 1e-6;
 }
 
+/* log2 rounded down, as NCCL's log2i. */
+static int log2i(int n) {
+  int l = 0;
+  while (n >>= 1) l++;
+  return l;
+}
+
+/* NCCL's latency of an all-reduce less its base latency (ncclTopoTuneModel). */
+static double steps_latency(const nccl_plan *p, int algo, int proto) {
+  const double intra = nccl_step_latency(p, p->intra_hw, algo, proto);
+  const double inter = nccl_step_latency(p, NCCL_HW_NET, algo, proto);
+  if (algo == NCCL_TREE) return 2 * ((p->gpn - 1) * intra + log2i(p->nnodes) * inter);
+  const int steps = 2 * (p->nranks - 1), inter_steps = p->nnodes > 1 ? 2 * (p->nnodes - 1) : 0;
+  return (steps - inter_steps) * intra + inter_steps * inter;
+}
+
 double nccl_message_latency(const nccl_plan *p, int hw, int algo, int proto) {
-  if (algo == NCCL_TREE || p->nranks <= 1) return nccl_step_latency(p, hw, algo, proto);
-  const int steps = 2 * (p->nranks - 1), inter = p->nnodes > 1 ? 2 * (p->nnodes - 1) : 0;
-  return ((steps - inter) * nccl_step_latency(p, p->intra_hw, algo, proto) +
-          inter * nccl_step_latency(p, NCCL_HW_NET, algo, proto)) /
-         steps;
+  if (p->algo == NCCL_TREE || p->nranks <= 1) return nccl_step_latency(p, hw, algo, proto);
+  return steps_latency(p, algo, proto) / (2 * (p->nranks - 1));
 }
 
 double nccl_efficiency(const nccl_plan *p, int hw, int algo, int proto) {
@@ -130,17 +143,8 @@ int nccl_enabled(const nccl_plan *p, int proto) {
   return proto != NCCL_LL128 || p->intra_hw == NCCL_HW_NVLINK;
 }
 
-/* log2 rounded down, as NCCL's log2i. */
-static int log2i(int n) {
-  int l = 0;
-  while (n >>= 1) l++;
-  return l;
-}
-
 double nccl_call_time(const nccl_plan *p, int algo, int proto, double bytes) {
   if (p->nranks <= 1) return 0;
-  const double intra = nccl_step_latency(p, p->intra_hw, algo, proto);
-  const double inter = nccl_step_latency(p, NCCL_HW_NET, algo, proto);
   /* bus bandwidth: the slowest class the ring or tree crosses; between
    * nodes, every NIC a channel uses carries its share */
   double bus = INFINITY;
@@ -150,25 +154,22 @@ double nccl_call_time(const nccl_plan *p, int algo, int proto, double bytes) {
     const double net = lanes * p->bw[NCCL_HW_NET] * nccl_efficiency(p, NCCL_HW_NET, algo, proto);
     if (net < bus) bus = net;
   }
-  double lat = nccl_base_latency(algo, proto), algbw;
-  if (algo == NCCL_RING) {
-    const int steps = 2 * (p->nranks - 1), inter_steps = p->nnodes > 1 ? 2 * (p->nnodes - 1) : 0;
-    lat += (steps - inter_steps) * intra + inter_steps * inter;
-    algbw = bus * p->nranks / steps;
-  } else {
-    lat += 2 * ((p->gpn - 1) * intra + log2i(p->nnodes) * inter);
-    algbw = bus * K[K_TREE_RATIO].value;
-  }
+  const double lat = nccl_base_latency(algo, proto) + steps_latency(p, algo, proto);
+  const double algbw = algo == NCCL_RING ? bus * p->nranks / (2 * (p->nranks - 1)) : bus * K[K_TREE_RATIO].value;
   return lat + bytes / algbw;
 }
 
-int nccl_pick(const nccl_plan *p, double bytes) {
+int nccl_call_algo(const nccl_plan *p, double bytes) {
+  return p->price_algo >= 0 ? p->price_algo : nccl_pick_algo(p, bytes);
+}
+
+int nccl_pick(const nccl_plan *p, int algo, double bytes) {
   if (p->proto >= 0) return p->proto;
   int best = NCCL_SIMPLE;
   double t = INFINITY;
   for (int q = 0; q < NCCL_NPROTO; q++) {
     if (!nccl_enabled(p, q)) continue;
-    const double x = nccl_call_time(p, p->algo, q, bytes);
+    const double x = nccl_call_time(p, algo, q, bytes);
     if (x < t) t = x, best = q;
   }
   return best;

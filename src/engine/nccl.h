@@ -24,7 +24,10 @@ extern const char *const nccl_hw_names[];     /* "nvlink", "pcie", "nic", NULL *
 typedef struct nccl_plan {
   int model;     /* enum comm_model */
   int proto;     /* forced protocol (comm.protocol), or -1: chosen by size */
-  int algo;      /* the algorithm that prices the calls: the collective's own */
+  int algo;      /* the algorithm the collective runs (its messages' structure) */
+  int price_algo; /* an uncompressed allreduce/ring: -1, each call priced as NCCL's tuner
+                     picks (ring or tree), or the one comm.algorithm forces; otherwise the
+                     collective's own (= algo) */
   int channels;  /* C >= 1: a message between two nodes is split into C flows */
   int nranks, nnodes, gpn, nics; /* workers, nodes, workers per node, NICs per node */
   int intra_hw;  /* NCCL_HW_NVLINK or NCCL_HW_PCI: the link class inside a node */
@@ -41,13 +44,15 @@ double nccl_base_latency(int algo, int proto);
 /* Per-step latency (s) of a message over link class hw: NCCL's
  * hwLat[hw][algo][proto], or the plan's measured Simple latency. */
 double nccl_step_latency(const nccl_plan *p, int hw, int algo, int proto);
-/* Latency (s) the replay adds to one message over class hw.  A tree pays
- * each level's class (NCCL's tree formula sums them so).  A ring pays
- * NCCL's ring latency spread evenly over its steps,
- * ((steps - inter) intra + inter x net) / steps with steps = 2(n-1) and
- * inter = 2(nodes-1): NCCL counts the latency a chunk meets going once
- * around the ring, where ccsim's ring waits, at every step, for the slowest
- * of the step's messages (a network one as soon as there are two nodes). */
+/* Latency (s) the replay adds to one message over class hw of a call
+ * priced as algorithm `algo`.  A tree collective's message pays its
+ * level's class (NCCL's tree formula sums them so).  A ring's pays the
+ * priced algorithm's latency (nccl_call_time less the base) spread evenly
+ * over the ring's 2(n-1) steps: for NCCL's ring, ((steps - inter) intra +
+ * inter x net) / steps with inter = 2(nodes-1), the latency a chunk meets
+ * going once round the ring, where ccsim's ring waits, at every step, for
+ * the slowest of the step's messages (a network one as soon as there are two
+ * nodes); for NCCL's tree, 2((G-1) intra + log2(nodes) net) / steps. */
 double nccl_message_latency(const nccl_plan *p, int hw, int algo, int proto);
 /* Achieved / nominal bandwidth of a message over class hw: the class's
  * Simple efficiency times NCCL's factor for the protocol (ring LL x0.5,
@@ -60,9 +65,13 @@ int nccl_enabled(const nccl_plan *p, int proto);
 /* NCCL's estimate of an all-reduce of `bytes` (s), as its tuner computes it:
  * latency (base + per-step) + bytes / algorithm bandwidth. */
 double nccl_call_time(const nccl_plan *p, int algo, int proto, double bytes);
-/* The protocol of a call of `bytes`: the forced one, or the enabled one of
- * least nccl_call_time (the first of LL, LL128, Simple on a tie). */
-int nccl_pick(const nccl_plan *p, double bytes);
+/* The protocol of a call of `bytes` priced as `algo`: the forced one, or
+ * the enabled one of least nccl_call_time (the first of LL, LL128, Simple on
+ * a tie). */
+int nccl_pick(const nccl_plan *p, int algo, double bytes);
+/* The algorithm that prices a call of `bytes`: p->price_algo when set,
+ * else NCCL's tuner choice (nccl_pick_algo). */
+int nccl_call_algo(const nccl_plan *p, double bytes);
 /* The algorithm NCCL's tuner would pick for an all-reduce of `bytes` (the
  * least time over ring and tree with their best protocols). */
 int nccl_pick_algo(const nccl_plan *p, double bytes);

@@ -102,19 +102,20 @@ static sg_mailbox_t box(int src, int dst) {
 }
 
 /* One actor under comm.model "nccl": messages are priced by the plan
- * (timing_nccl.c), each collective call's protocol set by its SIM_PROTO. */
+ * (timing_nccl.c), each collective call's protocol and pricing algorithm set
+ * by its SIM_PROTO (aux = protocol | algorithm << 4). */
 static void actor_nccl(const sim_actor_trace *a, double *marks) {
   sg_sem_t *sends = calloc(a->nsends + 1, sizeof *sends);
   sg_sem_t *recvs = calloc(a->nirecvs + 1, sizeof *recvs);
   if (!sends || !recvs) _exit(3);
   const double speed = sg_host_get_speed(sg_host_self());
   const double *val = a->vals;
-  int proto = NCCL_SIMPLE;
+  int proto = NCCL_SIMPLE, algo = R.plan.algo;
   for (size_t k = 0; k < a->n; k++) {
     const sim_op *o = &a->ops[k];
     switch (o->kind) {
     case SIM_SEND:
-      sends[o->aux] = nccl_replay_send(a->host, (int)o->peer, *val++, R.plan.algo, proto);
+      sends[o->aux] = nccl_replay_send(a->host, (int)o->peer, *val++, algo, proto);
       progress_tick();
       break;
     /* a message's semaphores are used once: gone once waited for */
@@ -131,7 +132,7 @@ static void actor_nccl(const sim_actor_trace *a, double *marks) {
     case SIM_ACQUIRE: sg_sem_acquire(R.sems[o->aux]); break;
     case SIM_RELEASE: sg_sem_release(R.sems[o->aux]); break;
     case SIM_MARK: marks[o->aux] = simgrid_get_clock(); break;
-    case SIM_PROTO: proto = (int)o->aux; break;
+    case SIM_PROTO: proto = (int)(o->aux & 15), algo = (int)(o->aux >> 4); break;
     }
   }
   free(sends);

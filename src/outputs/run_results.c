@@ -147,16 +147,17 @@ static json_t *comm_report(const experiment *e, const run_figures *fig) {
   const nccl_plan *p = engine_comm_plan();
   json_t *c = json_object(), *calls = json_object(), *eff = json_object(), *bw = json_object();
   json_object_set_new(c, "model", json_string("nccl"));
-  json_object_set_new(c, "algorithm", json_string(nccl_algo_names[p->algo]));
+  json_object_set_new(c, "algorithm", json_string(p->price_algo < 0 ? "auto" : nccl_algo_names[p->price_algo]));
+  json_object_set_new(c, "collective_algorithm", json_string(nccl_algo_names[p->algo]));
   json_object_set_new(c, "protocol", json_string(p->proto < 0 ? "auto" : nccl_proto_names[p->proto]));
   for (int q = 0; q < NCCL_NPROTO; q++)
     json_object_set_new(calls, nccl_proto_names[q], json_integer(fig->proto_calls[q]));
   json_object_set_new(c, "protocol_calls", calls);
-  /* what NCCL's tuner would have run (ccsim runs the collective's own) */
-  json_t *tuner = json_object();
+  /* the NCCL algorithm that priced each call */
+  json_t *algos = json_object();
   for (int a = 0; a < NCCL_NALGO; a++)
-    json_object_set_new(tuner, nccl_algo_names[a], json_integer(fig->tuner_algo_calls[a]));
-  json_object_set_new(c, "tuner_algorithm_calls", tuner);
+    json_object_set_new(algos, nccl_algo_names[a], json_integer(fig->algo_calls[a]));
+  json_object_set_new(c, "algorithm_calls", algos);
   json_object_set_new(c, "channels", json_integer(p->channels));
   json_object_set_new(c, "nodes", json_integer(p->nnodes));
   json_object_set_new(c, "gpus_per_node", json_integer(p->gpn));

@@ -29,7 +29,7 @@ typedef struct run_figures {
   /* comm.model "nccl": collective calls per protocol (enum nccl_proto),
    * as worker 0 made them, every iteration counted */
   long long proto_calls[3];
-  long long tuner_algo_calls[2]; /* what NCCL's tuner would run: [enum nccl_algo] */
+  long long algo_calls[2]; /* the NCCL algorithm that priced them: [enum nccl_algo] */
   size_t data_elements;     /* elements the data plane ran on (the sample under model.sample) */
   const trainer *trainer;   /* a training run's evaluations, else NULL */
   const scheduler *sched;   /* the bucket plan, reported in summary.json */

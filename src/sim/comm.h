@@ -34,8 +34,9 @@ void *comm_wait_recv(comm_rreq *r);
 /* Let d seconds of simulated time pass for the calling actor. */
 void comm_sleep(double d);
 /* comm.model "nccl": the calling actor's next messages go by protocol
- * proto (enum nccl_proto), until the next call of it. */
-void comm_protocol(unsigned proto);
+ * code & 15 (enum nccl_proto), priced as algorithm code >> 4 (enum
+ * nccl_algo), until the next call of it. */
+void comm_protocol(unsigned code);
 /* Work on this actor's host for d seconds of the host's full speed: two
  * actors executing on one host share its speed (a device that computes
  * backward and compresses at the same time does both more slowly). */

@@ -225,7 +225,7 @@ void *comm_wait_recv(comm_rreq *r) {
 
 void comm_sleep(double d) { record(SIM_SLEEP, 0, 0, d); }
 
-void comm_protocol(unsigned proto) { record(SIM_PROTO, 0, proto, 0); }
+void comm_protocol(unsigned code) { record(SIM_PROTO, 0, code, 0); }
 
 void comm_execute(double d) {
   if (d > 0) record(SIM_EXEC, 0, 0, d);

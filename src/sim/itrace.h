@@ -25,7 +25,8 @@ enum sim_op_kind {
   SIM_ACQUIRE,  /* acquire semaphore aux */
   SIM_RELEASE,  /* release semaphore aux */
   SIM_MARK,     /* record the simulated time as mark aux of this actor */
-  SIM_PROTO,    /* comm.model "nccl": the next messages go by protocol aux (enum nccl_proto) */
+  SIM_PROTO,    /* comm.model "nccl": the next messages go by protocol aux & 15 (enum nccl_proto),
+                   priced as algorithm aux >> 4 (enum nccl_algo) */
 };
 
 /* 8 bytes: a trace of millions of messages stays in memory.  The

@@ -186,16 +186,17 @@ static void device_run(run_worker *w, enum ccomp_op op, size_t n, const char *wh
   timeline_row(w, comm_actor(w), what, bucket, m0);
 }
 
-/* comm.model "nccl": the protocol of a collective call whose payload is
- * `bytes` per worker (NCCL's tuner, nccl_pick), set for the call's
- * messages, and the call's base latency waited before it. */
+/* comm.model "nccl": the algorithm that prices a collective call whose
+ * payload is `bytes` per worker and its protocol (NCCL's tuner:
+ * nccl_call_algo, nccl_pick), set for the call's messages, and the call's
+ * base latency waited before it. */
 static void nccl_call(run_worker *w, double bytes) {
   const nccl_plan *p = engine_comm_plan();
   if (p->model != COMM_NCCL) return;
-  const int proto = nccl_pick(p, bytes);
-  comm_protocol((unsigned)proto);
-  comm_sleep(nccl_base_latency(p->algo, proto));
-  if (w->rank == 0) w->sh->fig.proto_calls[proto]++, w->sh->fig.tuner_algo_calls[nccl_pick_algo(p, bytes)]++;
+  const int algo = nccl_call_algo(p, bytes), proto = nccl_pick(p, algo, bytes);
+  comm_protocol((unsigned)(proto | algo << 4));
+  comm_sleep(nccl_base_latency(algo, proto));
+  if (w->rank == 0) w->sh->fig.proto_calls[proto]++, w->sh->fig.algo_calls[algo]++;
 }
 
 /* coll_io.device: a compression operation inside the collective. */
