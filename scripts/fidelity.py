@@ -176,6 +176,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="leave out the cases marked slow")
     a = ap.parse_args()
 
+    stamp = run_stamp(a.ccsim)  # before the runs: the tree they ran from
     with open(a.cases) as f:
         doc = json.load(f)
     cases = doc["cases"]
@@ -280,7 +281,7 @@ def main():
 
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"run": run_stamp(a.ccsim), "models": models, "summary": summary, "results": results,
+            json.dump({"run": stamp, "models": models, "summary": summary, "results": results,
                        "out_of_band": out_of_band, "failures": failures}, f, indent=1)
 
     for line in failures:
