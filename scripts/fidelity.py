@@ -58,6 +58,45 @@ BASE = {
 }
 
 
+REGIMES = ("latency-bound", "bandwidth-bound", "multi-NIC", "training")
+
+
+def check_cases(path, doc):
+    """Exits (status 2, one line naming the file and the case) when a case
+    lacks what the suite needs."""
+    def bad(where, what):
+        sys.stderr.write("fidelity.py: %s: %s: expected %s\n" % (path, where, what))
+        sys.exit(2)
+    if not isinstance(doc.get("cases"), list) or not isinstance(doc.get("bands"), dict):
+        bad("top level", '"cases" (a list) and "bands" (an object)')
+    seen = set()
+    for i, c in enumerate(doc["cases"]):
+        where = "cases[%d]" % i
+        for k in ("id", "source", "quote", "system", "regime", "half", "band", "ccsim"):
+            if k not in c:
+                bad(where, 'a field "%s"' % k)
+        where = "cases[%d] (%s)" % (i, c["id"])
+        if c["id"] in seen:
+            bad(where, "an id no other case has")
+        seen.add(c["id"])
+        if c["regime"] not in REGIMES:
+            bad(where + ".regime", " or ".join(REGIMES))
+        if c["half"] not in ("fitted", "held-out"):
+            bad(where + ".half", '"fitted" or "held-out"')
+        if not isinstance(c["ccsim"].get("workers"), int):
+            bad(where + ".ccsim.workers", "an integer")
+        if c["regime"] == "training":
+            if not 0 < c.get("measured_efficiency", 0) <= 1:
+                bad(where + ".measured_efficiency", "a number in (0, 1]")
+        else:
+            if not (isinstance(c.get("bytes"), int) and c["bytes"] > 0 and c["bytes"] % 4 == 0):
+                bad(where + ".bytes", "a positive whole number of fp32 elements' bytes")
+            if not c.get("measured_s", 0) > 0:
+                bad(where + ".measured_s", "a positive time in seconds")
+    if "geomean_held_out" not in doc["bands"]:
+        bad("bands", 'a field "geomean_held_out"')
+
+
 def experiment(case):
     """The case's experiment: BASE with the case's ccsim keys over it (the
     `comm` keys are not part of it; they travel as --set)."""
@@ -177,8 +216,13 @@ def main():
     a = ap.parse_args()
 
     stamp = run_stamp(a.ccsim)  # before the runs: the tree they ran from
-    with open(a.cases) as f:
-        doc = json.load(f)
+    try:
+        with open(a.cases) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.stderr.write("fidelity.py: %s: %s\n" % (a.cases, e))
+        return 2
+    check_cases(a.cases, doc)
     cases = doc["cases"]
     models = [m for m in a.models.split(",") if m]
     for m in models:
