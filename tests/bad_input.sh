@@ -258,8 +258,8 @@ exp cchan2 '{"workers": 2, "comm": {"model": "nccl", "channels": "many"}, '"$ok"
 expect comm-channels-text 'cchan2.json: comm.channels: expected "auto" or an integer in [1, 64], got "many"' "$CCSIM" validate "$T/cchan2.json"
 exp clinks '{"workers": 2, "comm": {"model": "nccl", "links": "h900"}, '"$ok"'}'
 expect comm-links-unknown 'clinks.json: comm.links: expected a link-calibration file' "$CCSIM" validate "$T/clinks.json"
-exp clinks2 '{"workers": 2, "comm": {"links": "h100-nvswitch"}, '"$ok"'}'
-expect comm-links-ideal 'clinks2.json: comm.links: expected comm.model "nccl"' "$CCSIM" validate "$T/clinks2.json"
+exp clinks2 '{"workers": 2, "comm": {"links": "nosuch/dir.json"}, '"$ok"'}'
+expect comm-links-ideal 'nosuch/dir.json: cannot open link-calibration file' "$CCSIM" validate "$T/clinks2.json"
 exp clinks3 '{"workers": 2, "comm": {"model": "nccl", "links": 3}, '"$ok"'}'
 expect comm-links-type 'clinks3.json: comm.links: expected the name of a file in links/ or a path' "$CCSIM" validate "$T/clinks3.json"
 printf '{"links": {"nvlink": {"bandwidth": "fast", "latency": "3us", "source": "x"}}}\n' >"$T/badlinks.json"

@@ -49,6 +49,7 @@ for f in iterations.csv hops.csv; do
   cmp -s det1/$f det2/$f || { echo "FAIL: nccl: --threads/--no-memo changed $f"; fail=1; }
 done
 "$CCSIM" run det.json --out psgd --quiet --set compressor=powersgd >/dev/null || { echo "FAIL: powersgd under nccl"; fail=1; }
+"$CCSIM" validate "$SRC/workloads/comm/h100-2nodes.json" >/dev/null || { echo "FAIL: workloads/comm/h100-2nodes.json"; fail=1; }
 cmp -s ideal/hops.csv nccl/hops.csv || { echo "FAIL: nccl changed the data (hops.csv)"; fail=1; }
 for f in iterations.csv hops.csv; do
   cmp -s ideal/$f ideal2/$f || { echo "FAIL: comm.model=ideal changed $f"; fail=1; }

@@ -177,10 +177,8 @@ int exp_comm(cfg_reader *rd, experiment *e, json_t *root) {
       return cfg_fail(rd, "comm.links", "expected the name of a file in links/ or a path to a .json file, got %s",
                       cfg_show(l, b, sizeof b));
     }
-    if (p->model != COMM_NCCL)
-      return cfg_fail(rd, "comm.links", "expected comm.model \"nccl\" with a link-calibration file (the ideal "
-                      "model prices links at the platform's rates)");
     double bw[NCCL_NHW], lat[NCCL_NHW];
+    /* read and checked under the ideal model too, where it changes nothing */
     if ((rc = read_links(rd, e, json_string_value(l), bw, lat))) return rc;
     for (int hw = 0; hw < NCCL_NHW; hw++) {
       p->lat[hw] = lat[hw];
