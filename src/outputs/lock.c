@@ -11,14 +11,6 @@
 
 #include "results.h"
 
-/* 1 if dir/name exists (as anything, a dangling symlink included). */
-static int present(const char *dir, const char *name) {
-  char *path = results_path(dir, name, NULL);
-  struct stat st;
-  const int yes = path && lstat(path, &st) == 0;
-  free(path);
-  return yes;
-}
 
 /* The kind recorded in the lock file's text ("PID KIND\n"), into kind[16]; "" if none. */
 static void recorded_kind(const char *text, char kind[16]) {
@@ -32,8 +24,8 @@ static void recorded_kind(const char *text, char kind[16]) {
 static const char *owner(const char *dir, const char *text, char kind[16]) {
   recorded_kind(text ? text : "", kind);
   if (!strcmp(kind, "run") || !strcmp(kind, "sweep")) return kind;
-  if (present(dir, "sweep.csv") || present(dir, ".ccsim-sweep.lock")) return "sweep";
-  if (present(dir, ".ccsim-experiment") || present(dir, "summary.json")) return "run";
+  if (results_present(dir, "sweep.csv") || results_present(dir, ".ccsim-sweep.lock")) return "sweep";
+  if (results_present(dir, ".ccsim-experiment") || results_present(dir, "summary.json")) return "run";
   return "";
 }
 
@@ -45,10 +37,10 @@ static int check_kind(const char *dir, const char *text, const char *kind, ccsim
   /* the evidence named: the file a user would look for first */
   if (!strcmp(own, "sweep"))
     return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: holds a sweep (%s): give each run its own output directory", dir,
-                      present(dir, "sweep.csv") ? "sweep.csv" : LOCK_FILE " names one");
+                      results_present(dir, "sweep.csv") ? "sweep.csv" : LOCK_FILE " names one");
   return ccsim_fail(err, CCSIM_ERR_INPUT,
                     "%s: holds the results of a run (%s): give the sweep its own output directory", dir,
-                    present(dir, "summary.json") ? "summary.json" : LOCK_FILE " names one");
+                    results_present(dir, "summary.json") ? "summary.json" : LOCK_FILE " names one");
 }
 
 int lock_check_kind(const char *dir, const char *kind, ccsim_error *err) {

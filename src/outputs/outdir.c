@@ -100,14 +100,6 @@ static int read_hash(const char *dir, const char *name, char out[17], char *exp_
 
 int outdir_finished_hash(const char *dir, char out[17]) { return read_hash(dir, "summary.json", out, NULL, 0); }
 
-/* 1 if dir/name exists (as anything, a dangling symlink included). */
-static int present(const char *dir, const char *name) {
-  char *path = results_path(dir, name, NULL);
-  struct stat st;
-  const int yes = path && lstat(path, &st) == 0;
-  free(path);
-  return yes;
-}
 
 /* Refuse when dir/name is the same file as the input `input`. */
 static int not_an_input(const char *dir, const char *name, const char *input, ccsim_error *err) {
@@ -132,7 +124,7 @@ int outdir_claim(const char *dir, const experiment *e, int force, ccsim_error *e
     if ((rc = not_an_input(dir, *n, e->file, err))) return rc;
     if ((rc = not_an_input(dir, *n, e->platform.file, err))) return rc;
   }
-  if (present(dir, "sweep.csv") || present(dir, ".ccsim-sweep.lock"))
+  if (results_present(dir, "sweep.csv") || results_present(dir, ".ccsim-sweep.lock"))
     return ccsim_fail(err, CCSIM_ERR_INPUT,
                       "%s: holds a sweep (sweep.csv): give each run its own output directory", dir);
   int other = 0;
@@ -140,7 +132,7 @@ int outdir_claim(const char *dir, const experiment *e, int force, ccsim_error *e
     other = strcmp(have, want) != 0;
   else
     for (const char *const *n = result_files; *n && !other; n++)
-      if (strcmp(*n, "platform.xml") && present(dir, *n)) other = 1, snprintf(have, sizeof have, "unknown");
+      if (strcmp(*n, "platform.xml") && results_present(dir, *n)) other = 1, snprintf(have, sizeof have, "unknown");
   if (other && !force)
     return ccsim_fail(err, CCSIM_ERR_INPUT,
                       "%s: holds the results of another experiment (\"%s\", hash %s; this one is %s): "

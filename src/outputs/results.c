@@ -243,3 +243,12 @@ int results_remove_stale(const char *dir, ccsim_error *err) {
   closedir(d);
   return rc;
 }
+
+/* results.h */
+int results_present(const char *dir, const char *name) {
+  char *path = results_path(dir, name, NULL);
+  struct stat st;
+  const int yes = path && lstat(path, &st) == 0;
+  free(path);
+  return yes;
+}

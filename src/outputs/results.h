@@ -36,6 +36,9 @@ int results_remove_stale(const char *dir, ccsim_error *err);
 /* "DIR/NAME" on the heap (the caller frees it); NULL and err set when it
  * would pass PATH_MAX: paths are checked, never truncated. */
 char *results_path(const char *dir, const char *name, ccsim_error *err);
+/* 1 if dir/name exists (as anything, a dangling symlink included); 0 when
+ * it does not, or its path cannot be made. */
+int results_present(const char *dir, const char *name);
 /* text made one safe path component (a new string, NULL without memory):
  * bytes other than [A-Za-z0-9-_.=+,@] and a leading '.' become %XX, so "..",
  * "/" and "a/b" vs "a-b" stay distinct and inside the parent; past 200 bytes
