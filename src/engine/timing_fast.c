@@ -14,13 +14,12 @@
  *                  value = bound if bound x p < r, else r / p, with
  *                  bound = min(min link bw, TCP-gamma / (2 lat)).
  * Device work (SIM_EXEC) takes flops / speed, sleeps their duration, and the
- * clock advances as SimGrid's does (now += date - now).
+ * clock advances as SimGrid's does (now += date - now), taking every event
+ * within surf/precision (1e-9 s) of now at now, as SimGrid's models do.
  *
  * It is exact only while nothing is shared, so it checks as it goes and
  * gives up (returns 1: SimGrid times the whole iteration) when two flows are
- * in flight on one link at once, two executions on one host, two events fall
- * within SimGrid's timing precision of each other without being equal, or
- * the trace's matching could depend on SimGrid's scheduling order (two
+ * in flight on one link at once, two executions on one host, or the trace's matching could depend on SimGrid's scheduling order (two
  * actors sending on one mailbox, receiving on one, or acquiring one
  * semaphore).  engine_fast_supported says which setups it covers at all. */
 #include "timing_fast.h"
@@ -101,6 +100,13 @@ static struct {
   double clock;
   double latf, bwf, ws, gamma;
 } F;
+
+/* 1 (SimGrid must time it), saying why on stderr under CCSIM_TIMING_DEBUG. */
+static int give_up(const char *why) {
+  if (getenv("CCSIM_TIMING_DEBUG"))
+    fprintf(stderr, "ccsim: analytical timing gave up at %.17g s: %s\n", F.clock, why);
+  return 1;
+}
 
 static uint64_t mixk(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -287,7 +293,7 @@ static fbox *box_of(uint32_t a, uint32_t b) {
 static int flow_start(uint32_t m) {
   const froute *r = &F.routes[F.msgs[m].route];
   for (uint32_t i = 0; i < r->nl; i++)
-    if (F.link_busy[F.lk[r->l0 + i]]++) return 1;
+    if (F.link_busy[F.lk[r->l0 + i]]++) return give_up("two flows share a link");
   /* comm_action_set_variable: date = latency_ + last_update */
   return heap_push(r->lat * F.latf + F.clock, EV_LATENCY, m) ? -1 : 0;
 }
@@ -296,7 +302,7 @@ static int flow_start(uint32_t m) {
  * when x is first). 1: contention (give up), -1: out of memory. */
 static int post(fbox *b, uint32_t x, int sending, double bytes, long route, uint32_t *out) {
   if (sending ? (b->sender != UINT32_MAX && b->sender != x) : (b->receiver != UINT32_MAX && b->receiver != x))
-    return 1; /* two actors on one side of a mailbox: matching order is SimGrid's scheduling */
+    return give_up("two actors on one side of a mailbox"); /* matching order is SimGrid's scheduling */
   if (sending) b->sender = x;
   else b->receiver = x;
   const uint32_t h = b->head;
@@ -330,7 +336,7 @@ static int run_actor(uint32_t x, double *marks) {
     switch (o->kind) {
     case SIM_SEND: {
       const long r = route_of((uint32_t)a->host, o->peer);
-      if (r < 0) return r == -1 ? -1 : 1;
+      if (r < 0) return r == -1 ? -1 : give_up("a route it does not cover (loopback, no link or no latency)");
       const double bytes = (double)(long)(*s->val++ + 0.5); /* what timing.c's put_async sends */
       rc = post(box_of((uint32_t)a->host, o->peer), x, 1, bytes, r, &s->sends[o->aux]);
       break;
@@ -359,7 +365,7 @@ static int run_actor(uint32_t x, double *marks) {
     }
     case SIM_EXEC: {
       const uint32_t h = (uint32_t)a->host;
-      if (F.exec_busy[h]++) return 1; /* two executions share the host */
+      if (F.exec_busy[h]++) return give_up("two executions share a host");
       /* CpuCas01: a lone action runs at the host's speed; remains / rate */
       const double flops = *s->val++ * F.speed[h];
       if (heap_push(F.clock + (flops > 0 ? flops / F.speed[h] : 0.0), EV_EXEC, x)) return -1;
@@ -367,19 +373,19 @@ static int run_actor(uint32_t x, double *marks) {
     }
     case SIM_SLEEP: {
       const double d = *s->val++;
-      if (!(d > 0)) return 1; /* s4u's no-op sleep: not verified */
+      if (!(d > 0)) return give_up("a sleep of no time"); /* s4u's no-op sleep: not verified */
       if (heap_push(F.clock + fmax(d, FAST_PRECISION), EV_SLEEP, x)) return -1;
       return s->blocked = 1, 0;
     }
     case SIM_ACQUIRE:
       /* two acquirers: which one gets it is SimGrid's scheduling order */
-      if (F.semown[o->aux] && F.semown[o->aux] != x + 1) return 1;
+      if (F.semown[o->aux] && F.semown[o->aux] != x + 1) return give_up("two actors acquire one semaphore");
       F.semown[o->aux] = x + 1;
       if (F.sem[o->aux] > 0) {
         F.sem[o->aux]--;
         break;
       }
-      if (F.semq[o->aux]) return 1; /* a second waiter: which one wakes is SimGrid's order */
+      if (F.semq[o->aux]) return give_up("two waiters on a semaphore");
       F.semq[o->aux] = x + 1;
       return s->blocked = 1, 0;
     case SIM_RELEASE:
@@ -391,7 +397,7 @@ static int run_actor(uint32_t x, double *marks) {
         F.sem[o->aux]++;
       break;
     case SIM_MARK: marks[o->aux] = F.clock; break;
-    case SIM_PROTO: return 1; /* comm.model "nccl": not this path */
+    case SIM_PROTO: return give_up("comm.model nccl");
     }
     if (rc) return rc;
   }
@@ -432,7 +438,8 @@ static void fast_free(void) {
 }
 
 static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, const char *const *hosts, size_t nhosts) {
-  if (read_factors()) return 1;
+  if (read_factors()) return give_up("a SimGrid option it does not cover");
+  engine_seal_platform(); /* a zone's routes may be completed only then */
   F.t = t;
   F.host = calloc(nhosts + 1, sizeof *F.host);
   F.speed = calloc(nhosts + 1, sizeof *F.speed);
@@ -451,7 +458,7 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
   size_t pairs = 0;
   for (size_t i = 0; i < t->nactors; i++) {
     const sim_actor_trace *a = &t->actors[i];
-    if ((size_t)a->host >= nhosts) return 1;
+    if ((size_t)a->host >= nhosts) return give_up("an actor on no host");
     for (size_t k = 0; k < a->n; k++)
       if (a->ops[k].kind == SIM_SEND) pairs++;
     F.acts[i].val = a->vals;
@@ -471,7 +478,7 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
       if (o->kind == SIM_SEND) s = (uint32_t)a->host, d = o->peer;
       else if (o->kind == SIM_RECV || o->kind == SIM_IRECV) s = o->peer, d = (uint32_t)a->host;
       else continue;
-      if (s >= nhosts || d >= nhosts) return 1;
+      if (s >= nhosts || d >= nhosts) return give_up("a message to no host");
       fbox *b = box_of(s, d);
       if (!b->key) *b = (fbox){((uint64_t)s << 32 | d) + 1, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
     }
@@ -488,20 +495,19 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
     if (!F.nheap) break;
     /* the next instant: SimGrid's clock moves by (date - now) */
     const fev e = heap_pop();
-    if (e.date < F.clock) return 1;
+    if (e.date < F.clock) return give_up("an event in the past");
     F.clock = F.clock + (e.date - F.clock);
     int rc = on_event(&e);
-    while (!rc && F.nheap && F.heap[0].date == e.date) {
+    /* SimGrid's models take every event within its precision of now at now
+     * (double_equals(date, now, surf/precision)), their effects dated now */
+    while (!rc && F.nheap && fabs(F.heap[0].date - F.clock) < FAST_PRECISION) {
       const fev f = heap_pop();
       rc = on_event(&f);
     }
     if (rc) return rc;
-    /* an event within SimGrid's precision of this instant, but not at it,
-     * would be taken now by SimGrid: not exact here */
-    if (F.nheap && F.heap[0].date - F.clock < FAST_PRECISION && F.heap[0].date != e.date) return 1;
   }
   for (size_t i = 0; i < t->nactors; i++)
-    if (F.acts[i].pc < t->actors[i].n) return 1; /* a deadlock: SimGrid reports it */
+    if (F.acts[i].pc < t->actors[i].n) return give_up("a deadlock"); /* SimGrid reports it */
   return 0;
 }
 

@@ -21,4 +21,7 @@ int engine_fast_supported(const char *model, int crosstraffic, int latency_free,
 int engine_fast_replay(const sim_trace *t, double *marks, const size_t *mark0, const char *const *hosts,
                        size_t nhosts);
 
+/* SimGrid's Engine::seal_platform (seal.cpp): routes are complete after it. */
+void engine_seal_platform(void);
+
 #endif
