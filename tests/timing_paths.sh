@@ -95,6 +95,12 @@ check ring2 fast "$G" $(ring 2)
 check ring7 fast "$G" $(ring 7)
 # shellcheck disable=SC2046
 check ring64 fast "$G" $(ring 64) --set iterations=2
+# more routes than the path's first table holds
+# shellcheck disable=SC2046
+check ring520 fast "$G" $(ring 520)
+# unequal chunks: a worker's next send can start before its last one ends
+# shellcheck disable=SC2046
+check ring600-uneven any "$G" $(ring 600) --set 'model={"elements": 60001}'
 check golden fast "$G"
 check golden-nomemo fast "$G" --no-memo
 check golden-1thread fast "$G" --threads 1

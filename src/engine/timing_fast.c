@@ -37,10 +37,15 @@
 #define FAST_PRECISION 1e-9 /* SimGrid's surf/precision: events this close are one instant */
 
 typedef struct froute {
-  uint64_t key; /* (src << 32 | dst) + 1, 0: empty */
+  uint64_t key; /* (src << 32 | dst) + 1 */
   double lat, penalty, bound, value; /* SimGrid's lat_current_, sharing penalty, variable bound, solver value */
   uint32_t l0, nl;                   /* its links: lk[l0 .. l0 + nl) */
 } froute;
+
+typedef struct rslot {
+  uint64_t key; /* (src << 32 | dst) + 1, 0: empty */
+  uint32_t idx;
+} rslot;
 
 typedef struct fmsg {
   uint32_t src, dst;   /* actors: sender, receiver (UINT32_MAX: not posted yet) */
@@ -76,8 +81,10 @@ static struct {
   sg_host_t *host;     /* [nhosts] */
   double *speed;       /* [nhosts] */
   uint32_t *exec_busy; /* [nhosts] executions running (0 or 1) */
-  froute *routes;
-  size_t rcap, rused;
+  froute *routes; /* [rused], in the order first asked for */
+  size_t rdcap, rused;
+  rslot *rslots; /* (src, dst) -> route, by open addressing */
+  size_t rcap;
   uint32_t *lk; /* link ids of every route */
   size_t nlk, lkcap;
   void **links; /* link id -> sg_link_t, by open addressing on pointer */
@@ -90,6 +97,8 @@ static struct {
   size_t bcap, bused;
   fev *heap;
   size_t nheap, hcap;
+  fev *batch; /* the events of one instant */
+  size_t bcap2;
   uint64_t seq;
   fact *acts;
   uint32_t *ready;
@@ -189,24 +198,28 @@ static long link_of(void *l) {
  * memory, -2 a route the path does not cover (empty, no latency, one host). */
 static long route_of(uint32_t a, uint32_t b) {
   const uint64_t key = ((uint64_t)a << 32 | b) + 1;
-  if (2 * (F.rused + 1) > F.rcap) {
+  if (2 * (F.rused + 1) > F.rcap) { /* the table of slots doubles; the routes stay where they are */
     const size_t nc = F.rcap ? 2 * F.rcap : 1024;
-    froute *n = calloc(nc, sizeof *n);
+    rslot *n = calloc(nc, sizeof *n);
     if (!n) return -1;
     for (size_t i = 0; i < F.rcap; i++)
-      if (F.routes[i].key) {
-        size_t j = mixk(F.routes[i].key) & (nc - 1);
+      if (F.rslots[i].key) {
+        size_t j = mixk(F.rslots[i].key) & (nc - 1);
         while (n[j].key) j = (j + 1) & (nc - 1);
-        n[j] = F.routes[i];
+        n[j] = F.rslots[i];
       }
-    free(F.routes);
-    F.routes = n, F.rcap = nc;
+    free(F.rslots);
+    F.rslots = n, F.rcap = nc;
   }
   size_t j = mixk(key) & (F.rcap - 1);
-  while (F.routes[j].key && F.routes[j].key != key) j = (j + 1) & (F.rcap - 1);
-  froute *r = &F.routes[j];
-  if (r->key) return r->nl ? (long)j : -2;
-  r->key = key, F.rused++;
+  while (F.rslots[j].key && F.rslots[j].key != key) j = (j + 1) & (F.rcap - 1);
+  if (F.rslots[j].key) return F.routes[F.rslots[j].idx].nl ? (long)F.rslots[j].idx : -2;
+  if (grow((void **)&F.routes, &F.rdcap, F.rused + 1, sizeof *F.routes)) return -1;
+  F.rslots[j].key = key, F.rslots[j].idx = (uint32_t)F.rused;
+  const long idx = (long)F.rused++;
+  froute *r = &F.routes[idx];
+  memset(r, 0, sizeof *r);
+  r->key = key;
   if (a == b) return -2; /* the loopback: not covered */
   xbt_dynar_t d = xbt_dynar_new(sizeof(sg_link_t), NULL);
   sg_host_get_route(F.host[a], F.host[b], d);
@@ -242,7 +255,7 @@ static long route_of(uint32_t a, uint32_t b) {
   const double bound = fmin(bw, F.gamma / (2.0 * lat));
   r->nl = (uint32_t)n, r->lat = lat, r->penalty = p, r->bound = bound;
   r->value = bound > 0 && bound * p < rmin ? bound : rmin / p;
-  return (long)j;
+  return idx;
 }
 
 static int heap_push(double date, uint32_t kind, uint32_t id) {
@@ -428,8 +441,8 @@ static int on_event(const fev *e) {
 }
 
 static void fast_free(void) {
-  free(F.host), free(F.speed), free(F.exec_busy), free(F.routes), free(F.lk), free(F.links), free(F.link_id);
-  free(F.link_busy), free(F.msgs), free(F.boxes), free(F.heap), free(F.ready), free(F.sem), free(F.semq);
+  free(F.host), free(F.speed), free(F.exec_busy), free(F.routes), free(F.rslots), free(F.lk), free(F.links), free(F.link_id);
+  free(F.link_busy), free(F.msgs), free(F.boxes), free(F.heap), free(F.batch), free(F.ready), free(F.sem), free(F.semq);
   free(F.semown);
   if (F.acts)
     for (size_t i = 0; i < F.t->nactors; i++) free(F.acts[i].sends), free(F.acts[i].recvs);
@@ -494,16 +507,23 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
     }
     if (!F.nheap) break;
     /* the next instant: SimGrid's clock moves by (date - now) */
-    const fev e = heap_pop();
+    fev e = heap_pop();
     if (e.date < F.clock) return give_up("an event in the past");
     F.clock = F.clock + (e.date - F.clock);
-    int rc = on_event(&e);
     /* SimGrid's models take every event within its precision of now at now
-     * (double_equals(date, now, surf/precision)), their effects dated now */
-    while (!rc && F.nheap && fabs(F.heap[0].date - F.clock) < FAST_PRECISION) {
-      const fev f = heap_pop();
-      rc = on_event(&f);
+     * (double_equals(date, now, surf/precision)), their effects dated now;
+     * not those this instant makes (a message's end once its latency is
+     * paid): SimGrid dates them at its next solve, the clock moving on.  So
+     * the instant's events are gathered first, then taken. */
+    size_t nb = 0;
+    for (;;) {
+      if (grow((void **)&F.batch, &F.bcap2, nb + 1, sizeof *F.batch)) return -1;
+      F.batch[nb++] = e;
+      if (!F.nheap || !(fabs(F.heap[0].date - F.clock) < FAST_PRECISION)) break;
+      e = heap_pop();
     }
+    int rc = 0;
+    for (size_t k = 0; k < nb && !rc; k++) rc = on_event(&F.batch[k]);
     if (rc) return rc;
   }
   for (size_t i = 0; i < t->nactors; i++)
