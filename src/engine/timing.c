@@ -197,6 +197,21 @@ static int child(const sim_trace *t, double *marks) {
   R.boxes = calloc(R.cap, sizeof *R.boxes);
   R.sems = calloc(t->nsems + 1, sizeof *R.sems);
   if (!R.mark0 || !R.boxes || !R.sems) return 3;
+  size_t nhosts;
+  const char *const *hosts = engine_hosts(&nhosts);
+  /* --timing auto: the analytical path first (timing_fast.c), before
+   * SimGrid's mailboxes and semaphores are made; the slot after the marks
+   * says which path timed the replay */
+  uint64_t *path = (uint64_t *)(marks + R.mark0[t->nactors]);
+  *path = 0;
+  const engine_setup *setup = engine_current_setup();
+  if (R.fast && R.plan.model == COMM_IDEAL &&
+      engine_fast_supported(engine_network_model(), setup->crosstraffic, engine_latency_free, setup->cfg,
+                            setup->ncfg, setup->platform)) {
+    const int rc = engine_fast_replay(t, marks, R.mark0, hosts, nhosts);
+    if (rc < 0) return 3;
+    if (rc == 0) return *path = 1, 0;
+  }
   for (size_t s = 0; s < t->nsems; s++) R.sems[s] = sg_sem_init(0);
   /* every pair's mailbox before the actors start: the table does not move
    * under them */
@@ -205,19 +220,6 @@ static int child(const sim_trace *t, double *marks) {
     for (size_t k = 0; k < t->actors[i].n; k++)
       if (t->actors[i].ops[k].kind == SIM_SEND) box(t->actors[i].host, (int)t->actors[i].ops[k].peer), nsends++;
   progress_timing(nsends); /* this child's stderr line: the parent's count is untouched */
-  size_t nhosts;
-  const char *const *hosts = engine_hosts(&nhosts);
-  /* the slot after the marks says which path timed it */
-  uint64_t *path = (uint64_t *)(marks + R.mark0[t->nactors]);
-  *path = 0;
-  const engine_setup *s = engine_current_setup();
-  if (R.fast && R.plan.model == COMM_IDEAL &&
-      engine_fast_supported(engine_network_model(), s->crosstraffic, engine_latency_free, s->cfg, s->ncfg,
-                            s->platform)) {
-    const int rc = engine_fast_replay(t, marks, R.mark0, hosts, nhosts);
-    if (rc < 0) return 3;
-    if (rc == 0) return *path = 1, 0;
-  }
   if (R.plan.model == COMM_NCCL && nccl_replay_init(&R.plan, hosts, nhosts)) return 3;
   for (size_t i = 0; i < t->nactors; i++) {
     char name[32];
