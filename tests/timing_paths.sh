@@ -11,8 +11,9 @@
 # Cases: crossbar rings at several N, a tree, rhd, torus2d, a hierarchical
 # all-reduce on multigpu, a compressed ring (Marsit with memory), a fat-tree
 # with contention, memo on and off, 1 and 2 threads, the quickstart, LV08,
-# and a ResNet-50 walltime point with a device (backward overlapping the
-# collective).
+# a torus and a cloud platform, a ResNet-50 walltime point with a device
+# (backward overlapping the collective), and setups the path does not cover
+# (cross-traffic, SMPI's model, a --cfg option, comm.model "nccl").
 set -u
 CCSIM=$1
 SRC=$2
@@ -110,6 +111,11 @@ check rhd fast "$G" --set collective=allreduce/rhd --set workers=12
 check torus2d fast "$G" --set 'collective={"name": "allreduce/torus2d", "rows": 3}' --set workers=12
 check marsit fast "$G" --set 'compressor={"name": "marsit", "memory": "marsit"}' --set workers=8 --set iterations=4 --no-memo
 check lv08 fast "$G" --set platform.network_model=LV08
+# setups the path does not cover: SimGrid times them
+check crosstraffic slow "$G" --set platform.crosstraffic=true
+check smpi-model slow "$G" --set platform.network_model=SMPI
+check cfg-option slow "$G" --cfg network/TCP-gamma:65536
+check nccl slow "$SRC/workloads/comm/h100-2nodes.json" --set iterations=1 --set workers=8 --set model.sample=4096
 check hierarchical any "$G" --set workers=16 --set 'collective={"name": "allreduce/hierarchical", "node_size": 4}' \
   --set 'platform={"generate": "multigpu", "nodes": 4, "gpus_per_node": 4}'
 FT='platform={"generate": "fat-tree", "down": [4, 4], "up": [1, 2], "parallel": [1, 1], "bandwidth": "10Gbps", "latency": "2us"}'
