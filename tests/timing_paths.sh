@@ -134,5 +134,10 @@ R50="$SRC/workloads/walltime/resnet50.json"
 check resnet50-device any "$R50" --set workers=4 --set model.sample=4096 --set iterations=2
 check resnet50-single any "$R50" --set workers=4 --set model.sample=4096 --set iterations=2 --set 'schedule={"kind": "single"}'
 check resnet50-fp16 any "$R50" --set workers=6 --set model.sample=4096 --set iterations=2 --set compressor=fp16 --set output.timeline=true
+# a mode that is neither: exit 2, one line naming the option
+"$CCSIM" run "$G" --quiet --out "$T/bad" --timing fast >/dev/null 2>"$T/err"
+rc=$?
+{ [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q -- '--timing: expected "auto" or "simgrid", got "fast"' "$T/err"; } ||
+  { echo "FAIL --timing fast: exit $rc: $(cat "$T/err")"; fail=1; }
 [ $fail -eq 0 ] && echo "timing_paths: --timing auto equals --timing simgrid on every case"
 exit $fail
