@@ -1,5 +1,6 @@
 /* src/engine/timing_fast.c — the timing executor's exact analytical path
- * (`ccsim run --timing auto`, the default; docs/engine.md, "The fast path").
+ * (`ccsim run --timing auto`, the default; docs/engine.md, "The analytical
+ * path").
  *
  * In the replay child, before SimGrid's actors start, the trace is replayed
  * by a discrete-event loop with SimGrid's own arithmetic: per-actor programs,
@@ -19,9 +20,9 @@
  *
  * It is exact only while nothing is shared, so it checks as it goes and
  * gives up (returns 1: SimGrid times the whole iteration) when two flows are
- * in flight on one link at once, two executions on one host, or the trace's matching could depend on SimGrid's scheduling order (two
- * actors sending on one mailbox, receiving on one, or acquiring one
- * semaphore).  engine_fast_supported says which setups it covers at all. */
+ * in flight on one link at once, two executions on one host, or the trace's
+ * matching could depend on SimGrid's scheduling order (two actors sending on
+ * one mailbox, receiving on one, or acquiring one semaphore).  engine_fast_supported says which setups it covers at all. */
 #include "timing_fast.h"
 
 #include <math.h>
@@ -94,7 +95,7 @@ static struct {
   fmsg *msgs;
   size_t nmsgs, mcap;
   fbox *boxes;
-  size_t bcap, bused;
+  size_t bcap;
   fev *heap;
   size_t nheap, hcap;
   fev *batch; /* the events of one instant */
