@@ -54,6 +54,7 @@ typedef struct fmsg {
   uint32_t next;       /* the next unmatched message of its mailbox */
   double bytes;
   uint8_t done, swait, rwait;
+  uint8_t refs; /* sides not yet past it (their wait or receive): 0, and it is reused */
 } fmsg;
 
 typedef struct fbox { /* a mailbox: "src host > dst host" */
@@ -92,8 +93,9 @@ static struct {
   uint32_t *link_id;
   size_t lcap, lused;
   uint32_t *link_busy; /* [link id] flows in flight */
-  fmsg *msgs;
+  fmsg *msgs; /* in flight or waited for: slots are reused, so memory follows what is in flight */
   size_t nmsgs, mcap;
+  uint32_t free_msg; /* reusable slots, linked by next; UINT32_MAX: none */
   fbox *boxes;
   size_t bcap;
   fev *heap;
@@ -312,6 +314,13 @@ static int flow_start(uint32_t m) {
   return heap_push(r->lat * F.latf + F.clock, EV_LATENCY, m) ? -1 : 0;
 }
 
+/* One side of message m is past it; once both are, its slot is reused. */
+static void release(uint32_t m) {
+  if (--F.msgs[m].refs) return;
+  F.msgs[m].next = F.free_msg;
+  F.free_msg = m;
+}
+
 /* Post actor x's side of a message on mailbox b; *m is the message (made
  * when x is first). 1: contention (give up), -1: out of memory. */
 static int post(fbox *b, uint32_t x, int sending, double bytes, long route, uint32_t *out) {
@@ -329,10 +338,14 @@ static int post(fbox *b, uint32_t x, int sending, double bytes, long route, uint
     *out = h;
     return flow_start(h);
   }
-  if (grow((void **)&F.msgs, &F.mcap, F.nmsgs + 1, sizeof *F.msgs)) return -1;
-  const uint32_t k = (uint32_t)F.nmsgs++;
+  uint32_t k = F.free_msg;
+  if (k != UINT32_MAX) F.free_msg = F.msgs[k].next;
+  else {
+    if (grow((void **)&F.msgs, &F.mcap, F.nmsgs + 1, sizeof *F.msgs)) return -1;
+    k = (uint32_t)F.nmsgs++;
+  }
   F.msgs[k] = (fmsg){.src = sending ? x : UINT32_MAX, .dst = sending ? UINT32_MAX : x,
-                     .route = sending ? (uint32_t)route : 0, .next = UINT32_MAX, .bytes = bytes};
+                     .route = sending ? (uint32_t)route : 0, .next = UINT32_MAX, .bytes = bytes, .refs = 2};
   if (b->tail == UINT32_MAX) b->head = k;
   else F.msgs[b->tail].next = k;
   b->tail = k;
@@ -358,6 +371,7 @@ static int run_actor(uint32_t x, double *marks) {
     case SIM_WAIT: {
       fmsg *m = &F.msgs[s->sends[o->aux]];
       if (!m->done) return m->swait = 1, s->blocked = 1, 0;
+      release(s->sends[o->aux]);
       break;
     }
     case SIM_RECV:
@@ -370,11 +384,13 @@ static int run_actor(uint32_t x, double *marks) {
         break;
       }
       if (!F.msgs[m].done) return F.msgs[m].rwait = 1, s->blocked = 1, 0;
+      release(m);
       break;
     }
     case SIM_WAITRECV: {
       fmsg *m = &F.msgs[s->recvs[o->aux]];
       if (!m->done) return m->rwait = 1, s->blocked = 1, 0;
+      release(s->recvs[o->aux]);
       break;
     }
     case SIM_EXEC: {
@@ -432,8 +448,12 @@ static int on_event(const fev *e) {
     const froute *r = &F.routes[m->route];
     for (uint32_t i = 0; i < r->nl; i++) F.link_busy[F.lk[r->l0 + i]]--;
     m->done = 1;
-    if (m->swait) wake(m->src);
-    if (m->rwait) wake(m->dst);
+    /* a side that waited for it is past it now */
+    const int sw = m->swait, rw = m->rwait;
+    if (sw) wake(m->src);
+    if (rw) wake(m->dst);
+    if (sw) release(e->id);
+    if (rw) release(e->id);
     return 0;
   }
   case EV_EXEC: F.exec_busy[F.t->actors[e->id].host]--; /* fall through */
@@ -498,6 +518,7 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
     }
   }
   F.clock = 0;
+  F.free_msg = UINT32_MAX;
   for (size_t i = 0; i < t->nactors; i++) F.ready[F.nready++] = (uint32_t)i;
   for (;;) {
     /* the actors of this instant, until all are blocked or done */
