@@ -390,10 +390,10 @@ x1 training-diverges "div.json: training diverged: worker 0's loss at iteration"
 # ---- the timing executor's processes killed under a run ----
 # the zygote: exit 1 naming the iteration (not SIGPIPE, not a hang), no
 # process left; a replay: exit 1 naming the signal
-# (64 workers: a replay lasts long enough to be caught)
+# (64 workers, timed in SimGrid: a replay lasts long enough to be caught)
 e slow '{"workers": 64, "iterations": 100000, "model": {"elements": 64}}'
 for victim in zygote replay; do
-  timeout 60 "$CCSIM" run slow.json --out "slow-$victim" --quiet --no-memo >out 2>err </dev/null &
+  timeout 60 "$CCSIM" run slow.json --out "slow-$victim" --quiet --no-memo --timing simgrid >out 2>err </dev/null &
   runner=$!
   parent=""
   zyg=""

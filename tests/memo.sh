@@ -13,7 +13,7 @@ SRC=$2
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
-strip() { grep -v -E '"(host_time_s|peak_rss_mb|simulated_iterations|memo_hits)"' "$1"; }
+strip() { grep -v -E '"(host_time_s|peak_rss_mb|simulated_iterations|memo_hits|analytical_iterations|analytical_messages|simgrid_iterations|simgrid_messages)"' "$1"; }
 field() { sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$1/summary.json"; }
 check() { # name experiment [--set ...]
   local name=$1 exp=$2

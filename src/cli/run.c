@@ -15,9 +15,9 @@
 
 enum {
   OPT_CFG = CLI_KEY_CFG, OPT_LOG = CLI_KEY_LOG, OPT_RECORD_TRACE, OPT_FORCE, OPT_NO_MEMO, OPT_THREADS,
-  OPT_SKIP_FINISHED
+  OPT_SKIP_FINISHED, OPT_TIMING
 };
-_Static_assert((int)OPT_THREADS < (int)CLI_KEY_MAX_MEMORY, "option keys overlap");
+_Static_assert((int)OPT_TIMING < (int)CLI_KEY_MAX_MEMORY, "option keys overlap");
 
 static void human_summary(const experiment *e, const run_report *r) {
   printf("ccsim %s: %s\n", CCSIM_VERSION, e->name);
@@ -104,7 +104,7 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
   int nsets = 0, ncfg = 0, nowned = 0, rc = CCSIM_ERR_INPUT, k;
   experiment *e = NULL;
   run_opts o = {0};
-  const char *v, *max_memory = NULL, *threads = NULL;
+  const char *v, *max_memory = NULL, *threads = NULL, *timing = NULL;
   if (!sets || !cfg || !owned) {
     fprintf(stderr, "ccsim %s: out of memory for the command line\n", self->name);
     rc = CCSIM_ERR_RUNTIME;
@@ -121,6 +121,7 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
     case CLI_KEY_MAX_MEMORY: max_memory = v; break;
     case OPT_NO_MEMO: o.no_memo = 1; break;
     case OPT_THREADS: threads = v; break;
+    case OPT_TIMING: timing = v; break;
     case OPT_CFG:
       if ((owned[nowned] = cfg_as_set(v))) sets[nsets++] = owned[nowned++];
       else if (cfg_is_set(v)) k = CLI_EXIT_BAD - 1; /* out of memory */
@@ -158,6 +159,11 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
     }
     o.threads = (int)t;
   }
+  if (timing && strcmp(timing, "auto") && strcmp(timing, "simgrid")) {
+    rc = cli_bad(self, "--timing: expected \"auto\" or \"simgrid\", got \"%s\"", timing);
+    goto done;
+  }
+  o.timing_simgrid = timing && !strcmp(timing, "simgrid");
   if (o.skip_finished && o.record_trace) {
     rc = cli_bad(self, "--skip-finished and --record-trace: a skipped run would record no trace");
     goto done;
@@ -246,6 +252,10 @@ static const cli_option options[] = {
   {"log", OPT_LOG, "SETTING", "a SimGrid logging setting, e.g. --log root.thres:warning"},
   {"no-memo", OPT_NO_MEMO, NULL, "time every iteration in SimGrid, even one that sends the same\n"
                                 "messages as an earlier one (the results are the same; docs/engine.md)"},
+  {"timing", OPT_TIMING, "auto|simgrid", "how iterations are timed: \"auto\" (default) times one\n"
+                                         "analytically when it provably equals SimGrid (no two flows\n"
+                                         "on a link, no two executions on a host), else in SimGrid;\n"
+                                         "\"simgrid\": always in SimGrid (docs/engine.md)"},
   {"threads", OPT_THREADS, "N", "threads the data executor runs the workers on (default: the\n"
                                "CPUs this process may use, as taskset or Slurm set them; one\n"
                                "for traces, PowerSGD and a few collectives); the results are\n"

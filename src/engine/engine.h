@@ -101,6 +101,16 @@ extern int engine_zygote_exec;
  * and their count. */
 double engine_timing_cpu(unsigned long long *count);
 
+/* `ccsim run --timing simgrid`: every replay in SimGrid.  0 (the default,
+ * --timing auto): a replay first tries the exact analytical path
+ * (timing_fast.c), which times the iteration when it can prove that no two
+ * flows share a link and no two executions a host, and hands it to SimGrid
+ * otherwise (docs/engine.md).  Set before engine_timing_start. */
+extern int engine_timing_simgrid;
+/* Since engine_timing_start: the replays each path timed and their
+ * messages, [0] SimGrid, [1] the analytical path (memo hits not counted). */
+void engine_timing_paths(unsigned long long replays[2], unsigned long long msgs[2]);
+
 /* The network model and its options actually in force (after --cfg). */
 const char *engine_network_model(void);
 

@@ -29,6 +29,7 @@
 
 #include "itrace.h"
 #include "progress.h"
+#include "timing_fast.h"
 #include "timing_nccl.h"
 
 /* Mailbox "src>dst" of every pair that sends, found by an open-addressing
@@ -47,11 +48,16 @@ typedef struct replay {
   sg_sem_t *sems;
   size_t done;
   nccl_plan plan; /* comm.model: "nccl" prices messages (timing_nccl.c) */
+  int fast;       /* --timing auto: try the analytical path first (timing_fast.c) */
 } replay;
 
 static replay R; /* the child's one replay */
 static double cpu_total; /* CPU seconds of every replay so far */
 static unsigned long long replays;
+/* what each path timed since engine_timing_start: [0] SimGrid, [1] the
+ * analytical path */
+static unsigned long long path_replays[2], path_msgs[2];
+int engine_timing_simgrid;
 
 static double cpu_of(const struct rusage *u) {
   return (double)u->ru_utime.tv_sec + u->ru_utime.tv_usec * 1e-6 + (double)u->ru_stime.tv_sec + u->ru_stime.tv_usec * 1e-6;
@@ -191,6 +197,21 @@ static int child(const sim_trace *t, double *marks) {
   R.boxes = calloc(R.cap, sizeof *R.boxes);
   R.sems = calloc(t->nsems + 1, sizeof *R.sems);
   if (!R.mark0 || !R.boxes || !R.sems) return 3;
+  size_t nhosts;
+  const char *const *hosts = engine_hosts(&nhosts);
+  /* --timing auto: the analytical path first (timing_fast.c), before
+   * SimGrid's mailboxes and semaphores are made; the slot after the marks
+   * says which path timed the replay */
+  uint64_t *path = (uint64_t *)(marks + R.mark0[t->nactors]);
+  *path = 0;
+  const engine_setup *setup = engine_current_setup();
+  if (R.fast && R.plan.model == COMM_IDEAL &&
+      engine_fast_supported(engine_network_model(), setup->crosstraffic, engine_latency_free, setup->cfg,
+                            setup->ncfg, setup->platform)) {
+    const int rc = engine_fast_replay(t, marks, R.mark0, hosts, nhosts);
+    if (rc < 0) return 3;
+    if (rc == 0) return *path = 1, 0;
+  }
   for (size_t s = 0; s < t->nsems; s++) R.sems[s] = sg_sem_init(0);
   /* every pair's mailbox before the actors start: the table does not move
    * under them */
@@ -199,8 +220,6 @@ static int child(const sim_trace *t, double *marks) {
     for (size_t k = 0; k < t->actors[i].n; k++)
       if (t->actors[i].ops[k].kind == SIM_SEND) box(t->actors[i].host, (int)t->actors[i].ops[k].peer), nsends++;
   progress_timing(nsends); /* this child's stderr line: the parent's count is untouched */
-  size_t nhosts;
-  const char *const *hosts = engine_hosts(&nhosts);
   if (R.plan.model == COMM_NCCL && nccl_replay_init(&R.plan, hosts, nhosts)) return 3;
   for (size_t i = 0; i < t->nactors; i++) {
     char name[32];
@@ -241,6 +260,7 @@ typedef struct zreq {
   uint64_t marks_off; /* the marks' byte offset in the memfd */
   unsigned char progress[PROGRESS_STATE_BYTES];
   nccl_plan plan; /* engine_comm_plan() of the run */
+  int fast;       /* --timing auto */
 } zreq;
 
 /* memfd layout: zactor[nactors], then every actor's ops and values, then
@@ -258,6 +278,7 @@ static struct {
   size_t cap;
   int busy;                   /* a replay was started and not yet finished */
   uint64_t nmarks, marks_off; /* its marks in the memfd */
+  uint64_t nsends;            /* its messages */
 } Z;
 
 static int full_io(int fd, void *buf, size_t n, int writing) {
@@ -292,6 +313,7 @@ static int replay_request(const zreq *q) {
   }
   progress_state_load(q->progress);
   R.plan = q->plan;
+  R.fast = q->fast;
   return child(&t, (double *)(m + q->marks_off));
 }
 
@@ -325,6 +347,7 @@ static _Noreturn void zygote_main(int req, int ans) {
 int engine_timing_start(ccsim_error *err) {
   engine_timing_stop();
   cpu_total = 0, replays = 0;
+  memset(path_replays, 0, sizeof path_replays), memset(path_msgs, 0, sizeof path_msgs);
   int rq[2], an[2];
   const int fd = memfd_create("ccsim-trace", MFD_CLOEXEC);
   if (fd < 0) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot create the timing executor's memfd: %s", strerror(errno));
@@ -397,16 +420,18 @@ void engine_timing_stop(void) {
 }
 
 static int replay_start(sim_trace *t, ccsim_error *err) {
-  zreq q = {.nactors = t->nactors, .nsems = t->nsems, .plan = *engine_comm_plan()};
+  zreq q = {.nactors = t->nactors, .nsems = t->nsems, .plan = *engine_comm_plan(), .fast = !engine_timing_simgrid};
+  uint64_t nsends = 0;
   uint64_t off = t->nactors * sizeof(zactor);
   for (size_t i = 0; i < t->nactors; i++) {
     off += t->actors[i].nv * sizeof(double) + t->actors[i].n * sizeof(sim_op);
     off = (off + 7) & ~(uint64_t)7; /* the next actor's values stay aligned */
     q.nmarks += t->actors[i].nmarks;
+    nsends += t->actors[i].nsends;
   }
   const uint64_t marks_off = off;
   q.marks_off = marks_off;
-  q.bytes = off + (q.nmarks + 1) * sizeof(double);
+  q.bytes = off + (q.nmarks + 1) * sizeof(double); /* the last slot: which path timed it */
   if (q.bytes > Z.cap) {
     if (Z.map) munmap(Z.map, Z.cap);
     Z.map = NULL;
@@ -436,7 +461,7 @@ static int replay_start(sim_trace *t, ccsim_error *err) {
   }
   progress_state_save(q.progress);
   fflush(NULL);
-  Z.busy = 1, Z.nmarks = q.nmarks, Z.marks_off = marks_off;
+  Z.busy = 1, Z.nmarks = q.nmarks, Z.marks_off = marks_off, Z.nsends = nsends;
   if (full_io(Z.req, &q, sizeof q, 1)) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor's zygote died");
   return CCSIM_OK;
 }
@@ -450,7 +475,12 @@ static int replay_finish(double *marks, ccsim_error *err) {
   if (full_io(Z.ans, &a, sizeof a, 0)) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor's zygote died");
   cpu_total += a.cpu, replays++;
   const int rc = replay_status(a.status, err);
-  if (rc == CCSIM_OK) memcpy(marks, Z.map + Z.marks_off, Z.nmarks * sizeof *marks);
+  if (rc == CCSIM_OK) {
+    memcpy(marks, Z.map + Z.marks_off, Z.nmarks * sizeof *marks);
+    uint64_t path;
+    memcpy(&path, Z.map + Z.marks_off + Z.nmarks * sizeof *marks, sizeof path);
+    path_replays[path == 1]++, path_msgs[path == 1] += Z.nsends;
+  }
   /* give the pages back until the next replay */
   munmap(Z.map, Z.cap);
   Z.map = NULL, Z.cap = 0;
@@ -479,6 +509,10 @@ int engine_replay(sim_trace *t, double *marks, ccsim_error *err) {
 double engine_timing_cpu(unsigned long long *count) {
   if (count) *count = replays;
   return cpu_total;
+}
+
+void engine_timing_paths(unsigned long long replays_[2], unsigned long long msgs[2]) {
+  for (int i = 0; i < 2; i++) replays_[i] = path_replays[i], msgs[i] = path_msgs[i];
 }
 
 int engine_zygote_exec;

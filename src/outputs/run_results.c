@@ -306,6 +306,17 @@ static int write_summary(const experiment *e, const run_figures *fig, const doub
   if (e->comm.model == COMM_NCCL) json_object_set_new(s, "comm", comm_report(e, fig));
   json_object_set_new(s, "simulated_iterations", json_integer(fig->simulated));
   json_object_set_new(s, "memo_hits", json_integer(fig->memo_hits));
+  {
+    unsigned long long reps[2], msgs[2];
+    engine_timing_paths(reps, msgs);
+    json_t *tm = json_object();
+    json_object_set_new(tm, "mode", json_string(engine_timing_simgrid ? "simgrid" : "auto"));
+    json_object_set_new(tm, "analytical_iterations", json_integer((json_int_t)reps[1]));
+    json_object_set_new(tm, "analytical_messages", json_integer((json_int_t)msgs[1]));
+    json_object_set_new(tm, "simgrid_iterations", json_integer((json_int_t)reps[0]));
+    json_object_set_new(tm, "simgrid_messages", json_integer((json_int_t)msgs[0]));
+    json_object_set_new(s, "timing", tm);
+  }
   json_object_set_new(s, "host_time_s", json_real(rep->host_time_s));
   json_object_set_new(s, "peak_rss_mb", json_real(rep->peak_rss_mb));
   if (json_object_size(undef)) json_object_set(s, "undefined", undef);

@@ -125,6 +125,7 @@ static int prepare(const experiment *e, const run_opts *o, const char *dir, run_
   if ((rc = engine_comm_resolve(&e->comm, err))) return rc;
   *done = o->validate_only;
   /* replays fork from this moment's small heap, not the data executor's */
+  engine_timing_simgrid = o->timing_simgrid;
   if (!o->validate_only && (rc = engine_timing_start(err))) return rc;
   return 0;
 }

@@ -22,6 +22,7 @@ typedef struct run_opts {
   int skip_finished;     /* out_dir already holds this experiment's finished results: run nothing */
   double max_memory;     /* bytes the run may use (> 0), else the machine's MemAvailable */
   int no_memo;           /* time every iteration in SimGrid, even one whose trace was timed before */
+  int timing_simgrid;    /* --timing simgrid: every iteration timed in SimGrid, never analytically */
   int threads;           /* threads of the data executor (> 0), 0: resources_cpus() */
 } run_opts;
 

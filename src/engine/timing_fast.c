@@ -1,0 +1,561 @@
+/* src/engine/timing_fast.c — the timing executor's exact analytical path
+ * (`ccsim run --timing auto`, the default; docs/engine.md, "The analytical
+ * path").
+ *
+ * In the replay child, before SimGrid's actors start, the trace is replayed
+ * by a discrete-event loop with SimGrid's own arithmetic: per-actor programs,
+ * mailbox matching (the k-th send of a pair with its k-th receive; a message
+ * starts when both sides are posted), a binary heap of events, and for each
+ * message the CM02 action SimGrid would create (network_cm02.cpp of 3.32):
+ *   latency phase  lat x latency-factor, from the start;
+ *   then           size / (value x bandwidth-factor), value being what the
+ *                  max-min solver gives a variable alone on its links:
+ *                  r = min over links of bw / (1 / p), p the sharing penalty
+ *                  (route latency, plus weight-S / bw per link), and
+ *                  value = bound if bound x p < r, else r / p, with
+ *                  bound = min(min link bw, TCP-gamma / (2 lat)).
+ * Device work (SIM_EXEC) takes flops / speed, sleeps their duration, and the
+ * clock advances as SimGrid's does (now += date - now), taking every event
+ * within surf/precision (1e-9 s) of now at now, as SimGrid's models do.
+ *
+ * It is exact only while nothing is shared, so it checks as it goes and
+ * gives up (returns 1: SimGrid times the whole iteration) when two flows are
+ * in flight on one link at once, two executions on one host, or the trace's
+ * matching could depend on SimGrid's scheduling order (two actors sending on
+ * one mailbox, receiving on one, or acquiring one semaphore).  engine_fast_supported says which setups it covers at all. */
+#include "timing_fast.h"
+
+#include <math.h>
+#include <simgrid/host.h>
+#include <simgrid/link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xbt/config.h>
+#include <xbt/dynar.h>
+
+#define FAST_PRECISION 1e-9 /* SimGrid's surf/precision: events this close are one instant */
+
+typedef struct froute {
+  uint64_t key; /* (src << 32 | dst) + 1 */
+  double lat, penalty, bound, value; /* SimGrid's lat_current_, sharing penalty, variable bound, solver value */
+  uint32_t l0, nl;                   /* its links: lk[l0 .. l0 + nl) */
+} froute;
+
+typedef struct rslot {
+  uint64_t key; /* (src << 32 | dst) + 1, 0: empty */
+  uint32_t idx;
+} rslot;
+
+typedef struct fmsg {
+  uint32_t src, dst;   /* actors: sender, receiver (UINT32_MAX: not posted yet) */
+  uint32_t route;      /* index in F.routes */
+  uint32_t next;       /* the next unmatched message of its mailbox */
+  double bytes;
+  uint8_t done, swait, rwait;
+  uint8_t refs; /* sides not yet past it (their wait or receive): 0, and it is reused */
+} fmsg;
+
+typedef struct fbox { /* a mailbox: "src host > dst host" */
+  uint64_t key;
+  uint32_t head, tail; /* unmatched messages, all of one side; UINT32_MAX: none */
+  uint32_t sender, receiver; /* the one actor that sends on it, receives on it */
+} fbox;
+
+typedef struct fev {
+  double date;
+  uint64_t seq;   /* ties: the order events were made (deterministic) */
+  uint32_t kind, id;
+} fev;
+
+enum { EV_LATENCY, EV_MSG, EV_EXEC, EV_SLEEP };
+
+typedef struct fact {
+  size_t pc;
+  const double *val;
+  uint32_t *sends, *recvs; /* handle -> message */
+  int blocked;
+} fact;
+
+static struct {
+  const sim_trace *t;
+  sg_host_t *host;     /* [nhosts] */
+  double *speed;       /* [nhosts] */
+  uint32_t *exec_busy; /* [nhosts] executions running (0 or 1) */
+  froute *routes; /* [rused], in the order first asked for */
+  size_t rdcap, rused;
+  rslot *rslots; /* (src, dst) -> route, by open addressing */
+  size_t rcap;
+  uint32_t *lk; /* link ids of every route */
+  size_t nlk, lkcap;
+  void **links; /* link id -> sg_link_t, by open addressing on pointer */
+  uint32_t *link_id;
+  size_t lcap, lused;
+  uint32_t *link_busy; /* [link id] flows in flight */
+  fmsg *msgs; /* in flight or waited for: slots are reused, so memory follows what is in flight */
+  size_t nmsgs, mcap;
+  uint32_t free_msg; /* reusable slots, linked by next; UINT32_MAX: none */
+  fbox *boxes;
+  size_t bcap;
+  fev *heap;
+  size_t nheap, hcap;
+  fev *batch; /* the events of one instant */
+  size_t bcap2;
+  uint64_t seq;
+  fact *acts;
+  uint32_t *ready;
+  size_t nready;
+  int *sem; /* values */
+  uint32_t *semown; /* the one actor that acquires it + 1 (0: none yet) */
+  uint32_t *semq; /* its waiter + 1 (0: none): at most one actor waits on a semaphore (checked) */
+  double clock;
+  double latf, bwf, ws, gamma;
+} F;
+
+/* 1 (SimGrid must time it), saying why on stderr under CCSIM_TIMING_DEBUG. */
+static int give_up(const char *why) {
+  if (getenv("CCSIM_TIMING_DEBUG"))
+    fprintf(stderr, "ccsim: analytical timing gave up at %.17g s: %s\n", F.clock, why);
+  return 1;
+}
+
+static uint64_t mixk(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+int engine_fast_supported(const char *model, int crosstraffic, int latency_free, char *const *cfg, int ncfg,
+                          const char *platform) {
+  /* CM02 and LV08 are the same code with other factors; SMPI's factors
+   * depend on sizes, IB, Constant, ns-3 are other models */
+  if (strcmp(model, "CM02") && strcmp(model, "LV08")) return 0;
+  if (crosstraffic || latency_free) return 0;
+  for (int i = 0; i < ncfg; i++)
+    if (strncmp(cfg[i], "--log=", 6)) return 0; /* any SimGrid option: not verified, SimGrid times it */
+  /* Wi-Fi links are priced per host: not this path */
+  FILE *f = fopen(platform, "r");
+  if (!f) return 0;
+  char buf[8192 + 4];
+  size_t n, keep = 0; /* the last 3 bytes of a chunk open the next: a word across two is found */
+  int wifi = 0;
+  while (!wifi && (n = fread(buf + keep, 1, 8192, f)) > 0) {
+    buf[keep + n] = 0;
+    wifi = strstr(buf, "WIFI") != NULL;
+    const size_t len = keep + n, k = len < 3 ? len : 3;
+    memmove(buf, buf + len - k, k);
+    keep = k;
+  }
+  fclose(f);
+  return !wifi;
+}
+
+/* SimGrid's options, as the zygote's SimGrid holds them. */
+static int read_factors(void) {
+  if (sg_cfg_get_boolean("network/crosstraffic")) return -1;
+  F.latf = sg_cfg_get_double("network/latency-factor");
+  F.bwf = sg_cfg_get_double("network/bandwidth-factor");
+  F.ws = sg_cfg_get_double("network/weight-S");
+  F.gamma = sg_cfg_get_double("network/TCP-gamma");
+  if (!(F.latf > 0) || !(F.bwf > 0) || !(F.ws >= 0) || !(F.gamma > 0)) return -1;
+  if (sg_cfg_get_double("surf/precision") != FAST_PRECISION) return -1;
+  return 0;
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return 0;
+  size_t c = *cap ? *cap : 64;
+  while (c < need) c *= 2;
+  void *q = realloc(*p, c * elem);
+  if (!q) return -1;
+  *p = q, *cap = c;
+  return 0;
+}
+
+/* The dense id of link l. */
+static long link_of(void *l) {
+  if (2 * (F.lused + 1) > F.lcap) {
+    const size_t nc = F.lcap ? 2 * F.lcap : 256;
+    void **nl = calloc(nc, sizeof *nl);
+    uint32_t *ni = calloc(nc, sizeof *ni);
+    uint32_t *nb = realloc(F.link_busy, nc / 2 * sizeof *nb);
+    if (!nl || !ni || !nb) return free(nl), free(ni), -1;
+    F.link_busy = nb;
+    for (size_t i = 0; i < F.lcap; i++)
+      if (F.links[i]) {
+        size_t j = mixk((uintptr_t)F.links[i]) & (nc - 1);
+        while (nl[j]) j = (j + 1) & (nc - 1);
+        nl[j] = F.links[i], ni[j] = F.link_id[i];
+      }
+    free(F.links), free(F.link_id);
+    F.links = nl, F.link_id = ni, F.lcap = nc;
+  }
+  size_t j = mixk((uintptr_t)l) & (F.lcap - 1);
+  while (F.links[j] && F.links[j] != l) j = (j + 1) & (F.lcap - 1);
+  if (!F.links[j]) F.links[j] = l, F.link_id[j] = (uint32_t)F.lused, F.link_busy[F.lused++] = 0;
+  return F.link_id[j];
+}
+
+/* The route from host a to host b, as network_cm02.cpp prices it; -1 out of
+ * memory, -2 a route the path does not cover (empty, no latency, one host). */
+static long route_of(uint32_t a, uint32_t b) {
+  const uint64_t key = ((uint64_t)a << 32 | b) + 1;
+  if (2 * (F.rused + 1) > F.rcap) { /* the table of slots doubles; the routes stay where they are */
+    const size_t nc = F.rcap ? 2 * F.rcap : 1024;
+    rslot *n = calloc(nc, sizeof *n);
+    if (!n) return -1;
+    for (size_t i = 0; i < F.rcap; i++)
+      if (F.rslots[i].key) {
+        size_t j = mixk(F.rslots[i].key) & (nc - 1);
+        while (n[j].key) j = (j + 1) & (nc - 1);
+        n[j] = F.rslots[i];
+      }
+    free(F.rslots);
+    F.rslots = n, F.rcap = nc;
+  }
+  size_t j = mixk(key) & (F.rcap - 1);
+  while (F.rslots[j].key && F.rslots[j].key != key) j = (j + 1) & (F.rcap - 1);
+  if (F.rslots[j].key) return F.routes[F.rslots[j].idx].nl ? (long)F.rslots[j].idx : -2;
+  if (grow((void **)&F.routes, &F.rdcap, F.rused + 1, sizeof *F.routes)) return -1;
+  F.rslots[j].key = key, F.rslots[j].idx = (uint32_t)F.rused;
+  const long idx = (long)F.rused++;
+  froute *r = &F.routes[idx];
+  memset(r, 0, sizeof *r);
+  r->key = key;
+  if (a == b) return -2; /* the loopback: not covered */
+  xbt_dynar_t d = xbt_dynar_new(sizeof(sg_link_t), NULL);
+  sg_host_get_route(F.host[a], F.host[b], d);
+  const unsigned long n = xbt_dynar_length(d);
+  const double lat = sg_host_get_route_latency(F.host[a], F.host[b]);
+  if (!n || !(lat > 0) || grow((void **)&F.lk, &F.lkcap, F.nlk + n, sizeof *F.lk)) {
+    xbt_dynar_free(&d);
+    return n && lat > 0 ? -1 : -2;
+  }
+  /* communicate(): penalty = latency (+ weight-S / bw of each link, in order) */
+  double p = lat, bw = -1.0;
+  r->l0 = (uint32_t)F.nlk;
+  for (unsigned long i = 0; i < n; i++) {
+    const double lb = sg_link_get_bandwidth(xbt_dynar_get_as(d, i, sg_link_t));
+    if (F.ws > 0) p = p + F.ws / lb;
+    if (bw == -1.0 || lb < bw) bw = lb;
+  }
+  /* maxmin_solve for a variable alone on its constraints (weight 1.0, each
+   * bound by its link's bandwidth): it is fixed by the constraint of least
+   * remaining / usage */
+  const double usage = 1.0 / p;
+  double rmin = -1;
+  for (unsigned long i = 0; i < n; i++) {
+    sg_link_t l = xbt_dynar_get_as(d, i, sg_link_t);
+    const double ratio = sg_link_get_bandwidth(l) / usage;
+    if (rmin < 0 || ratio < rmin) rmin = ratio;
+    const long id = link_of(l);
+    if (id < 0) return xbt_dynar_free(&d), -1;
+    F.lk[F.nlk++] = (uint32_t)id;
+  }
+  xbt_dynar_free(&d);
+  /* comm_action_set_variable: the bound, the TCP window's included */
+  const double bound = fmin(bw, F.gamma / (2.0 * lat));
+  r->nl = (uint32_t)n, r->lat = lat, r->penalty = p, r->bound = bound;
+  r->value = bound > 0 && bound * p < rmin ? bound : rmin / p;
+  return idx;
+}
+
+static int heap_push(double date, uint32_t kind, uint32_t id) {
+  if (grow((void **)&F.heap, &F.hcap, F.nheap + 1, sizeof *F.heap)) return -1;
+  fev e = {date, F.seq++, kind, id};
+  size_t i = F.nheap++;
+  while (i) {
+    const size_t up = (i - 1) / 2;
+    const fev *u = &F.heap[up];
+    if (u->date < e.date || (u->date == e.date && u->seq < e.seq)) break;
+    F.heap[i] = *u, i = up;
+  }
+  F.heap[i] = e;
+  return 0;
+}
+
+static fev heap_pop(void) {
+  const fev top = F.heap[0], last = F.heap[--F.nheap];
+  size_t i = 0;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= F.nheap) break;
+    if (c + 1 < F.nheap && (F.heap[c + 1].date < F.heap[c].date ||
+                            (F.heap[c + 1].date == F.heap[c].date && F.heap[c + 1].seq < F.heap[c].seq)))
+      c++;
+    if (last.date < F.heap[c].date || (last.date == F.heap[c].date && last.seq < F.heap[c].seq)) break;
+    F.heap[i] = F.heap[c], i = c;
+  }
+  if (F.nheap) F.heap[i] = last;
+  return top;
+}
+
+static void wake(uint32_t a) {
+  F.acts[a].blocked = 0;
+  F.ready[F.nready++] = a;
+}
+
+/* Mailbox of (src host, dst host). */
+static fbox *box_of(uint32_t a, uint32_t b) {
+  const uint64_t key = ((uint64_t)a << 32 | b) + 1;
+  size_t j = mixk(key) & (F.bcap - 1);
+  while (F.boxes[j].key && F.boxes[j].key != key) j = (j + 1) & (F.bcap - 1);
+  return &F.boxes[j];
+}
+
+/* A message starts (both sides posted): its latency phase begins now.
+ * 1 when a link it needs carries another flow. */
+static int flow_start(uint32_t m) {
+  const froute *r = &F.routes[F.msgs[m].route];
+  for (uint32_t i = 0; i < r->nl; i++)
+    if (F.link_busy[F.lk[r->l0 + i]]++) return give_up("two flows share a link");
+  /* comm_action_set_variable: date = latency_ + last_update */
+  return heap_push(r->lat * F.latf + F.clock, EV_LATENCY, m) ? -1 : 0;
+}
+
+/* One side of message m is past it; once both are, its slot is reused. */
+static void release(uint32_t m) {
+  if (--F.msgs[m].refs) return;
+  F.msgs[m].next = F.free_msg;
+  F.free_msg = m;
+}
+
+/* Post actor x's side of a message on mailbox b; *m is the message (made
+ * when x is first). 1: contention (give up), -1: out of memory. */
+static int post(fbox *b, uint32_t x, int sending, double bytes, long route, uint32_t *out) {
+  if (sending ? (b->sender != UINT32_MAX && b->sender != x) : (b->receiver != UINT32_MAX && b->receiver != x))
+    return give_up("two actors on one side of a mailbox"); /* matching order is SimGrid's scheduling */
+  if (sending) b->sender = x;
+  else b->receiver = x;
+  const uint32_t h = b->head;
+  if (h != UINT32_MAX && (F.msgs[h].src == UINT32_MAX) == sending) { /* the other side waits: match */
+    fmsg *m = &F.msgs[h];
+    b->head = m->next;
+    if (b->head == UINT32_MAX) b->tail = UINT32_MAX;
+    if (sending) m->src = x, m->bytes = bytes, m->route = (uint32_t)route;
+    else m->dst = x;
+    *out = h;
+    return flow_start(h);
+  }
+  uint32_t k = F.free_msg;
+  if (k != UINT32_MAX) F.free_msg = F.msgs[k].next;
+  else {
+    if (grow((void **)&F.msgs, &F.mcap, F.nmsgs + 1, sizeof *F.msgs)) return -1;
+    k = (uint32_t)F.nmsgs++;
+  }
+  F.msgs[k] = (fmsg){.src = sending ? x : UINT32_MAX, .dst = sending ? UINT32_MAX : x,
+                     .route = sending ? (uint32_t)route : 0, .next = UINT32_MAX, .bytes = bytes, .refs = 2};
+  if (b->tail == UINT32_MAX) b->head = k;
+  else F.msgs[b->tail].next = k;
+  b->tail = k;
+  *out = k;
+  return 0;
+}
+
+/* Run actor x until it blocks or ends. 1: give up, -1: out of memory. */
+static int run_actor(uint32_t x, double *marks) {
+  const sim_actor_trace *a = &F.t->actors[x];
+  fact *s = &F.acts[x];
+  while (s->pc < a->n) {
+    const sim_op *o = &a->ops[s->pc++];
+    int rc = 0;
+    switch (o->kind) {
+    case SIM_SEND: {
+      const long r = route_of((uint32_t)a->host, o->peer);
+      if (r < 0) return r == -1 ? -1 : give_up("a route it does not cover (loopback, no link or no latency)");
+      const double bytes = (double)(long)(*s->val++ + 0.5); /* what timing.c's put_async sends */
+      rc = post(box_of((uint32_t)a->host, o->peer), x, 1, bytes, r, &s->sends[o->aux]);
+      break;
+    }
+    case SIM_WAIT: {
+      fmsg *m = &F.msgs[s->sends[o->aux]];
+      if (!m->done) return m->swait = 1, s->blocked = 1, 0;
+      release(s->sends[o->aux]);
+      break;
+    }
+    case SIM_RECV:
+    case SIM_IRECV: {
+      uint32_t m;
+      rc = post(box_of(o->peer, (uint32_t)a->host), x, 0, 0, 0, &m);
+      if (rc) return rc;
+      if (o->kind == SIM_IRECV) {
+        s->recvs[o->aux] = m;
+        break;
+      }
+      if (!F.msgs[m].done) return F.msgs[m].rwait = 1, s->blocked = 1, 0;
+      release(m);
+      break;
+    }
+    case SIM_WAITRECV: {
+      fmsg *m = &F.msgs[s->recvs[o->aux]];
+      if (!m->done) return m->rwait = 1, s->blocked = 1, 0;
+      release(s->recvs[o->aux]);
+      break;
+    }
+    case SIM_EXEC: {
+      const uint32_t h = (uint32_t)a->host;
+      if (F.exec_busy[h]++) return give_up("two executions share a host");
+      /* CpuCas01: a lone action runs at the host's speed; remains / rate */
+      const double flops = *s->val++ * F.speed[h];
+      if (heap_push(F.clock + (flops > 0 ? flops / F.speed[h] : 0.0), EV_EXEC, x)) return -1;
+      return s->blocked = 1, 0;
+    }
+    case SIM_SLEEP: {
+      const double d = *s->val++;
+      if (!(d > 0)) return give_up("a sleep of no time"); /* s4u's no-op sleep: not verified */
+      if (heap_push(F.clock + fmax(d, FAST_PRECISION), EV_SLEEP, x)) return -1;
+      return s->blocked = 1, 0;
+    }
+    case SIM_ACQUIRE:
+      /* two acquirers: which one gets it is SimGrid's scheduling order */
+      if (F.semown[o->aux] && F.semown[o->aux] != x + 1) return give_up("two actors acquire one semaphore");
+      F.semown[o->aux] = x + 1;
+      if (F.sem[o->aux] > 0) {
+        F.sem[o->aux]--;
+        break;
+      }
+      if (F.semq[o->aux]) return give_up("two waiters on a semaphore");
+      F.semq[o->aux] = x + 1;
+      return s->blocked = 1, 0;
+    case SIM_RELEASE:
+      if (F.semq[o->aux]) {
+        const uint32_t w = F.semq[o->aux] - 1;
+        F.semq[o->aux] = 0;
+        wake(w);
+      } else
+        F.sem[o->aux]++;
+      break;
+    case SIM_MARK: marks[o->aux] = F.clock; break;
+    case SIM_PROTO: return give_up("comm.model nccl");
+    }
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+/* An event of the heap, at the current instant. */
+static int on_event(const fev *e) {
+  switch (e->kind) {
+  case EV_LATENCY: { /* the variable gets its penalty; it completes at now + remains / rate */
+    const fmsg *m = &F.msgs[e->id];
+    const froute *r = &F.routes[m->route];
+    const double rate = r->value * F.bwf;
+    return heap_push(F.clock + (m->bytes > 0 ? m->bytes / rate : 0.0), EV_MSG, e->id) ? -1 : 0;
+  }
+  case EV_MSG: {
+    fmsg *m = &F.msgs[e->id];
+    const froute *r = &F.routes[m->route];
+    for (uint32_t i = 0; i < r->nl; i++) F.link_busy[F.lk[r->l0 + i]]--;
+    m->done = 1;
+    /* a side that waited for it is past it now */
+    const int sw = m->swait, rw = m->rwait;
+    if (sw) wake(m->src);
+    if (rw) wake(m->dst);
+    if (sw) release(e->id);
+    if (rw) release(e->id);
+    return 0;
+  }
+  case EV_EXEC: F.exec_busy[F.t->actors[e->id].host]--; /* fall through */
+  default: wake(e->id); return 0;
+  }
+}
+
+static void fast_free(void) {
+  free(F.host), free(F.speed), free(F.exec_busy), free(F.routes), free(F.rslots), free(F.lk), free(F.links), free(F.link_id);
+  free(F.link_busy), free(F.msgs), free(F.boxes), free(F.heap), free(F.batch), free(F.ready), free(F.sem), free(F.semq);
+  free(F.semown);
+  if (F.acts)
+    for (size_t i = 0; i < F.t->nactors; i++) free(F.acts[i].sends), free(F.acts[i].recvs);
+  free(F.acts);
+  memset(&F, 0, sizeof F);
+}
+
+static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, const char *const *hosts, size_t nhosts) {
+  if (read_factors()) return give_up("a SimGrid option it does not cover");
+  engine_seal_platform(); /* a zone's routes may be completed only then */
+  F.t = t;
+  F.host = calloc(nhosts + 1, sizeof *F.host);
+  F.speed = calloc(nhosts + 1, sizeof *F.speed);
+  F.exec_busy = calloc(nhosts + 1, sizeof *F.exec_busy);
+  F.acts = calloc(t->nactors + 1, sizeof *F.acts);
+  F.ready = calloc(t->nactors + 1, sizeof *F.ready);
+  F.sem = calloc(t->nsems + 1, sizeof *F.sem);
+  F.semq = calloc(t->nsems + 1, sizeof *F.semq);
+  F.semown = calloc(t->nsems + 1, sizeof *F.semown);
+  if (!F.host || !F.speed || !F.exec_busy || !F.acts || !F.ready || !F.sem || !F.semq || !F.semown) return -1;
+  for (size_t h = 0; h < nhosts; h++) {
+    F.host[h] = sg_host_by_name(hosts[h]);
+    F.speed[h] = sg_host_get_speed(F.host[h]);
+  }
+  /* mailboxes: one per pair that sends, made before the run */
+  size_t pairs = 0;
+  for (size_t i = 0; i < t->nactors; i++) {
+    const sim_actor_trace *a = &t->actors[i];
+    if ((size_t)a->host >= nhosts) return give_up("an actor on no host");
+    for (size_t k = 0; k < a->n; k++)
+      if (a->ops[k].kind == SIM_SEND) pairs++;
+    F.acts[i].val = a->vals;
+    F.acts[i].sends = calloc(a->nsends + 1, sizeof *F.acts[i].sends);
+    F.acts[i].recvs = calloc(a->nirecvs + 1, sizeof *F.acts[i].recvs);
+    if (!F.acts[i].sends || !F.acts[i].recvs) return -1;
+  }
+  F.bcap = 64;
+  while (F.bcap < 2 * (pairs + 1)) F.bcap *= 2;
+  F.boxes = calloc(F.bcap, sizeof *F.boxes);
+  if (!F.boxes) return -1;
+  for (size_t i = 0; i < t->nactors; i++) {
+    const sim_actor_trace *a = &t->actors[i];
+    for (size_t k = 0; k < a->n; k++) {
+      const sim_op *o = &a->ops[k];
+      uint32_t s, d;
+      if (o->kind == SIM_SEND) s = (uint32_t)a->host, d = o->peer;
+      else if (o->kind == SIM_RECV || o->kind == SIM_IRECV) s = o->peer, d = (uint32_t)a->host;
+      else continue;
+      if (s >= nhosts || d >= nhosts) return give_up("a message to no host");
+      fbox *b = box_of(s, d);
+      if (!b->key) *b = (fbox){((uint64_t)s << 32 | d) + 1, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+    }
+  }
+  F.clock = 0;
+  F.free_msg = UINT32_MAX;
+  for (size_t i = 0; i < t->nactors; i++) F.ready[F.nready++] = (uint32_t)i;
+  for (;;) {
+    /* the actors of this instant, until all are blocked or done */
+    while (F.nready) {
+      const uint32_t x = F.ready[--F.nready];
+      const int rc = run_actor(x, marks + mark0[x]);
+      if (rc) return rc;
+    }
+    if (!F.nheap) break;
+    /* the next instant: SimGrid's clock moves by (date - now) */
+    fev e = heap_pop();
+    if (e.date < F.clock) return give_up("an event in the past");
+    F.clock = F.clock + (e.date - F.clock);
+    /* SimGrid's models take every event within its precision of now at now
+     * (double_equals(date, now, surf/precision)), their effects dated now;
+     * not those this instant makes (a message's end once its latency is
+     * paid): SimGrid dates them at its next solve, the clock moving on.  So
+     * the instant's events are gathered first, then taken. */
+    size_t nb = 0;
+    for (;;) {
+      if (grow((void **)&F.batch, &F.bcap2, nb + 1, sizeof *F.batch)) return -1;
+      F.batch[nb++] = e;
+      if (!F.nheap || !(fabs(F.heap[0].date - F.clock) < FAST_PRECISION)) break;
+      e = heap_pop();
+    }
+    int rc = 0;
+    for (size_t k = 0; k < nb && !rc; k++) rc = on_event(&F.batch[k]);
+    if (rc) return rc;
+  }
+  for (size_t i = 0; i < t->nactors; i++)
+    if (F.acts[i].pc < t->actors[i].n) return give_up("a deadlock"); /* SimGrid reports it */
+  return 0;
+}
+
+int engine_fast_replay(const sim_trace *t, double *marks, const size_t *mark0, const char *const *hosts,
+                       size_t nhosts) {
+  const int rc = fast_run(t, marks, mark0, hosts, nhosts);
+  fast_free();
+  return rc;
+}

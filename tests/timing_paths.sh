@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# tests/timing_paths.sh CCSIM SRCDIR — the analytical timing path is exact:
+# every experiment below runs with --timing auto and --timing simgrid, and
+#  - every simulated time (summary.json's numbers, iterations.csv's and
+#    timeline.csv's fields) agrees within 1e-9 relative;
+#  - every data result (hops.csv, and every other field) is byte-identical;
+#  - the path each run took is the one expected: "fast" cases must be timed
+#    analytically in auto mode (so the test fails if the path silently stops
+#    applying), "slow" ones (contention) must fall back to SimGrid, "any"
+#    may do either; --timing simgrid never times analytically.
+# Cases: crossbar rings at several N, a tree, rhd, torus2d, a hierarchical
+# all-reduce on multigpu, a compressed ring (Marsit with memory), a fat-tree
+# with contention, memo on and off, 1 and 2 threads, the quickstart, LV08,
+# a torus and a cloud platform, a ResNet-50 walltime point with a device
+# (backward overlapping the collective), and setups the path does not cover
+# (cross-traffic, SMPI's model, a --cfg option, comm.model "nccl").
+set -u
+CCSIM=$1
+SRC=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+G="$SRC/tests/golden/small.json"
+compare() { # dirA dirB: 0 when equal within 1e-9 (times) / byte for byte (the rest)
+  python3 - "$1" "$2" <<'PY'
+import json, math, os, sys
+a, b = sys.argv[1], sys.argv[2]
+bad = []
+worst = [0.0]
+def close(x, y):
+    if x != y: worst[0] = max(worst[0], abs(x - y) / max(abs(x), abs(y)))
+    return x == y or abs(x - y) <= 1e-9 * max(abs(x), abs(y))
+skip = {"host_time_s", "peak_rss_mb", "timing", "provenance"}
+def walk(x, y, path):
+    if isinstance(x, dict) and isinstance(y, dict):
+        if set(x) != set(y): bad.append(f"summary.json {path}: keys differ")
+        for k in x:
+            if k in skip or k not in y: continue
+            walk(x[k], y[k], f"{path}.{k}")
+    elif isinstance(x, list) and isinstance(y, list):
+        if len(x) != len(y): bad.append(f"summary.json {path}: lengths differ"); return
+        for i, (u, v) in enumerate(zip(x, y)): walk(u, v, f"{path}[{i}]")
+    elif isinstance(x, float) or isinstance(y, float):
+        if not (isinstance(x, (int, float)) and isinstance(y, (int, float)) and close(float(x), float(y))):
+            bad.append(f"summary.json {path}: {x!r} vs {y!r}")
+    elif x != y:
+        bad.append(f"summary.json {path}: {x!r} vs {y!r}")
+walk(json.load(open(os.path.join(a, "summary.json"))), json.load(open(os.path.join(b, "summary.json"))), "")
+def num(s):
+    try: return float(s)
+    except ValueError: return None
+for f in sorted(os.listdir(a)):
+    if f == "summary.json" or f.startswith("."): continue
+    A, B = open(os.path.join(a, f), "rb").read(), open(os.path.join(b, f), "rb").read()
+    if f not in ("iterations.csv", "timeline.csv"):
+        if A != B: bad.append(f"{f} differs")
+        continue
+    la, lb = A.decode().splitlines(), B.decode().splitlines()
+    if len(la) != len(lb): bad.append(f"{f}: {len(la)} vs {len(lb)} lines"); continue
+    for i, (x, y) in enumerate(zip(la, lb)):
+        for u, v in zip(x.split(","), y.split(",")):
+            if u == v: continue
+            p, q = num(u), num(v)
+            if p is None or q is None or not close(p, q):
+                bad.append(f"{f} line {i + 1}: {u} vs {v}")
+for line in bad[:8]: print("   ", line)
+print("bit-identical" if worst[0] == 0 else "within %.1e relative" % worst[0])
+sys.exit(1 if bad else 0)
+PY
+}
+paths() { # dir: "analytical_iterations simgrid_iterations analytical_messages simgrid_messages"
+  python3 -c 'import json,sys; t=json.load(open(sys.argv[1]+"/summary.json"))["timing"]; print(t["analytical_iterations"], t["simgrid_iterations"], t["analytical_messages"], t["simgrid_messages"])' "$1"
+}
+check() { # name fast|slow|any experiment [run options and --set ...]
+  local name=$1 want=$2 exp=$3
+  shift 3
+  for m in auto simgrid; do
+    "$CCSIM" run "$exp" --quiet --out "$T/$name-$m" --timing $m "$@" >/dev/null 2>"$T/err" ||
+      { echo "FAIL $name: --timing $m run failed"; cat "$T/err"; fail=1; return; }
+  done
+  local how
+  how=$(compare "$T/$name-auto" "$T/$name-simgrid") || { echo "FAIL $name: auto and simgrid disagree"; echo "$how"; fail=1; return; }
+  read -r fa sa fm sm <<<"$(paths "$T/$name-auto")"
+  read -r fs _ _ _ <<<"$(paths "$T/$name-simgrid")"
+  [ "$fs" = 0 ] || { echo "FAIL $name: --timing simgrid timed $fs iterations analytically"; fail=1; }
+  case $want in
+  fast) [ "$fa" -gt 0 ] && [ "$sa" = 0 ] || { echo "FAIL $name: expected the analytical path, got $fa analytical, $sa SimGrid"; fail=1; } ;;
+  slow) [ "$sa" -gt 0 ] && [ "$fa" = 0 ] || { echo "FAIL $name: expected SimGrid (contention), got $fa analytical, $sa SimGrid"; fail=1; } ;;
+  esac
+  echo "$name: $how; auto timed $fa iterations ($fm messages) analytically, $sa ($sm) in SimGrid"
+}
+ring() { echo "--set workers=$1 --set model={\"elements\":$((1000 * $1))} --set platform={\"generate\":\"crossbar\",\"bandwidth\":\"10Gbps\",\"latency\":\"2us\"}"; }
+# shellcheck disable=SC2046
+check ring2 fast "$G" $(ring 2)
+# shellcheck disable=SC2046
+check ring7 fast "$G" $(ring 7)
+# shellcheck disable=SC2046
+check ring64 fast "$G" $(ring 64) --set iterations=2
+# more routes than the path's first table holds
+# shellcheck disable=SC2046
+check ring520 fast "$G" $(ring 520)
+# unequal chunks: a worker's next send can start before its last one ends
+# shellcheck disable=SC2046
+check ring600-uneven any "$G" $(ring 600) --set 'model={"elements": 60001}'
+check golden fast "$G"
+check golden-nomemo fast "$G" --no-memo
+check golden-1thread fast "$G" --threads 1
+check golden-2threads fast "$G" --threads 2
+check tree fast "$G" --set collective=allreduce/tree --set workers=13
+check rhd fast "$G" --set collective=allreduce/rhd --set workers=12
+check torus2d fast "$G" --set 'collective={"name": "allreduce/torus2d", "rows": 3}' --set workers=12
+check marsit fast "$G" --set 'compressor={"name": "marsit", "memory": "marsit"}' --set workers=8 --set iterations=4 --no-memo
+check lv08 fast "$G" --set platform.network_model=LV08
+# setups the path does not cover: SimGrid times them
+check crosstraffic slow "$G" --set platform.crosstraffic=true
+check smpi-model slow "$G" --set platform.network_model=SMPI
+check cfg-option slow "$G" --cfg network/TCP-gamma:65536
+check nccl slow "$SRC/workloads/comm/h100-2nodes.json" --set iterations=1 --set workers=8 --set model.sample=4096
+check hierarchical any "$G" --set workers=16 --set 'collective={"name": "allreduce/hierarchical", "node_size": 4}' \
+  --set 'platform={"generate": "multigpu", "nodes": 4, "gpus_per_node": 4}'
+FT='platform={"generate": "fat-tree", "down": [4, 4], "up": [1, 2], "parallel": [1, 1], "bandwidth": "10Gbps", "latency": "2us"}'
+# every worker pushes to one server at once: they share its link
+check fattree-ps slow "$G" --set "$FT" --set workers=16 --set 'collective={"name": "ps", "servers": 1}' \
+  --set 'compressor={"name": "topk", "ratio": 0.1}'
+check fattree-hier any "$G" --set "$FT" --set workers=16 --set 'collective={"name": "allreduce/hierarchical", "node_size": 4}' \
+  --set 'compressor={"name": "marsit", "memory": "marsit"}'
+check fattree-ring any "$G" --set "$FT" --set workers=16 --set collective=allgather/ring --set 'compressor={"name": "topk", "ratio": 0.1}'
+check torus any "$G" --set workers=27 --set 'platform={"generate": "torus", "dims": [3, 3, 3], "bandwidth": "10Gbps", "latency": "2us"}'
+check torus-t2d any "$G" --set workers=16 --set 'collective={"name": "allreduce/torus2d", "rows": 4}' \
+  --set 'platform={"generate": "torus", "dims": [4, 4], "bandwidth": "10Gbps", "latency": "2us"}'
+check cloud any "$G" --set workers=16 --set 'platform={"generate": "cloud", "racks": 2, "hosts_per_rack": 8, "oversubscription": 4}'
+check quickstart fast "$SRC/workloads/quickstart.json" --set iterations=2
+R50="$SRC/workloads/walltime/resnet50.json"
+check resnet50-device any "$R50" --set workers=4 --set model.sample=4096 --set iterations=2
+check resnet50-single any "$R50" --set workers=4 --set model.sample=4096 --set iterations=2 --set 'schedule={"kind": "single"}'
+check resnet50-fp16 any "$R50" --set workers=6 --set model.sample=4096 --set iterations=2 --set compressor=fp16 --set output.timeline=true
+# a mode that is neither: exit 2, one line naming the option
+"$CCSIM" run "$G" --quiet --out "$T/bad" --timing fast >/dev/null 2>"$T/err"
+rc=$?
+{ [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q -- '--timing: expected "auto" or "simgrid", got "fast"' "$T/err"; } ||
+  { echo "FAIL --timing fast: exit $rc: $(cat "$T/err")"; fail=1; }
+[ $fail -eq 0 ] && echo "timing_paths: --timing auto equals --timing simgrid on every case"
+exit $fail
