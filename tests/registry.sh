@@ -30,7 +30,7 @@ cat >"$T/formula.json" <<'J'
  "platform": {"generate": "crossbar", "bandwidth": "25Gbps", "latency": "5us", "network_model": "CM02"},
  "model": {"size": "4MB"}, "compressor": "none"}
 J
-strip() { grep -v -E '"(host_time_s|peak_rss_mb|simulated_iterations|memo_hits)"' "$1"; }
+strip() { grep -v -E '"(host_time_s|peak_rss_mb|simulated_iterations|memo_hits|analytical_iterations|analytical_messages|simgrid_iterations|simgrid_messages)"' "$1"; }
 same_dirs() { # what dir1 dir2
   for f in "$2"/*; do
     b=$(basename "$f")
