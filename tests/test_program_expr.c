@@ -72,7 +72,10 @@ int main(void) {
   fails("r // 0", "division by zero");
   fails("r / 0", "division by zero");
   fails("r % 1.5", "needs integers");
-  fails("xor(-1, 2)", "non-negative integers");
+  fails("xor(-1, 2)", "integers from 0 to 2^53");
+  fails("and(1, -9)", "integers from 0 to 2^53"); /* the fuzzer's input: -9 was cast to uint64_t */
+  fails("log2ceil(1e300)", "integers from 0 to 2^53");
+  is("min(-9, 2)", -9); /* min, max, abs take any number */
   fails("log2floor(0)", "undefined");
   fails("undefined_var + 1", "used before it is set");
   fails("(r + 1", "expected \")\"");

@@ -263,11 +263,15 @@ static int eval(const pexprs *x, int i, const double *env, const unsigned char *
     }
   } else { /* PN_CALL */
     const int f = n->op;
-    if (f >= F_XOR && !(integral(a) && a >= 0 && (funcs[f].argc == 1 || (integral(b) && b >= 0)))) {
-      snprintf(err, errlen, "%s() needs non-negative integers", funcs[f].name);
+    /* the integer functions take exact integers of a double: [0, 2^53] */
+    const double top = 9007199254740992.0;
+    if (f >= F_XOR && !(integral(a) && a >= 0 && a <= top &&
+                        (funcs[f].argc == 1 || (integral(b) && b >= 0 && b <= top)))) {
+      snprintf(err, errlen, "%s() needs integers from 0 to 2^53", funcs[f].name);
       return -1;
     }
-    const uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+    /* converted only once checked (a negative or huge double has no uint64_t) */
+    const uint64_t ua = f >= F_XOR ? (uint64_t)a : 0, ub = f >= F_XOR && funcs[f].argc > 1 ? (uint64_t)b : 0;
     switch (f) {
     case F_MIN: *out = a < b ? a : b; break;
     case F_MAX: *out = a > b ? a : b; break;
