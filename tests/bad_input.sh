@@ -9,21 +9,7 @@ trap 'rm -rf "$T"' EXIT
 pass=0
 fail=0
 
-# expect NAME EXPECTED-SUBSTRING COMMAND...
-expect() {
-  local name=$1 want=$2
-  shift 2
-  "$@" >"$T/out" 2>"$T/err"
-  local rc=$? lines
-  lines=$(wc -l <"$T/err")
-  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -qF -- "$want" "$T/err"; then
-    pass=$((pass + 1))
-  else
-    fail=$((fail + 1))
-    echo "FAIL $name: exit $rc, $lines stderr lines, wanted \"$want\" in:" >&2
-    sed 's/^/    /' "$T/err" >&2
-  fi
-}
+. "$SRC/tests/expect.sh" # expect NAME EXPECTED-SUBSTRING COMMAND...
 
 # exp NAME JSON: write $T/NAME.json
 exp() { printf '%s\n' "$2" >"$T/$1.json"; }
