@@ -82,11 +82,11 @@ expect "stdout on /dev/full (list)" 1 "standard output: cannot write" $?
 timeout -k 2 60 "$CCSIM" --version >/dev/full 2>err
 expect "stdout on /dev/full (--version)" 1 "standard output: cannot write" $?
 
-# 5. signals at several moments of a run of a few seconds: 130, 143, 129,
+# 5. signals at several moments of a run that cannot finish before them: 130, 143, 129,
 # one line, a clean directory (no temporary, no summary.json).  A background
 # job of a script ignores SIGINT; env gives ccsim the default dispositions
 # (a signal ignored when ccsim starts stays ignored, as under nohup).
-long=(run "$EXP" --quiet --set iterations=400 --set model.elements=20000 --no-memo)
+long=(run "$EXP" --quiet --set iterations=1000000 --set model.elements=20000 --no-memo)
 for sig in INT TERM HUP; do
   for delay in 0.3 0.8 1.5; do
     d="sig-$sig-$delay"

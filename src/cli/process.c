@@ -60,8 +60,15 @@ void process_out_of_memory(void) {
   _exit(1);
 }
 
+/* the process that installed the handlers; a process it forked (the platform
+ * probe, the replay zygote) inherits them, and is signalled with it when the
+ * signal goes to the whole process group (Ctrl-C, timeout(1)): it leaves
+ * quietly, so that the one line is the main process's */
+static pid_t main_pid;
+
 static void on_signal(int sig) {
   results_abandon_all();
+  if (getpid() != main_pid) _exit(128 + sig);
   say("ccsim: interrupted by ", sig == SIGINT ? "SIGINT\n" : sig == SIGTERM ? "SIGTERM\n" : "SIGHUP\n");
   _exit(128 + sig);
 }
@@ -78,6 +85,7 @@ static void new_handler(void) {
 }
 
 void process_install(void) {
+  main_pid = getpid();
   struct sigaction sa = {.sa_handler = on_signal};
   sigfillset(&sa.sa_mask); /* one handler at a time */
   const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
