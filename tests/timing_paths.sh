@@ -135,6 +135,20 @@ check resnet50-device any "$R50" --set workers=4 --set model.sample=4096 --set i
 check resnet50-single any "$R50" --set workers=4 --set model.sample=4096 --set iterations=2 --set 'schedule={"kind": "single"}'
 check resnet50-fp16 any "$R50" --set workers=6 --set model.sample=4096 --set iterations=2 --set compressor=fp16 --set output.timeline=true
 # a mode that is neither: exit 2, one line naming the option
+# `ccsim sweep --timing` reaches every point's run (and a Slurm task's line)
+printf '{"name": "tp", "base": "%s", "axes": [{"path": "workers", "values": [3, 5]}]}\n' "$(realpath "$G")" >"$T/sweep.json"
+for m in auto simgrid; do
+  "$CCSIM" sweep "$T/sweep.json" --quiet --out "$T/sw-$m" --timing $m >/dev/null 2>"$T/err" ||
+    { echo "FAIL sweep --timing $m failed: $(cat "$T/err")"; fail=1; }
+done
+for w in 3 5; do
+  how=$(compare "$T/sw-auto/workers=$w" "$T/sw-simgrid/workers=$w") || { echo "FAIL sweep workers=$w: auto and simgrid disagree: $how"; fail=1; }
+  read -r fa _ _ _ <<<"$(paths "$T/sw-auto/workers=$w")"
+  read -r fs _ _ _ <<<"$(paths "$T/sw-simgrid/workers=$w")"
+  [ "$fa" -gt 0 ] && [ "$fs" = 0 ] || { echo "FAIL sweep workers=$w: --timing not passed on (auto $fa, simgrid $fs analytical iterations)"; fail=1; }
+done
+"$CCSIM" sweep "$T/sweep.json" --out "$T/sw-slurm" --slurm --print --timing simgrid 2>"$T/err" | grep -q -- ' --timing simgrid --point ' ||
+  { echo "FAIL sweep --slurm --timing simgrid: the task line does not pass it on"; fail=1; }
 "$CCSIM" run "$G" --quiet --out "$T/bad" --timing fast >/dev/null 2>"$T/err"
 rc=$?
 { [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q -- '--timing: expected "auto" or "simgrid", got "fast"' "$T/err"; } ||

@@ -1,11 +1,12 @@
 /* src/cli/sweep.c — `ccsim sweep`: a base experiment over a grid of values. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "sweep.h"
 
 enum { OPT_SLURM = 256, OPT_THROTTLE, OPT_CPUS, OPT_MEM, OPT_TIME, OPT_PARTITION, OPT_COLLECT,
-       OPT_POINT, OPT_PRINT, OPT_THREADS, OPT_NO_MEMO };
+       OPT_POINT, OPT_PRINT, OPT_THREADS, OPT_NO_MEMO, OPT_TIMING };
 
 static int sweep_main(const cli_command *self, int argc, char **argv) {
   sweep_opts o = {.jobs = 1, .point = -1, .slurm = {.cpus_per_task = 1}};
@@ -44,13 +45,18 @@ static int sweep_main(const cli_command *self, int argc, char **argv) {
       o.threads = (int)n;
       break;
     case OPT_NO_MEMO: o.no_memo = 1; break;
+    case OPT_TIMING:
+      if (strcmp(v, "auto") && strcmp(v, "simgrid"))
+        return cli_bad(self, "--timing: expected \"auto\" or \"simgrid\", got \"%s\"", v);
+      o.timing_simgrid = !strcmp(v, "simgrid");
+      break;
     }
   }
   if (k != CLI_DONE) return k == CLI_EXIT_OK ? 0 : 2;
   int first = cli_optind();
   if (print && !o.slurm_mode) return cli_bad(self, "--print goes with --slurm");
   o.slurm.print_only = o.slurm_mode && (o.dry_run || print);
-  o.slurm.threads = o.threads, o.slurm.no_memo = o.no_memo;
+  o.slurm.threads = o.threads, o.slurm.no_memo = o.no_memo, o.slurm.timing_simgrid = o.timing_simgrid;
   ccsim_error err = {0};
   if (o.slurm_mode && slurm_check(&o.slurm, &err)) return cli_bad(self, "%s", err.msg);
   if ((o.slurm.throttle || o.slurm.mem || o.slurm.time || o.slurm.partition || o.slurm.cpus_per_task != 1) &&
@@ -58,7 +64,7 @@ static int sweep_main(const cli_command *self, int argc, char **argv) {
     return cli_bad(self, "--throttle, --cpus-per-task, --mem, --time and --partition go with --slurm");
   if (o.collect) {
     if (first < argc) return cli_bad(self, "--collect DIR takes no sweep file (DIR records it)");
-    if (o.slurm_mode || o.point >= 0 || o.out || o.threads || o.no_memo)
+    if (o.slurm_mode || o.point >= 0 || o.out || o.threads || o.no_memo || o.timing_simgrid)
       return cli_bad(self, "--collect goes alone (with --quiet at most)");
     return sweep_run(&o);
   }
@@ -93,6 +99,8 @@ static const cli_option options[] = {
                                 "task's --cpus-per-task); the results are the same for every N"},
   {"no-memo", OPT_NO_MEMO, NULL, "each point's `ccsim run --no-memo`: every iteration timed in\n"
                                  "SimGrid (the results are the same)"},
+  {"timing", OPT_TIMING, "auto|simgrid", "each point's `ccsim run --timing`: \"simgrid\" times every\n"
+                                         "message in SimGrid (the results are the same)"},
   {0},
 };
 

@@ -31,13 +31,16 @@ static volatile sig_atomic_t stop_signal; /* SIGINT or SIGTERM received */
 static void on_stop(int sig) { stop_signal = sig; }
 
 /* Start `ccsim run` for point p in its directory, on `threads` threads (0:
- * the run's default) and with --no-memo if asked; its stderr goes to the
+ * the run's default), with --no-memo (RUN_NO_MEMO in flags) and --timing
+ * simgrid (RUN_TIMING_SIMGRID) if asked; its stderr goes to the
  * file errfd.  The child dies with this process, however this one dies
  * (PR_SET_PDEATHSIG survives exec), and shares its process group, so a
  * terminal's ^C reaches both. */
-static pid_t start(const sweep *s, const point *p, const point_run *pr, int threads, int no_memo,
+enum { RUN_NO_MEMO = 1, RUN_TIMING_SIMGRID = 2 };
+
+static pid_t start(const sweep *s, const point *p, const point_run *pr, int threads, int flags,
                    int errfd) {
-  const int argc = 10 + 2 * p->nsets;
+  const int argc = 12 + 2 * p->nsets;
   char nthreads[16];
   snprintf(nthreads, sizeof nthreads, "%d", threads);
   char **argv = calloc((size_t)argc + 1, sizeof *argv);
@@ -51,7 +54,8 @@ static pid_t start(const sweep *s, const point *p, const point_run *pr, int thre
   argv[k++] = pr->dir;
   if (pr->changed) argv[k++] = "--force"; /* its old results are of another experiment */
   if (threads > 0) argv[k++] = "--threads", argv[k++] = nthreads; /* else the run's own default */
-  if (no_memo) argv[k++] = "--no-memo";
+  if (flags & RUN_NO_MEMO) argv[k++] = "--no-memo";
+  if (flags & RUN_TIMING_SIMGRID) argv[k++] = "--timing", argv[k++] = "simgrid";
   for (int i = 0; i < p->nsets; i++) argv[k++] = "--set", argv[k++] = p->sets[i];
   fflush(NULL);
   const pid_t parent = getpid();
@@ -94,9 +98,14 @@ static void failure_reason(int st, int errfd, char *out, size_t len) {
     if ((unsigned char)*c < 0x20) *c = ' ';
 }
 
+/* The options every point's run is given, as start()'s flags. */
+static int run_flags(const sweep_opts *o) {
+  return (o->no_memo ? RUN_NO_MEMO : 0) | (o->timing_simgrid ? RUN_TIMING_SIMGRID : 0);
+}
+
 /* Run the points marked 0, jobs at a time, each on `threads` threads; stop
  * (killing the children) on SIGINT or SIGTERM.  Returns how many failed. */
-static size_t run_points(sweep *s, point_run *pr, size_t todo, int jobs, int threads, int no_memo, int quiet) {
+static size_t run_points(sweep *s, point_run *pr, size_t todo, int jobs, int threads, int flags, int quiet) {
   pid_t *pids = calloc(s->npoints, sizeof *pids);
   int *errfds = calloc(s->npoints, sizeof *errfds);
   size_t finished = 0, failed = 0, next = 0, running = 0;
@@ -104,7 +113,7 @@ static size_t run_points(sweep *s, point_run *pr, size_t todo, int jobs, int thr
     while (!stop_signal && running < (size_t)jobs && next < s->npoints) {
       if (s->points[next].status == 0) {
         errfds[next] = memfd_create("ccsim-point-stderr", MFD_CLOEXEC);
-        pids[next] = errfds[next] < 0 ? -1 : start(s, &s->points[next], &pr[next], threads, no_memo, errfds[next]);
+        pids[next] = errfds[next] < 0 ? -1 : start(s, &s->points[next], &pr[next], threads, flags, errfds[next]);
         if (pids[next] < 0) {
           snprintf(pr[next].reason, sizeof pr[next].reason, "cannot start: %s", strerror(errno));
           s->points[next].status = 3, failed++, finished++;
@@ -177,7 +186,7 @@ static int run_point(sweep *s, point_run *pr, const sweep_opts *o, ccsim_error *
   if (s->points[k].status == 0) {
     int st;
     const int errfd = memfd_create("ccsim-point-stderr", MFD_CLOEXEC);
-    pid_t pid = errfd < 0 ? -1 : start(s, &s->points[k], &pr[k], o->threads, o->no_memo, errfd);
+    pid_t pid = errfd < 0 ? -1 : start(s, &s->points[k], &pr[k], o->threads, run_flags(o), errfd);
     code = pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : CCSIM_ERR_RUNTIME;
     if (errfd >= 0) close(errfd);
   }
@@ -289,7 +298,7 @@ int sweep_run(const sweep_opts *o) {
   struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: wait() returns */
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
-  const size_t failed = run_points(&s, pr, todo, jobs, threads, o->no_memo, quiet);
+  const size_t failed = run_points(&s, pr, todo, jobs, threads, run_flags(o), quiet);
   if ((rc = sweep_write_index(&s, pr, &err))) goto done;
   if (stop_signal) {
     rc = ccsim_fail(&err, CCSIM_ERR_RUNTIME, "%s: stopped by SIG%s; run the sweep again to resume", s.out,

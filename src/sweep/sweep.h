@@ -19,6 +19,7 @@ typedef struct sweep_opts {
   int threads;         /* --threads; 0: the CPUs this process may use over jobs (at least 1),
                           with --slurm the task's --cpus-per-task, with --point the run's default */
   int no_memo;         /* --no-memo */
+  int timing_simgrid;  /* --timing simgrid */
 } sweep_opts;
 
 /* Runs (or lists) the sweep's points; prints its own errors.  Returns the

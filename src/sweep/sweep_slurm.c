@@ -148,8 +148,9 @@ char *slurm_script(const char *name, const char *exe, const char *sweep_file, co
   bad |= quoted(&s, &len, sweep_file);
   bad |= append(&s, &len, " --quiet --out ");
   bad |= quoted(&s, &len, out);
-  bad |= append(&s, &len, " --threads %d%s --point \"$SLURM_ARRAY_TASK_ID\"\n",
-                o->threads > 0 ? o->threads : o->cpus_per_task, o->no_memo ? " --no-memo" : "");
+  bad |= append(&s, &len, " --threads %d%s%s --point \"$SLURM_ARRAY_TASK_ID\"\n",
+                o->threads > 0 ? o->threads : o->cpus_per_task, o->no_memo ? " --no-memo" : "",
+                o->timing_simgrid ? " --timing simgrid" : "");
   if (bad) {
     free(s);
     ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory writing the job script");

@@ -23,6 +23,7 @@ typedef struct slurm_opts {
   int print_only;        /* print the script, submit nothing */
   int threads;           /* each task's --threads (0: cpus_per_task) */
   int no_memo;           /* each task passes --no-memo */
+  int timing_simgrid;    /* each task passes --timing simgrid */
 } slurm_opts;
 
 /* Checks the Slurm option values; 0, or -1 with a message in err. */
