@@ -9,8 +9,8 @@ files include theirs by their path from compressors/ ("qbits.h").  A test's
 own helpers (tests/check.h, tests/fuzz/fuzz_common.h) are included by their
 path from the test's folder.
 
-This script rewrites each `#include "X"` in src/, compressors/ and tests/
-(C and C++) to that form, finding X in the file tree:
+This script rewrites each `#include "X"` in src/, compressors/, tests/ and
+bench/ (C and C++) to that form, finding X in the file tree:
 
   1. X as a path: beside the including file, or from one of the roots
      (src/, compressors/; tests/ for a test);
@@ -31,7 +31,7 @@ import re
 import sys
 
 EXTS = ('.c', '.h', '.cpp', '.cc', '.hpp')
-TREES = ('src', 'compressors', 'tests')
+TREES = ('src', 'compressors', 'tests', 'bench')
 INCLUDE = re.compile(r'^(\s*#\s*include\s*)"([^"]+)"(.*)$')
 
 
@@ -57,6 +57,8 @@ def roots_for(path):
     if t == 'compressors':
         return ['compressors']
     if t == 'src':
+        return ['src', 'compressors']
+    if t == 'bench':
         return ['src', 'compressors']
     return ['src', 'compressors', 'tests']
 
