@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "ccomp/compressor.h"
-#include "gradients.h"
+#include "data/gradients.h"
 #include "ccomp/rng.h"
 
 static double now(void) {

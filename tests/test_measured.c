@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "measured.h"
-#include "profile.h"
+#include "timemodel/measured.h"
+#include "timemodel/profile.h"
 
 #define CHECK_REL(a, b, what) CHECK_NEAR(a, b, 1e-12 * fabs((double)(b)), what)
 

@@ -2,7 +2,7 @@
 #include <stdio.h>
 
 #include "bench.h"
-#include "cli.h"
+#include "cli/cli.h"
 #include "ccomp/compressor.h"
 #include "suggest.h"
 

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
-#include "comm.h"
+#include "collectives/collective.h"
+#include "comm/comm.h"
 
 typedef struct gather {
   coll_ctx *ctx;

@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compressor.h"
-#include "memory.h"
+#include "ccomp/compressor.h"
+#include "ccomp/memory.h"
 
 enum coll_requires {
   COLL_NEEDS_SUMMABLE = 1u << 0,  /* combines payloads without decoding */

@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
-#include "comm.h"
-#include "numcheck.h"
+#include "ccomp/rng.h"
+#include "collectives/collective.h"
+#include "collectives/numcheck.h"
+#include "comm/comm.h"
 #include "qbits.h" /* QB_CLONES */
-#include "rng.h"
 
 /* Four interleaved partial sums per quantity (lanes i mod 4), added up at
  * the end: the compiler can keep them in vector registers, and the order

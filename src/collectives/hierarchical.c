@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "collective.h"
+#include "collectives/collective.h"
 
 static const ccomp_param hier_params[] = {
     {"node_size", CCOMP_INT, 0, 0, 1 << 20,

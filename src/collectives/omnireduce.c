@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
-#include "comm.h"
+#include "collectives/collective.h"
+#include "comm/comm.h"
 
 static const ccomp_param omni_params[] = {
     {"block", CCOMP_INT, 256, 1, 1 << 24, "elements per block"},

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "program.h"
+#include "collectives/program.h"
 
 /* A JSON path into out[n] (a path too long for it is cut: it names a
  * step in messages only). */

@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
-#include "comm.h"
+#include "collectives/collective.h"
+#include "comm/comm.h"
 
 static const ccomp_param ps_params[] = {
     {"servers", CCOMP_INT, 0, 0, 1 << 20, "server shards K, on workers 0 .. K-1; 0 = every worker"},

@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "collective.h"
+#include "collectives/collective.h"
 
 static const ccomp_param torus_params[] = {
     {"rows", CCOMP_INT, 0, 0, 1 << 20,

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "data/source.h"
 #include "datapath.h"
-#include "device.h"
-#include "measured.h"
-#include "profile.h"
-#include "source.h"
+#include "timemodel/device.h"
+#include "timemodel/measured.h"
+#include "timemodel/profile.h"
 
 /* One layer named name of n parameters and no flops (a plain tensor);
  * NULL without memory. */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "profile.h"
+#include "timemodel/profile.h"
 
 /* An array of 0 .. TMODEL_MAX_HIDDEN layer widths (min_len .. ). */
 static int read_widths(cfg_reader *rd, json_t *obj, const char *path, const char *key, size_t min_len,

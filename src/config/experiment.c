@@ -6,8 +6,8 @@
  * expected when a value is wrong.  Every object's keys are checked against
  * the fields it may hold. */
 #include "config/sections.h"
-#include "gradients.h"
-#include "results.h"
+#include "data/gradients.h"
+#include "outputs/results.h"
 #include "outputs/provenance.h"
 #include "datapath.h"
 
@@ -20,11 +20,11 @@
 #include <unistd.h>
 
 #include "collectives/collective.h"
-#include "device.h"
-#include "measured.h"
+#include "data/trace.h"
 #include "platform.h"
-#include "profile.h"
-#include "trace.h"
+#include "timemodel/device.h"
+#include "timemodel/measured.h"
+#include "timemodel/profile.h"
 #include "units.h"
 
 /* Shorthands: "compressor": "fp16" is {"name": "fp16"}; "platform": "x.xml"

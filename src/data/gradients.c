@@ -5,7 +5,7 @@
  * 2000 (128 strips, r = 3.442619855899), with the 32-bit draws taken from the
  * counter-based generator so that element t needs no state: the fast path
  * (about 98.8% of draws) costs one 64-bit mix and one multiply. */
-#include "gradients.h"
+#include "data/gradients.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "ccomp/rng.h"
-#include "source.h"
+#include "data/source.h"
 
 static uint32_t zig_k[128];
 static double zig_w[128], zig_f[128];

@@ -22,9 +22,9 @@
 #include <jansson.h>
 
 #include "config/input.h"
+#include "data/trace.h"
 #include "error.h"
 #include "experiment.h"
-#include "trace.h"
 
 enum {
   /* Generated from counters: any coordinate on demand, so coordinate

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 #include "config/sections.h"
-#include "source.h"
-#include "trainer.h"
+#include "data/source.h"
+#include "train/trainer.h"
 
 static int read_train(cfg_reader *rd, experiment *e, json_t *root, json_t *g, size_t *implied, char *what,
                       size_t whatlen) {

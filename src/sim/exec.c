@@ -1,7 +1,7 @@
 /* src/sim/exec.c — the data executor: actors on coroutines, the lanes
  * (system threads) that run them to the end of an iteration, and the
  * iteration's trace (see exec.h; comm.h's calls are in exec_comm.c). */
-#include "exec.h"
+#include "sim/exec.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "comm.h"
-#include "exec_internal.h"
+#include "comm/comm.h"
+#include "sim/exec_internal.h"
 
 /* The hand-made switch of coro.h (x86-64, no sanitizer): saves the
  * callee-saved registers on the current stack and swaps stack pointers. */

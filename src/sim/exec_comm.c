@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm.h"
-#include "exec_internal.h"
+#include "comm/comm.h"
 #include "progress.h"
+#include "sim/exec_internal.h"
 
 /* Append an operation to the current actor's trace. */
 static void record(unsigned kind, int peer, uint32_t aux, double v) {

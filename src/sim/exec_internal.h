@@ -9,9 +9,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "coro.h"
 #include "error.h"
-#include "exec.h"
+#include "sim/coro.h"
+#include "sim/exec.h"
 
 enum { READY, BLOCKED, DONE, STOPPED };
 

@@ -1,5 +1,5 @@
 /* src/sim/memo.c — a small table of iteration timings (see memo.h). */
-#include "memo.h"
+#include "sim/memo.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * its own aggregate; a payload in flight carries its bytes and, to measure
  * the error hop by hop, the exact and the ideal sums in float64 (16 bytes
  * an element); an all-gather holds every worker's share at once. */
-#include "resources.h"
+#include "sim/resources.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,9 +12,9 @@
 #include "collectives/collective.h"
 #include "error.h"
 #include "experiment.h"
-#include "run.h"
-#include "schedule.h"
-#include "trainer.h"
+#include "sim/run.h"
+#include "timemodel/schedule.h"
+#include "train/trainer.h"
 
 /* What a run measured, iteration by iteration: filled by the run loop
  * (sim/run_loop.c), read by the writer.  Arrays are owned by the run. */

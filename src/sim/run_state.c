@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measured.h"
-#include "results.h"
+#include "outputs/results.h"
 #include "sim/run_state.h"
+#include "timemodel/measured.h"
 
 /* Seconds of the device for flops of work (0 without a device). */
 static double compute_seconds(const experiment *e, double flops) {

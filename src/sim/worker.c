@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device.h"
+#include "ccomp/rng.h"
 #include "engine/engine.h"
-#include "measured.h"
-#include "rng.h"
 #include "sim/run_state.h"
+#include "timemodel/device.h"
+#include "timemodel/measured.h"
 
 /* Data-plane elements [lo, hi) of worker w's gradient into out: the
  * generator's elements themselves, or, under coordinate sampling, each

@@ -26,7 +26,7 @@
 
 #include "config/input.h"
 #include "error.h"
-#include "sweep_internal.h"
+#include "sweep/sweep_internal.h"
 
 static char *dump(json_t *v) { return json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT); }
 

@@ -5,7 +5,7 @@
  * number in range, sizes increasing, ready times within backward, so that a
  * truncated or hand-edited file is refused before a run rather than timing a
  * device that does not exist.  Errors name the file and the JSON path. */
-#include "measured.h"
+#include "timemodel/measured.h"
 #include "datapath.h"
 
 #include <errno.h>
@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "config/input.h"
-#include "profile.h"
 #include "suggest.h"
+#include "timemodel/profile.h"
 
 #define FORMAT "ccsim-device-1"
 

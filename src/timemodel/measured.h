@@ -18,8 +18,8 @@
 #include <stdio.h>
 
 #include "ccomp/compressor.h"
-#include "device.h"
 #include "error.h"
+#include "timemodel/device.h"
 
 struct model_profile;
 

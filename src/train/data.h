@@ -24,7 +24,7 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "model.h"
+#include "train/model.h"
 
 /* n samples of `features` floats (row-major X) with labels y in [0, classes). */
 typedef struct tdataset {

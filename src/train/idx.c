@@ -18,7 +18,7 @@
 #include <zlib.h>
 
 #include "config/input.h"
-#include "data.h"
+#include "train/data.h"
 
 #define IDX_UBYTE 0x08
 #define IDX_MAX_DIMS 4

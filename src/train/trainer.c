@@ -1,7 +1,7 @@
 /* src/train/trainer.c — one shared model trained by the simulated workers with
  * the aggregate their collective produced (trainer.h says why one copy of
  * theta is enough and when each update is applied). */
-#include "trainer.h"
+#include "train/trainer.h"
 
 #include <assert.h>
 #include <math.h>
@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "collectives/collective.h"
-#include "comm.h"
+#include "comm/comm.h"
 #include "ccomp/rng.h"
-#include "trace.h"
+#include "data/trace.h"
 #include "train/blas.h"
 #include "train/data.h"
 
