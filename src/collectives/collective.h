@@ -1,8 +1,9 @@
-/* src/collectives/collective.h — collectives over the engine, with real payloads.
+/* src/collectives/collective.h — collectives over comm/comm.h, with real payloads.
  *
  * A collective runs inside one worker's actor (every worker calls it), moves
  * real compressed payloads through memory and their sizes through the
- * engine (engine/comm.h), and records how far each partial aggregate has
+ * communication API (comm/comm.h: the data executor runs it, the timing
+ * executor prices what it recorded), and records how far each partial aggregate has
  * drifted from the exact one.  It never includes SimGrid.
  *
  * The exact partial aggregate travels beside each payload as a float64

@@ -1,4 +1,4 @@
-/* src/sim/numcheck.c — finite checks (numcheck.h). */
+/* src/collectives/numcheck.c — finite checks (numcheck.h). */
 #include "collectives/numcheck.h"
 
 #include <math.h>

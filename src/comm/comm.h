@@ -1,4 +1,4 @@
-/* src/sim/comm.h — what an actor may do: move messages between ranks, use
+/* src/comm/comm.h — what an actor may do: move messages between ranks, use
  * the device, and hand work to the worker's other actor.
  *
  * Actors run in the data executor (exec.c), without SimGrid and without a

@@ -1,5 +1,5 @@
 /* src/engine/timing.c — the timing executor: replays an iteration's trace
- * (src/sim/itrace.h) in SimGrid with sizes and durations only.
+ * (src/comm/itrace.h) in SimGrid with sizes and durations only.
  *
  * Every replay starts at simulated time 0 on an idle network: SimGrid's
  * clock cannot be reset, so each one runs in a child process forked from

@@ -50,7 +50,7 @@ static double calls_per_iteration(const experiment *e) {
   return nb * (e->compressor->phases > 1 ? e->compressor->phases : 1);
 }
 
-/* The iteration's trace (src/sim/itrace.h): per collective call, every
+/* The iteration's trace (src/comm/itrace.h): per collective call, every
  * worker sends about twice per hop of the collective (reduce, then gather
  * or broadcast), each message 32 bytes (send, its size, receive, wait:
  * itrace.h).  Held twice: the timing executor moves one into its memory

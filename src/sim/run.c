@@ -2,7 +2,7 @@
  * this machine and its platform, the output directory claimed, the
  * platform written and loaded, the run's state set up (sim/run_state.c),
  * its iterations run (sim/run_loop.c, the actors in sim/worker.c), and its
- * result files written (outputs/run_results.c, outputs/timeline.c). */
+ * result files written (sim/run_results.c, outputs/timeline.c). */
 #include "sim/run.h"
 
 #include <limits.h>

@@ -1,4 +1,4 @@
-/* src/outputs/run_results.c — a run's figures written as its result files:
+/* src/sim/run_results.c — a run's figures written as its result files:
  * iterations.csv, hops.csv, then summary.json, each through the atomic
  * idiom of results.h.  The formats (columns, field order, number formats)
  * are part of the output contract (docs/outputs.md) and of the golden
