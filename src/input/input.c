@@ -1,4 +1,4 @@
-/* src/config/input.c — files read whole, JSON parsed, values checked (the
+/* src/input/input.c — files read whole, JSON parsed, values checked (the
  * contract is in input.h). */
 #include "config/input.h"
 
