@@ -8,8 +8,8 @@
 #ifndef CCSIM_CONFIG_SECTIONS_H
 #define CCSIM_CONFIG_SECTIONS_H
 
-#include "config/input.h"
 #include "experiment.h"
+#include "input/input.h"
 
 /* The largest host count a generated platform may have, and parallel links. */
 enum { MAX_HOSTS = 1 << 20, MAX_PARALLEL = 1024 };

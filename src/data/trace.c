@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "error.h"
-#include "config/input.h"
+#include "input/input.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "trace.c reads little-endian float32 in place: little-endian hosts only"

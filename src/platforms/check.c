@@ -4,7 +4,7 @@
  * until something computes; both are refused here, naming the element. */
 #include "platforms/check.h"
 
-#include "config/input.h"
+#include "input/input.h"
 
 #include <errno.h>
 #include <expat.h>

@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "config/input.h"
 #include "experiment.h"
+#include "input/input.h"
 
 /* How the experiment reader reads a key (config/input.h's readers). */
 enum pgen_type {

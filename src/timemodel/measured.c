@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/input.h"
+#include "input/input.h"
 #include "suggest.h"
 #include "timemodel/profile.h"
 

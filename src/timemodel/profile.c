@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/input.h"
+#include "input/input.h"
 #include "suggest.h"
 
 /* obj[key] as a new string; required keys must be present, optional ones may be absent (NULL). */

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "config/input.h"
+#include "input/input.h"
 
 #define DIGITS_FEATURES 64
 #define DIGITS_CLASSES 10

@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "config/input.h"
+#include "input/input.h"
 #include "train/data.h"
 
 #define IDX_UBYTE 0x08
