@@ -11,9 +11,6 @@
 #include "experiment.h"
 #include "input/input.h"
 
-/* The largest host count a generated platform may have, and parallel links. */
-enum { MAX_HOSTS = 1 << 20, MAX_PARALLEL = 1024 };
-
 int exp_platform(cfg_reader *rd, experiment *e, json_t *root);   /* exp_platform.c */
 /* gradients first: a trace or a trained model fixes the element count
  * (*implied, 0 for synthetic; what names its origin for messages) */
