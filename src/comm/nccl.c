@@ -1,4 +1,4 @@
-/* src/engine/nccl.c — the nccl model's constants (ONE table, each with its
+/* src/comm/nccl.c — the nccl model's constants (ONE table, each with its
  * source) and NCCL's tuner arithmetic (nccl.h).
  *
  * NCCL = github.com/NVIDIA/nccl, src/graph/tuning.cc at commit
