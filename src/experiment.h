@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "ccomp/compressor.h"
-#include "engine/nccl.h"
+#include "comm/nccl.h"
 #include "error.h"
 #include "ccomp/memory.h"
 #include "train/data.h"

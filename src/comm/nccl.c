@@ -6,7 +6,7 @@
  * that file.  "fitted" constants are ccsim's own, fitted to the published
  * measurements marked "fitted" in the fidelity cases (docs/comm-model.md
  * says which); docs/comm-model.md carries the same table. */
-#include "engine/nccl.h"
+#include "comm/nccl.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -43,7 +43,7 @@ int engine_load_platform(const char *file, ccsim_error *err);
 const char *const *engine_hosts(size_t *count);
 
 #include "comm/itrace.h"
-#include "engine/nccl.h"
+#include "comm/nccl.h"
 
 /* comm.model (docs/comm-model.md): p as the experiment gives it, completed
  * from the loaded platform (each class's nominal bandwidth: the route
