@@ -17,6 +17,7 @@
 
 #include "ccomp/compressor.h"
 #include "ccomp/memory.h"
+#include "error.h"
 
 enum coll_requires {
   COLL_NEEDS_SUMMABLE = 1u << 0,  /* combines payloads without decoding */
@@ -160,8 +161,9 @@ typedef struct collective_type {
    * uncompressed: the numerator of compression_ratio. */
   double (*dense_bytes)(size_t n, int nworkers, const double *params);
   /* NULL, or a check that the collective can take nworkers with these
-   * parameters; -1 with a message in err (which names what to change). */
-  int (*check)(int nworkers, const double *params, char *err, size_t errlen);
+   * parameters: 0, or CCSIM_ERR_INPUT with err's text naming what to
+   * change (no file, no path: the experiment reader adds them). */
+  int (*check)(int nworkers, const double *params, ccsim_error *err);
   void (*run)(coll_ctx *ctx);
 } collective_type;
 
