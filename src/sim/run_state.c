@@ -206,8 +206,8 @@ int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_out
     if (rc) return rc;
   }
   for (int r = 0; r < e->workers; r++) {
-    sh->workers[r].ready = comm_sem_new();
-    sh->workers[r].done = comm_sem_new();
+    if (!(sh->workers[r].ready = comm_sem_new()) || !(sh->workers[r].done = comm_sem_new()))
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for worker %d's semaphores", r);
   }
   return 0;
 }
