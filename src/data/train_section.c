@@ -1,4 +1,4 @@
-/* src/config/exp_train.c — the "train" section (gradients.source "train"):
+/* src/data/train_section.c — the "train" section (gradients.source "train"):
  * dataset, model, shards, batches, optimizer, evaluation. */
 #include "config/sections.h"
 
