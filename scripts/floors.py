@@ -8,7 +8,7 @@ file of B (scripts/includes.py finds which file an include means).  The
 folders must stand in floors, each including only floors below it: the graph
 has no cycle.
 
-Three arrows still run back up (KNOWN below, each with what would remove
+Two arrows still run back up (KNOWN below, each with what would remove
 it): the check leaves them out, and fails when one of them is gone (delete
 it from KNOWN then, so that it cannot come back).
 
@@ -30,8 +30,6 @@ import includes  # noqa: E402
 KNOWN = {
     ('src', 'train'): 'experiment.h embeds the training set-up (train/data.h and train/model.h '
                       'specs); those specs belong below train/, beside the experiment',
-    ('data', 'config'): 'gradient sources call the experiment reader (exp_resolve, exp_train in '
-                        'config/sections.h); those helpers belong in input/',
     ('train', 'data'): 'models draw their weights with grad_normal and grad_zipf (data/gradients.h) '
                        'and the trainer uses trace_first_nonfinite (data/trace.h); the counter-based '
                        'draws belong below both',

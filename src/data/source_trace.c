@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/sections.h"
 #include "data/source.h"
 #include "data/trace.h"
+#include "input/resolve.h"
 #include "outputs/provenance.h"
 #include "outputs/sha256.h"
 

@@ -1,6 +1,6 @@
 /* src/data/train_section.c — the "train" section (gradients.source "train"):
  * dataset, model, shards, batches, optimizer, evaluation. */
-#include "config/sections.h"
+#include "data/train_section.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "input/resolve.h"
 #include "timemodel/profile.h"
 
 /* An array of 0 .. TMODEL_MAX_HIDDEN layer widths (min_len .. ). */
