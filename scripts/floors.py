@@ -8,9 +8,9 @@ file of B (scripts/includes.py finds which file an include means).  The
 folders must stand in floors, each including only floors below it: the graph
 has no cycle.
 
-Two arrows still run back up (KNOWN below, each with what would remove
-it): the check leaves them out, and fails when one of them is gone (delete
-it from KNOWN then, so that it cannot come back).
+One arrow still runs back up (KNOWN below, with what would remove it):
+the check leaves it out, and fails once it is gone (delete it from KNOWN
+then, so that it cannot come back).
 
 Exit 0 when the graph without KNOWN has no cycle, every KNOWN arrow is
 still there, and every include names its folder (scripts/includes.py
@@ -30,9 +30,6 @@ import includes  # noqa: E402
 KNOWN = {
     ('src', 'train'): 'experiment.h embeds the training set-up (train/data.h and train/model.h '
                       'specs); those specs belong below train/, beside the experiment',
-    ('train', 'data'): 'models draw their weights with grad_normal and grad_zipf (data/gradients.h) '
-                       'and the trainer uses trace_first_nonfinite (data/trace.h); the counter-based '
-                       'draws belong below both',
 }
 
 

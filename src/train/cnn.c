@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/gradients.h"
+#include "variates.h"
 #include "ccomp/rng.h"
 
 #define TAG_INIT 0x696e6974ull /* "init" */

@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "train/cnn.h"
-#include "data/gradients.h"
+#include "variates.h"
 #include "ccomp/rng.h"
 
 #define MAX_LAYERS (TMODEL_MAX_HIDDEN + 1)

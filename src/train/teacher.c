@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "train/data.h"
-#include "data/gradients.h"
+#include "variates.h"
 #include "ccomp/rng.h"
 
 #define TAG_X 0x78ull           /* "x" */

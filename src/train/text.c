@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "train/data.h"
-#include "data/gradients.h"
+#include "variates.h"
 #include "ccomp/rng.h"
 
 #define TAG_TEXT 0x74657874ull /* "text" */

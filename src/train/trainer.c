@@ -12,7 +12,7 @@
 #include "collectives/collective.h"
 #include "comm/comm.h"
 #include "ccomp/rng.h"
-#include "data/trace.h"
+#include "collectives/numcheck.h"
 #include "train/blas.h"
 #include "train/data.h"
 
@@ -310,7 +310,7 @@ static void grad_work_run(void *arg, int thread) {
     at = lw;
   }
   k->loss = tmodel_loss_grad(t->model, s->ws, at, s->X, s->y, B, g);
-  k->bad = !isfinite(k->loss) || trace_first_nonfinite(g, np) < np;
+  k->bad = !isfinite(k->loss) || numcheck_first_bad(g, np) < np;
   if (k->bad) memset(g, 0, np * sizeof *g); /* finite data for the compressors; the run fails at the end */
   if (lw && !sends(t, k->it)) {
     const float lr = (float)t->c->lr;
