@@ -17,8 +17,7 @@
 #include "comm/nccl.h"
 #include "error.h"
 #include "ccomp/memory.h"
-#include "train/data.h"
-#include "train/model.h"
+#include "train_spec.h"
 
 struct collective_type;
 struct device_spec;

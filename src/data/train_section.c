@@ -11,6 +11,8 @@
 
 #include "input/resolve.h"
 #include "timemodel/profile.h"
+#include "train/data.h"
+#include "train/model.h"
 
 /* An array of 0 .. TMODEL_MAX_HIDDEN layer widths (min_len .. ). */
 static int read_widths(cfg_reader *rd, json_t *obj, const char *path, const char *key, size_t min_len,
