@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "gradients.h"
+#include "data/gradients.h"
 #include "train/data.h"
 #include "train/model.h"
 

@@ -14,8 +14,7 @@ case $WHAT in
 cppcheck)
   command -v cppcheck >/dev/null || { echo "analyze: cppcheck not installed: skipped"; exit 77; }
   out=$(cppcheck -q --enable=warning,portability --inline-suppr --suppressions-list=scripts/cppcheck.supp \
-    -I src -I src/engine -I src/sim -I src/collectives -I src/data -I src/train -I src/outputs -I src/sweep \
-    -I src/timemodel -I compressors -D__GNUC__ -D__BYTE_ORDER__=1234 -D__ORDER_LITTLE_ENDIAN__=1234 \
+    -I src -I compressors -D__GNUC__ -D__BYTE_ORDER__=1234 -D__ORDER_LITTLE_ENDIAN__=1234 \
     --suppress=missingIncludeSystem --template='{file}:{line}: {severity}: {message} [{id}]' \
     src compressors 2>&1)
   if [ -n "$out" ]; then echo "$out"; echo "cppcheck: $(grep -c . <<<"$out") finding(s)"; exit 1; fi

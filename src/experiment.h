@@ -14,11 +14,10 @@
 #include <stdint.h>
 
 #include "ccomp/compressor.h"
-#include "engine/nccl.h"
+#include "comm/nccl.h"
 #include "error.h"
 #include "ccomp/memory.h"
-#include "train/data.h"
-#include "train/model.h"
+#include "train_spec.h"
 
 struct collective_type;
 struct device_spec;

@@ -29,7 +29,7 @@
 #include <zlib.h>
 
 #include "check.h"
-#include "gradients.h"
+#include "data/gradients.h"
 #include "ccomp/rng.h"
 #include "train/data.h"
 #include "train/model.h"

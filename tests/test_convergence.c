@@ -33,7 +33,7 @@
 
 #include "check.h"
 #include "experiment.h"
-#include "run.h"
+#include "sim/run.h"
 #include "train/data.h"
 #include "train/model.h"
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "device.h"
+#include "timemodel/device.h"
 
 /* Relative closeness for values computed two ways (formula vs hand). */
 #define CHECK_REL(a, b, what) CHECK_NEAR(a, b, 1e-12 * fabs((double)(b)), what)

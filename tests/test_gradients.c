@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "gradients.h"
+#include "data/gradients.h"
 
 static void moments(const float *x, size_t m, double *mean, double *var, double *m4) {
   double s = 0, s2 = 0, s4 = 0;

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "measured.h"
-#include "profile.h"
+#include "timemodel/measured.h"
+#include "timemodel/profile.h"
 
 #define CHECK_REL(a, b, what) CHECK_NEAR(a, b, 1e-12 * fabs((double)(b)), what)
 
@@ -118,12 +118,12 @@ int main(int argc, char **argv) {
   /* Parameters: topk measured at ratio 0.01. */
   double params[64];
   ccomp_param_defaults(topk->type, params);
-  char why[256] = "";
-  CHECK(measured_params_match(topk, params, why, sizeof why), "topk defaults match: %s", why);
+  ccsim_error why = {0};
+  CHECK(measured_params_check(topk, params, &why) == 0, "topk defaults match: %s", why.text);
   params[ccomp_param_index(topk->type, "ratio")] = 0.05;
-  CHECK(!measured_params_match(topk, params, why, sizeof why) && strstr(why, "ratio = 0.01") &&
-            strstr(why, "0.05"),
-        "topk ratio 0.05 does not: %s", why);
+  CHECK(measured_params_check(topk, params, &why) == CCSIM_ERR_INPUT && strstr(why.text, "ratio = 0.01") &&
+            strstr(why.text, "0.05") && why.code == CCSIM_ERR_INPUT,
+        "topk ratio 0.05 does not: %s", why.text);
 
   /* Compute, by hand (see the file: backward 1 s, forward 0.4 s at batch 10),
    * backward order: decoder.bias 0.12; decoder.weight ready earlier: 0;

@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "gradients.h"
+#include "data/gradients.h"
 #include "ccomp/rng.h"
 #include "train/blas.h"
 #include "train/data.h"

@@ -4,7 +4,7 @@
 #include <math.h>
 
 #include "check.h"
-#include "engine/nccl.h"
+#include "comm/nccl.h"
 
 /* 8 GPUs on one NVSwitch node at 450 GB/s, efficiency 0.8 on NVLink. */
 static nccl_plan one_node(void) {

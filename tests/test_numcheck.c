@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "sim/numcheck.h"
+#include "collectives/numcheck.h"
 
 int main(void) {
   const size_t n = 3 * 4096 + 17;

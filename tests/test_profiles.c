@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "profile.h"
+#include "timemodel/profile.h"
 
 typedef struct expected {
   const char *name;

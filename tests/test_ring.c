@@ -21,10 +21,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "collective.h"
+#include "collectives/collective.h"
+#include "data/gradients.h"
 #include "experiment.h"
-#include "gradients.h"
-#include "run.h"
+#include "sim/run.h"
 
 int main(int argc, char **argv) {
   if (argc < 4) {

@@ -20,10 +20,10 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "collective.h"
+#include "collectives/collective.h"
+#include "data/gradients.h"
 #include "experiment.h"
-#include "gradients.h"
-#include "run.h"
+#include "sim/run.h"
 
 /* Bytes of a SparCML set with k non-zeros of n. */
 static double set_bytes(size_t k, size_t n) {

@@ -28,8 +28,8 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "data/trace.h"
 #include "error.h"
-#include "trace.h"
 #include "trace_helpers.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "data/trace.h"
 #include "error.h"
-#include "trace.h"
 #include "trace_helpers.h"
 
 /* The entries of dir whose names start with prefix. */

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 
 #include "check.h"
+#include "data/trace.h"
 #include "error.h"
-#include "trace.h"
 
 /* The test trace: five layers (a scalar among them), 421 elements. */
 static const trace_layer LAYERS[] = {

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compressor.h" /* ccomp/compressor.h beside it */
+#include "ccomp/compressor.h"
 
 #ifdef __cplusplus
 extern "C" {

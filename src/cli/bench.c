@@ -1,8 +1,8 @@
 /* src/cli/bench.c — `ccsim bench`: compressor kernel throughput. */
 #include <stdio.h>
 
-#include "bench.h"
-#include "cli.h"
+#include "cli/bench_core.h"
+#include "cli/cli.h"
 #include "ccomp/compressor.h"
 #include "suggest.h"
 

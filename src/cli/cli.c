@@ -1,6 +1,6 @@
 /* src/cli/cli.c — option parsing, help and the manual page from the
  * subcommands' own descriptions (cli.h). */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include "datapath.h"
 #include "error.h"

@@ -1,8 +1,8 @@
 /* src/cli/hosts.c — `ccsim hosts`: the hosts workers run on, in order. */
 #include <stdio.h>
 
-#include "cli.h"
-#include "engine.h"
+#include "cli/cli.h"
+#include "engine/engine.h"
 #include "error.h"
 #include "platforms/check.h"
 

@@ -3,16 +3,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "collectives/collective.h"
 #include "ccomp/compressor.h"
 #include "datapath.h"
-#include "device.h"
-#include "measured.h"
+#include "timemodel/device.h"
+#include "timemodel/measured.h"
 #include "ccomp/memory.h"
 #include "platform.h"
-#include "profile.h"
-#include "source.h"
+#include "timemodel/profile.h"
+#include "data/source.h"
 #include "suggest.h"
 
 /* "name=default ..." for a parameter table, each default written as the

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "engine.h"
+#include "cli/cli.h"
+#include "cli/process.h"
+#include "engine/engine.h"
 #include "error.h"
-#include "process.h"
 #include "sim/run_state.h"
 #include "suggest.h"
 

@@ -1,6 +1,6 @@
 /* src/cli/process.c — signals, limits, OpenBLAS's threads, stdout at exit
  * and memory that C++ cannot get (process.h). */
-#include "process.h"
+#include "cli/process.h"
 
 #include <dlfcn.h>
 #include <errno.h>

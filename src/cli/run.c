@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "engine/cfg_check.h"
 #include "collectives/collective.h"
 #include "error.h"
 #include "experiment.h"
-#include "run.h"
+#include "sim/run.h"
 #include "sim/resources.h"
 #include "units.h"
 

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "sweep.h"
+#include "cli/cli.h"
+#include "sweep/sweep.h"
 
 enum { OPT_SLURM = 256, OPT_THROTTLE, OPT_CPUS, OPT_MEM, OPT_TIME, OPT_PARTITION, OPT_COLLECT,
        OPT_POINT, OPT_PRINT, OPT_THREADS, OPT_NO_MEMO, OPT_TIMING };

@@ -1,5 +1,5 @@
 /* src/cli/validate.c — `ccsim validate`: check an experiment without running it. */
-#include "cli.h"
+#include "cli/cli.h"
 
 static int validate_main(const cli_command *self, int argc, char **argv) {
   return cli_experiment_main(self, argc, argv, 1);

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
-#include "comm.h"
+#include "collectives/collective.h"
+#include "comm/comm.h"
 
 typedef struct gather {
   coll_ctx *ctx;
@@ -191,14 +191,13 @@ static double ag_dense_bytes(size_t n, int nworkers, const double *params) {
   return (double)nworkers * (nworkers - 1) * 4.0 * (double)n;
 }
 
-static int ag_rd_check(int nworkers, const double *params, char *err, size_t errlen) {
+static int ag_rd_check(int nworkers, const double *params, ccsim_error *err) {
   (void)params;
   if (nworkers & (nworkers - 1)) {
-    snprintf(err, errlen,
-             "allgather/rd (recursive doubling) needs a power-of-two worker count, got %d; use "
-             "allgather/ring, which takes any",
-             nworkers);
-    return -1;
+    return ccsim_fail(err, CCSIM_ERR_INPUT,
+                      "allgather/rd (recursive doubling) needs a power-of-two worker count, got %d; use "
+                      "allgather/ring, which takes any",
+                      nworkers);
   }
   return 0;
 }

@@ -1,8 +1,9 @@
-/* src/collectives/collective.h — collectives over the engine, with real payloads.
+/* src/collectives/collective.h — collectives over comm/comm.h, with real payloads.
  *
  * A collective runs inside one worker's actor (every worker calls it), moves
  * real compressed payloads through memory and their sizes through the
- * engine (engine/comm.h), and records how far each partial aggregate has
+ * communication API (comm/comm.h: the data executor runs it, the timing
+ * executor prices what it recorded), and records how far each partial aggregate has
  * drifted from the exact one.  It never includes SimGrid.
  *
  * The exact partial aggregate travels beside each payload as a float64
@@ -14,8 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compressor.h"
-#include "memory.h"
+#include "ccomp/compressor.h"
+#include "ccomp/memory.h"
+#include "error.h"
 
 enum coll_requires {
   COLL_NEEDS_SUMMABLE = 1u << 0,  /* combines payloads without decoding */
@@ -159,8 +161,9 @@ typedef struct collective_type {
    * uncompressed: the numerator of compression_ratio. */
   double (*dense_bytes)(size_t n, int nworkers, const double *params);
   /* NULL, or a check that the collective can take nworkers with these
-   * parameters; -1 with a message in err (which names what to change). */
-  int (*check)(int nworkers, const double *params, char *err, size_t errlen);
+   * parameters: 0, or CCSIM_ERR_INPUT with err's text naming what to
+   * change (no file, no path: the experiment reader adds them). */
+  int (*check)(int nworkers, const double *params, ccsim_error *err);
   void (*run)(coll_ctx *ctx);
 } collective_type;
 

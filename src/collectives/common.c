@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
-#include "comm.h"
-#include "numcheck.h"
+#include "ccomp/rng.h"
+#include "collectives/collective.h"
+#include "collectives/numcheck.h"
+#include "comm/comm.h"
 #include "qbits.h" /* QB_CLONES */
-#include "rng.h"
 
 /* Four interleaved partial sums per quantity (lanes i mod 4), added up at
  * the end: the compiler can keep them in vector registers, and the order
@@ -68,7 +68,7 @@ double err_acc_rel(const err_acc *a) {
 
 /* A zero vector has no direction: no cosine exists (NaN), neither the 0 of
  * an orthogonal aggregate nor the 1 of a perfect one; the result files
- * show it as absent, with the reason (outputs/run_results.c). */
+ * show it as absent, with the reason (sim/run_results.c). */
 double err_acc_cos(const err_acc *a) {
   if (a->ref2 > 0 && a->out2 > 0) return a->dot / sqrt(a->ref2 * a->out2);
   return NAN;

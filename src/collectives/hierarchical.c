@@ -17,26 +17,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "collective.h"
+#include "collectives/collective.h"
 
 static const ccomp_param hier_params[] = {
     {"node_size", CCOMP_INT, 0, 0, 1 << 20,
      "workers per node (GPUs of one host group); 0 = the platform's gpus_per_node"},
 };
 
-static int hier_check(int n, const double *params, char *err, size_t errlen) {
+static int hier_check(int n, const double *params, ccsim_error *err) {
   const int G = (int)params[0];
   if (G < 1) {
-    snprintf(err, errlen,
-             "allreduce/hierarchical needs collective.node_size (workers per node), or a "
-             "generated multigpu platform that sets it");
-    return -1;
+    return ccsim_fail(err, CCSIM_ERR_INPUT,
+                      "allreduce/hierarchical needs collective.node_size (workers per node), or a "
+                      "generated multigpu platform that sets it");
   }
   if (n % G) {
-    snprintf(err, errlen,
-             "allreduce/hierarchical: node_size %d does not divide %d workers; give a divisor", G,
-             n);
-    return -1;
+    return ccsim_fail(err, CCSIM_ERR_INPUT,
+                      "allreduce/hierarchical: node_size %d does not divide %d workers; give a divisor", G,
+                      n);
   }
   return 0;
 }

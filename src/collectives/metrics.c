@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
-#include "comm.h"
-#include "xsum.h"
+#include "collectives/collective.h"
+#include "collectives/xsum.h"
+#include "comm/comm.h"
 
 /* One accumulator's exact sums: err2, ref2, out2, dot. */
 typedef struct xslot {

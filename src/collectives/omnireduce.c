@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
-#include "comm.h"
+#include "collectives/collective.h"
+#include "comm/comm.h"
 
 static const ccomp_param omni_params[] = {
     {"block", CCOMP_INT, 256, 1, 1 << 24, "elements per block"},
@@ -44,12 +44,11 @@ typedef struct omniwire {
 
 static int omni_servers(int n, const double *params) { return params[1] > 0 ? (int)params[1] : n; }
 
-static int omni_check(int n, const double *params, char *err, size_t errlen) {
+static int omni_check(int n, const double *params, ccsim_error *err) {
   if (omni_servers(n, params) > n) {
-    snprintf(err, errlen,
-             "allreduce/omnireduce: %d servers but only %d workers to host them; give servers <= %d",
-             omni_servers(n, params), n, n);
-    return -1;
+    return ccsim_fail(err, CCSIM_ERR_INPUT,
+                      "allreduce/omnireduce: %d servers but only %d workers to host them; give servers <= %d",
+                      omni_servers(n, params), n, n);
   }
   return 0;
 }

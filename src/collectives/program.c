@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm.h"
-#include "program.h"
+#include "collectives/program.h"
+#include "comm/comm.h"
 
 int program_env(const program *p, int r, int N, const double *params, penv *env, char *err, size_t errlen) {
   env->v = calloc(p->x.nvars + 1, sizeof *env->v);

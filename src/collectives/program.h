@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "collective.h"
+#include "collectives/collective.h"
 
 /* ---- expressions (program_expr.c) ---- */
 

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "program.h"
+#include "collectives/program.h"
 
 typedef struct cset {
   uint64_t key, mask;

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "program.h"
+#include "collectives/program.h"
 
 enum { F_MIN, F_MAX, F_ABS, F_XOR, F_AND, F_OR, F_POW2, F_LOG2CEIL, F_LOG2FLOOR, F_POW2FLOOR, F_LOWBIT, F_SQRTDIV };
 static const struct {

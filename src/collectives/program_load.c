@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "program.h"
+#include "collectives/program.h"
 
 /* A JSON path into out[n] (a path too long for it is cut: it names a
  * step in messages only). */
@@ -410,13 +410,20 @@ static program *slot_prog[PROG_SLOTS];
 static char *slot_key[PROG_SLOTS];
 static collective_type slot_type[PROG_SLOTS];
 
+/* collective_type.check of a program: program_check's text as the error. */
+static int slot_check(const program *p, int N, const double *params, ccsim_error *err) {
+  char e[CCOMP_ERRLEN];
+  if (program_check(p, N, params, e, sizeof e)) return ccsim_fail(err, CCSIM_ERR_INPUT, "%s", e);
+  return 0;
+}
+
 #define SLOT_FNS(i)                                                                                \
   static size_t hops_##i(int N, const double *pr) { return program_hops(slot_prog[i], N, pr); }    \
   static double dense_##i(size_t n, int N, const double *pr) {                                     \
     return program_dense_bytes(slot_prog[i], n, N, pr);                                            \
   }                                                                                                \
-  static int check_##i(int N, const double *pr, char *e, size_t l) {                               \
-    return program_check(slot_prog[i], N, pr, e, l);                                               \
+  static int check_##i(int N, const double *pr, ccsim_error *err) {                                \
+    return slot_check(slot_prog[i], N, pr, err);                                                   \
   }                                                                                                \
   static void run_##i(coll_ctx *c) { program_run(slot_prog[i], c); }
 SLOT_FNS(0) SLOT_FNS(1) SLOT_FNS(2) SLOT_FNS(3) SLOT_FNS(4) SLOT_FNS(5) SLOT_FNS(6) SLOT_FNS(7)
@@ -425,7 +432,7 @@ SLOT_FNS(8) SLOT_FNS(9) SLOT_FNS(10) SLOT_FNS(11) SLOT_FNS(12) SLOT_FNS(13) SLOT
 static const struct {
   size_t (*hops)(int, const double *);
   double (*dense)(size_t, int, const double *);
-  int (*check)(int, const double *, char *, size_t);
+  int (*check)(int, const double *, ccsim_error *);
   void (*run)(coll_ctx *);
 } slot_fns[PROG_SLOTS] = {SLOT_ROW(0), SLOT_ROW(1), SLOT_ROW(2),  SLOT_ROW(3),  SLOT_ROW(4),  SLOT_ROW(5),
                           SLOT_ROW(6), SLOT_ROW(7), SLOT_ROW(8),  SLOT_ROW(9),  SLOT_ROW(10), SLOT_ROW(11),

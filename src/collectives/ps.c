@@ -20,8 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
-#include "comm.h"
+#include "collectives/collective.h"
+#include "comm/comm.h"
 
 static const ccomp_param ps_params[] = {
     {"servers", CCOMP_INT, 0, 0, 1 << 20, "server shards K, on workers 0 .. K-1; 0 = every worker"},
@@ -33,11 +33,10 @@ static int ps_servers(int n, const double *params) {
   return params[0] > 0 ? (int)params[0] : n;
 }
 
-static int ps_check(int n, const double *params, char *err, size_t errlen) {
+static int ps_check(int n, const double *params, ccsim_error *err) {
   if (ps_servers(n, params) > n) {
-    snprintf(err, errlen, "ps: %d servers but only %d workers to host them; give servers <= %d",
-             ps_servers(n, params), n, n);
-    return -1;
+    return ccsim_fail(err, CCSIM_ERR_INPUT, "ps: %d servers but only %d workers to host them; give servers <= %d",
+                      ps_servers(n, params), n, n);
   }
   return 0;
 }

@@ -2,7 +2,7 @@
  * (the SMPI pattern); `ccsim list collectives` prints it. */
 #include <string.h>
 
-#include "collective.h"
+#include "collectives/collective.h"
 
 extern const collective_type coll_allreduce_ring, coll_allreduce_ring_recompress,
     coll_allreduce_tree, coll_allreduce_rhd, coll_allreduce_torus2d, coll_allreduce_hierarchical,

@@ -20,8 +20,8 @@
  * extra first one when N is not a power of two, then one per halving step). */
 #include <stdlib.h>
 
-#include "collective.h"
-#include "comm.h"
+#include "collectives/collective.h"
+#include "comm/comm.h"
 
 typedef struct rhd {
   coll_ctx *ctx;

@@ -21,7 +21,7 @@
  * a ring max-reduction of one float per worker: N - 1 steps of 4 bytes. */
 #include <stdlib.h>
 
-#include "collective.h"
+#include "collectives/collective.h"
 
 typedef struct ring_state {
   coll_ctx *ctx;

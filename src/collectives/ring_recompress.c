@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
-#include "comm.h"
+#include "collectives/collective.h"
+#include "comm/comm.h"
 
 /* The arithmetic of recompress (comm_work: this worker's compressor,
  * memory and scratch, the payload it received and the new one). */

@@ -37,8 +37,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
-#include "comm.h"
+#include "collectives/collective.h"
+#include "comm/comm.h"
 
 #define SP_DENSE 0xFFFFFFFFu
 

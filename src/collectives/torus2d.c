@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "collective.h"
+#include "collectives/collective.h"
 
 static const ccomp_param torus_params[] = {
     {"rows", CCOMP_INT, 0, 0, 1 << 20,
@@ -41,21 +41,19 @@ static int torus_rows(int n, const double *params) {
   return R;
 }
 
-static int torus_check(int n, const double *params, char *err, size_t errlen) {
+static int torus_check(int n, const double *params, ccsim_error *err) {
   const int R = torus_rows(n, params);
   if (n % R) {
-    snprintf(err, errlen,
-             "allreduce/torus2d: rows = %d does not divide %d workers; give collective.rows as a "
-             "divisor of the worker count, or 0 for the most square grid",
-             R, n);
-    return -1;
+    return ccsim_fail(err, CCSIM_ERR_INPUT,
+                      "allreduce/torus2d: rows = %d does not divide %d workers; give collective.rows as a "
+                      "divisor of the worker count, or 0 for the most square grid",
+                      R, n);
   }
   if (R == 1 && n > 3 && params[0] == 0) {
-    snprintf(err, errlen,
-             "allreduce/torus2d: %d workers form no 2-D grid (%d is prime); use allreduce/ring, or "
-             "set collective.rows = 1 to run the torus as one ring",
-             n, n);
-    return -1;
+    return ccsim_fail(err, CCSIM_ERR_INPUT,
+                      "allreduce/torus2d: %d workers form no 2-D grid (%d is prime); use allreduce/ring, or "
+                      "set collective.rows = 1 to run the torus as one ring",
+                      n, n);
   }
   return 0;
 }

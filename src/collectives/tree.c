@@ -15,7 +15,7 @@
  * h's combination (up to 2^h workers). */
 #include <stdlib.h>
 
-#include "collective.h"
+#include "collectives/collective.h"
 
 typedef struct tree_state {
   coll_ctx *ctx;

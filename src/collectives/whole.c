@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "bitstream.h"
-#include "collective.h"
-#include "comm.h"
+#include "collectives/collective.h"
+#include "comm/comm.h"
 
 typedef struct coll_whole coll_whole;
 

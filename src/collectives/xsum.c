@@ -1,6 +1,6 @@
 /* src/collectives/xsum.c — exact, order-independent sums of doubles (see
  * xsum.h). */
-#include "xsum.h"
+#include "collectives/xsum.h"
 
 #include <math.h>
 #include <string.h>

@@ -127,9 +127,9 @@ int exp_collective(cfg_reader *rd, experiment *e, json_t *root) {
     return cfg_fail(rd, "compressor.memory",
                 "\"%s\" keeps its own error feedback across its rounds; set memory to \"none\"",
                 e->compressor->name);
-  char cerr[CCOMP_ERRLEN]; /* the check's text, wrapped once with the file and the path */
-  if (t->check && t->check(e->workers, e->coll_params, cerr, sizeof cerr))
-    return cfg_fail(rd, "collective", "%s", cerr);
+  ccsim_error cerr; /* the check's text, located once: the file and the path */
+  if (t->check && t->check(e->workers, e->coll_params, &cerr))
+    return cfg_fail(rd, "collective", "%s", cerr.text);
   /* a program: run every rank's steps symbolically for this worker count */
   char perr[2048];
   if (program_validate(t, e->workers, e->coll_params, perr, sizeof perr))

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "source.h"
+#include "data/source.h"
 
 enum { MAX_KEYS = 64, MAX_SOURCES = 32 };
 

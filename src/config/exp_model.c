@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "data/source.h"
 #include "datapath.h"
-#include "device.h"
-#include "measured.h"
-#include "profile.h"
-#include "source.h"
+#include "timemodel/device.h"
+#include "timemodel/measured.h"
+#include "timemodel/profile.h"
 
 /* One layer named name of n parameters and no flops (a plain tensor);
  * NULL without memory. */
@@ -216,9 +216,9 @@ static int read_measured(cfg_reader *rd, experiment *e, const char *name, const 
   if (!e->measured_model)
     snprintf(note[0], sizeof note[0], "compute: %s at %s not measured", m->name ? m->name : "this model", prec);
   const measured_compressor *mc = measured_find_compressor(e->measured, e->compressor->name);
-  char why[256] = "not measured";
-  if (mc && measured_params_match(mc, e->comp_params, why, sizeof why)) e->measured_comp = mc;
-  else snprintf(note[1], sizeof note[1], "compression: %s", why);
+  ccsim_error why;
+  if (mc && !measured_params_check(mc, e->comp_params, &why)) e->measured_comp = mc;
+  else if (mc) snprintf(note[1], sizeof note[1], "compression: %.180s", why.text); /* note[1] is 200 bytes */
   if (!mc) snprintf(note[1], sizeof note[1], "compression: %s not measured", e->compressor->name);
   if (note[0][0] || note[1][0])
     snprintf(e->time_note, sizeof e->time_note, "roofline %s for %s%s%s", e->device->name, note[0],

@@ -6,8 +6,8 @@
  * expected when a value is wrong.  Every object's keys are checked against
  * the fields it may hold. */
 #include "config/sections.h"
-#include "gradients.h"
-#include "results.h"
+#include "data/gradients.h"
+#include "outputs/results.h"
 #include "outputs/provenance.h"
 #include "datapath.h"
 
@@ -20,11 +20,11 @@
 #include <unistd.h>
 
 #include "collectives/collective.h"
-#include "device.h"
-#include "measured.h"
+#include "data/trace.h"
 #include "platform.h"
-#include "profile.h"
-#include "trace.h"
+#include "timemodel/device.h"
+#include "timemodel/measured.h"
+#include "timemodel/profile.h"
 #include "units.h"
 
 /* Shorthands: "compressor": "fp16" is {"name": "fp16"}; "platform": "x.xml"
@@ -45,41 +45,6 @@ static void normalize(json_t *root) {
     json_t *o = json_pack("{s:O}", "file", p);
     json_object_set_new(root, "platform", o);
   }
-}
-
-/* A path relative to the experiment file (absolute paths as they are); a
- * new string. */
-char *exp_resolve(const experiment *e, const char *f) {
-  size_t need = strlen(e->dir) + strlen(f) + 2;
-  char *p = malloc(need);
-  if (!p) return NULL;
-  if (f[0] == '/') snprintf(p, need, "%s", f);
-  else snprintf(p, need, "%s/%s", e->dir, f);
-  return p;
-}
-
-/* A data file: relative to the experiment file first, then, for a path
- * written as in the source tree ("workloads/data/digits.csv.gz"), in the
- * shipped data (datapath.h). */
-int exp_resolve_data(cfg_reader *rd, experiment *e, const char *path, const char *f, char **out) {
-  if (!(*out = exp_resolve(e, f))) return cfg_oom(rd, path);
-  if (access(*out, R_OK) == 0 || f[0] == '/') goto check;
-  data_kind kind;
-  const char *name;
-  if (datapath_classify(f, &kind, &name) == 0) {
-    char found[4096];
-    if (datapath_file(kind, name, found, sizeof found) == 0) {
-      free(*out);
-      return (*out = strdup(found)) ? 0 : cfg_oom(rd, path);
-    }
-    return cfg_fail(rd, path, "cannot read \"%s\" (tried %s, and %s in %s)", f, *out, name, found);
-  }
-check:
-  if (access(*out, R_OK) != 0) {
-    if (f[0] == '/') return cfg_fail(rd, path, "cannot read \"%s\": %s", f, strerror(errno));
-    return cfg_fail(rd, path, "cannot read \"%s\" (%s: %s)", f, *out, strerror(errno));
-  }
-  return 0;
 }
 
 static int read_output(cfg_reader *rd, experiment *e, json_t *root) {

@@ -8,18 +8,15 @@
 #ifndef CCSIM_CONFIG_SECTIONS_H
 #define CCSIM_CONFIG_SECTIONS_H
 
-#include "config/input.h"
 #include "experiment.h"
-
-/* The largest host count a generated platform may have, and parallel links. */
-enum { MAX_HOSTS = 1 << 20, MAX_PARALLEL = 1024 };
+#include "input/input.h"
+#include "input/resolve.h" /* exp_resolve, exp_resolve_data */
 
 int exp_platform(cfg_reader *rd, experiment *e, json_t *root);   /* exp_platform.c */
 /* gradients first: a trace or a trained model fixes the element count
  * (*implied, 0 for synthetic; what names its origin for messages) */
 int exp_gradients(cfg_reader *rd, experiment *e, json_t *root, size_t *implied, char *what,
                   size_t whatlen);                                  /* exp_gradients.c */
-int exp_train(cfg_reader *rd, experiment *e, json_t *root, size_t *nparams); /* exp_train.c */
 int exp_model(cfg_reader *rd, experiment *e, json_t *root, size_t implied,
               const char *what);                                    /* exp_model.c */
 int exp_device(cfg_reader *rd, experiment *e, json_t *root);     /* exp_model.c */
@@ -34,13 +31,5 @@ int exp_comm(cfg_reader *rd, experiment *e, json_t *root);       /* exp_comm.c *
 int exp_params(cfg_reader *rd, json_t *obj, const char *path, const char *owner,
                const ccomp_param *params, size_t nparams, double *out);
 
-/* A path relative to the experiment file (absolute paths as they are); a
- * new string.  experiment.c. */
-char *exp_resolve(const experiment *e, const char *f);
-
-/* A data file path f at JSON path `path`: relative to the experiment file
- * first, then to ccsim's source tree (where workloads/data lives).
- * experiment.c. */
-int exp_resolve_data(cfg_reader *rd, experiment *e, const char *path, const char *f, char **out);
 
 #endif

@@ -1,12 +1,12 @@
 /* src/data/feed.c — a run's gradient source (source.h) and the trace recorder. */
-#include "feed.h"
+#include "data/feed.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "source.h"
-#include "trace.h"
+#include "data/source.h"
+#include "data/trace.h"
 
 struct feed {
   const experiment *e;

@@ -26,7 +26,7 @@
 
 #include "error.h"
 #include "experiment.h"
-#include "trainer.h"
+#include "train/trainer.h"
 
 typedef struct feed feed;
 

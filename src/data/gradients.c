@@ -1,91 +1,15 @@
-/* src/data/gradients.c — deterministic synthetic gradients.
- *
- * Normal variates use the ziggurat method of G. Marsaglia and W. W. Tsang,
- * "The Ziggurat Method for Generating Random Variables", J. Stat. Softw. 5(8),
- * 2000 (128 strips, r = 3.442619855899), with the 32-bit draws taken from the
- * counter-based generator so that element t needs no state: the fast path
- * (about 98.8% of draws) costs one 64-bit mix and one multiply. */
-#include "gradients.h"
+/* src/data/gradients.c — deterministic synthetic gradients, drawn from the
+ * counter-based variates of variates.h (normal: the ziggurat's fast path
+ * inline, one 64-bit mix and one multiply per element; Zipf rows). */
+#include "data/gradients.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ccomp/rng.h"
-#include "source.h"
-
-static uint32_t zig_k[128];
-static double zig_w[128], zig_f[128];
-static int zig_ready;
-static pthread_once_t zig_once = PTHREAD_ONCE_INIT;
-
-static void zig_fill(void);
-/* The tables, made once however many threads draw at the same time. */
-static void zig_init(void) { pthread_once(&zig_once, zig_fill); }
-
-static void zig_fill(void) {
-  const double m1 = 2147483648.0, vn = 9.91256303526217e-3;
-  double dn = 3.442619855899, tn = dn;
-  const double q = vn / exp(-0.5 * dn * dn);
-  zig_k[0] = (uint32_t)((dn / q) * m1);
-  zig_k[1] = 0;
-  zig_w[0] = q / m1;
-  zig_w[127] = dn / m1;
-  zig_f[0] = 1.0;
-  zig_f[127] = exp(-0.5 * dn * dn);
-  for (int i = 126; i >= 1; i--) {
-    dn = sqrt(-2.0 * log(vn / dn + exp(-0.5 * dn * dn)));
-    zig_k[i + 1] = (uint32_t)((dn / tn) * m1);
-    tn = dn;
-    zig_f[i] = exp(-0.5 * dn * dn);
-    zig_w[i] = dn / m1;
-  }
-  __atomic_store_n(&zig_ready, 1, __ATOMIC_RELEASE);
-}
-
-/* Uniform in the open interval (0, 1), for logarithms. */
-static inline double open_unit(uint64_t key, uint64_t ctr) {
-  return ((double)(ccr_u64(key, ctr) >> 11) + 0.5) * 0x1.0p-53;
-}
-
-static inline uint32_t abs32(int32_t v) { return v < 0 ? 0u - (uint32_t)v : (uint32_t)v; }
-
-/* The slow path: the base strip's tail, or a wedge test.  Extra draws come
- * from a second stream at counters (index, attempt). */
-static double zig_fix(uint64_t key, uint64_t index, int32_t hz, uint32_t iz) {
-  const double r = 3.442619855899;
-  const uint64_t k2 = ccr_key(key, 0x7a16);
-  uint64_t ctr = index << 8;
-  for (;;) {
-    double x = hz * zig_w[iz];
-    if (iz == 0) {
-      double xx, y;
-      do {
-        xx = -log(open_unit(k2, ctr++)) / r;
-        y = -log(open_unit(k2, ctr++));
-      } while (y + y < xx * xx);
-      return hz > 0 ? r + xx : -r - xx;
-    }
-    if (zig_f[iz] + open_unit(k2, ctr++) * (zig_f[iz - 1] - zig_f[iz]) < exp(-0.5 * x * x))
-      return x;
-    hz = (int32_t)(uint32_t)(ccr_u64(k2, ctr++) >> 32);
-    iz = (uint32_t)hz & 127;
-    if (abs32(hz) < zig_k[iz]) return hz * zig_w[iz];
-  }
-}
-
-static inline double normal_fast(uint64_t key, uint64_t index) {
-  const int32_t hz = (int32_t)(uint32_t)(ccr_u64(key, index) >> 32);
-  const uint32_t iz = (uint32_t)hz & 127;
-  if (__builtin_expect(abs32(hz) < zig_k[iz], 1)) return hz * zig_w[iz];
-  return zig_fix(key, index, hz, iz);
-}
-
-double grad_normal(uint64_t key, uint64_t index) {
-  if (!__atomic_load_n(&zig_ready, __ATOMIC_ACQUIRE)) zig_init();
-  return normal_fast(key, index);
-}
+#include "data/source.h"
+#include "variates.h"
 
 static inline double draw(enum grad_distribution d, uint64_t key, uint64_t t) {
   switch (d) {
@@ -118,36 +42,6 @@ void grad_source_init(grad_source *g, const experiment *e) {
   }
 }
 
-/* ---- Zipf by rejection-inversion (Hormann & Derflinger 1996), as in Apache
- * Commons RNG's RejectionInversionZipfSampler ---------------------------- */
-
-/* log1p(x) / x, continuous at 0 */
-static double helper1(double x) { return fabs(x) > 1e-8 ? log1p(x) / x : 1 - x * (0.5 - x / 3); }
-/* expm1(x) / x, continuous at 0 */
-static double helper2(double x) { return fabs(x) > 1e-8 ? expm1(x) / x : 1 + x * 0.5 * (1 + x / 3); }
-/* H(x) = integral of x^-s: ((x^(1-s) - 1) / (1 - s), log x at s = 1) */
-static double zipf_H(double x, double s) {
-  const double lx = log(x);
-  return helper2((1 - s) * lx) * lx;
-}
-static double zipf_Hinv(double x, double s) {
-  double t = x * (1 - s);
-  if (t < -1) t = -1; /* rounding at the domain's edge */
-  return exp(helper1(t) * x);
-}
-
-uint64_t grad_zipf(uint64_t key, uint64_t ctr, uint64_t N, double s) {
-  const double hx1 = zipf_H(1.5, s) - 1.0, hN = zipf_H((double)N + 0.5, s);
-  const double ss = 2 - zipf_Hinv(zipf_H(2.5, s) - exp(-s * log(2.0)), s);
-  for (uint64_t a = 0;; a++) {
-    const double u = hN + ccr_unit(key, (ctr << 8) + (a & 0xff)) * (hx1 - hN);
-    const double x = zipf_Hinv(u, s);
-    double kf = floor(x + 0.5);
-    if (kf < 1) kf = 1;
-    if (kf > (double)N) kf = (double)N;
-    if (kf - x <= ss || u >= zipf_H(kf + 0.5, s) - exp(-s * log(kf))) return (uint64_t)kf;
-  }
-}
 
 static int cmp_u32(const void *a, const void *b) {
   const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;

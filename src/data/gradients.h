@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "experiment.h"
+#include "variates.h" /* grad_normal, grad_zipf */
 
 #define GRAD_SPARSE_MAX_TOKENS (1 << 16)
 
@@ -79,13 +80,6 @@ void grad_fill_sampled_shared(const grad_source *g, uint32_t worker, uint32_t it
                               size_t hi, size_t base, size_t full, size_t sample, const double *shared,
                               float *out);
 
-/* One Zipf variate k in {1..N}, P(k) ~ k^-s (s > 0), by rejection-
- * inversion (see above), from stream `key` at counter ctr (uniforms at
- * (ctr << 8) + attempt). */
-uint64_t grad_zipf(uint64_t key, uint64_t ctr, uint64_t N, double s);
-
-/* One standard normal variate, element `index` of stream `key` (Marsaglia &
- * Tsang's ziggurat, 128 strips, driven by counter-based bits). */
-double grad_normal(uint64_t key, uint64_t index);
+/* grad_normal and grad_zipf, the variates these gradients are drawn from: variates.h */
 
 #endif

@@ -21,10 +21,10 @@
 
 #include <jansson.h>
 
-#include "config/input.h"
+#include "data/trace.h"
 #include "error.h"
 #include "experiment.h"
-#include "trace.h"
+#include "input/input.h"
 
 enum {
   /* Generated from counters: any coordinate on demand, so coordinate

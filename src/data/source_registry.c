@@ -4,7 +4,7 @@
  * line here (docs/extending.md). */
 #include <string.h>
 
-#include "source.h"
+#include "data/source.h"
 
 extern const grad_source_type gsrc_synthetic, gsrc_trace, gsrc_train, gsrc_sparse;
 

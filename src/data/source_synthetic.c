@@ -5,8 +5,8 @@
  * so they run on any number of threads and take coordinate sampling. */
 #include <stdlib.h>
 
-#include "gradients.h"
-#include "source.h"
+#include "data/gradients.h"
+#include "data/source.h"
 
 static int read_synthetic(cfg_reader *rd, experiment *e, json_t *root, json_t *g, size_t *implied,
                           char *what, size_t whatlen) {

@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/sections.h"
+#include "data/source.h"
+#include "data/trace.h"
+#include "input/resolve.h"
 #include "outputs/provenance.h"
 #include "outputs/sha256.h"
-#include "source.h"
-#include "trace.h"
 
 /* The trace's data as one input: the SHA-256 of each file the run replays
  * (workers x iterations of them), folded with its name in order, so an

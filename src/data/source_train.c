@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "config/sections.h"
-#include "source.h"
-#include "trainer.h"
+#include "data/source.h"
+#include "data/train_section.h"
+#include "train/trainer.h"
 
 static int read_train(cfg_reader *rd, experiment *e, json_t *root, json_t *g, size_t *implied, char *what,
                       size_t whatlen) {

@@ -6,7 +6,7 @@
  * are kept in a first-in-first-out cache sized from RLIMIT_NOFILE, so a
  * trace with more files than the process may open still replays; a file
  * evicted and touched again is re-opened and re-validated (a few syscalls). */
-#include "trace.h"
+#include "data/trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "error.h"
-#include "config/input.h"
+#include "input/input.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "trace.c reads little-endian float32 in place: little-endian hosts only"

@@ -17,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "data/trace.h"
 #include "error.h"
-#include "results.h"
-#include "trace.h"
+#include "outputs/results.h"
 
 struct trace_writer {
   char *dir;

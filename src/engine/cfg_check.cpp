@@ -1,6 +1,6 @@
 // src/engine/cfg_check.cpp — see cfg_check.h.  The only C++ in ccsim: SimGrid
 // reports a bad configuration item by a C++ exception, which only C++ can catch.
-#include "cfg_check.h"
+#include "engine/cfg_check.h"
 
 #include <simgrid/engine.h>
 #include <xbt/config.hpp>

@@ -21,7 +21,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "outputs/results.h"
 
 int engine_contain_on;

@@ -1,5 +1,5 @@
 /* src/engine/engine.c — SimGrid setup: configuration, platform, actors. */
-#include "engine.h"
+#include "engine/engine.h"
 
 #include <ctype.h>
 #include <errno.h>

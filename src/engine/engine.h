@@ -42,8 +42,8 @@ int engine_load_platform(const char *file, ccsim_error *err);
  * on host i of this list.  The array is the engine's; do not free. */
 const char *const *engine_hosts(size_t *count);
 
-#include "itrace.h"
-#include "nccl.h"
+#include "comm/itrace.h"
+#include "comm/nccl.h"
 
 /* comm.model (docs/comm-model.md): p as the experiment gives it, completed
  * from the loaded platform (each class's nominal bandwidth: the route

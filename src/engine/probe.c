@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 enum { STAGE_LEN = 512 };
 

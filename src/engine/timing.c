@@ -1,12 +1,12 @@
 /* src/engine/timing.c — the timing executor: replays an iteration's trace
- * (src/sim/itrace.h) in SimGrid with sizes and durations only.
+ * (src/comm/itrace.h) in SimGrid with sizes and durations only.
  *
  * Every replay starts at simulated time 0 on an idle network: SimGrid's
  * clock cannot be reset, so each one runs in a child process forked from
  * the parent, in which SimGrid has loaded the platform and never run.  An
  * iteration's timing is then a pure function of (platform, trace), bit for
  * bit, whether it is simulated or taken from the memo. */
-#include "engine.h"
+#include "engine/engine.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,10 +27,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "itrace.h"
+#include "comm/itrace.h"
+#include "engine/timing_fast.h"
+#include "engine/timing_nccl.h"
 #include "progress.h"
-#include "timing_fast.h"
-#include "timing_nccl.h"
 
 /* Mailbox "src>dst" of every pair that sends, found by an open-addressing
  * table built before the actors start: no N x N table. */

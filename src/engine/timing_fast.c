@@ -23,7 +23,7 @@
  * in flight on one link at once, two executions on one host, or the trace's
  * matching could depend on SimGrid's scheduling order (two actors sending on
  * one mailbox, receiving on one, or acquiring one semaphore).  engine_fast_supported says which setups it covers at all. */
-#include "timing_fast.h"
+#include "engine/timing_fast.h"
 
 #include <math.h>
 #include <simgrid/host.h>

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "itrace.h"
+#include "comm/itrace.h"
 
 /* Whether the path covers this setup at all: network model CM02 or LV08,
  * cross-traffic off, links' latencies counted, no SimGrid --cfg option

@@ -21,7 +21,7 @@
  * k-th message from a) and the sender's handle completes.  A transfer
  * starts when the sender sends, whether or not the receiver has posted its
  * receive (NCCL's receive buffers are posted in advance). */
-#include "timing_nccl.h"
+#include "engine/timing_nccl.h"
 
 #include <simgrid/actor.h>
 #include <simgrid/host.h>

@@ -6,7 +6,7 @@
 #include <simgrid/semaphore.h>
 #include <stddef.h>
 
-#include "nccl.h"
+#include "comm/nccl.h"
 
 /* Before the replay's actors start: plan (kept, not copied) and the
  * platform's hosts in rank order (nhosts of them; engine_comm_resolve

@@ -1,5 +1,5 @@
 /* src/outputs/lock.c — directory locks (lock.h). */
-#include "lock.h"
+#include "outputs/lock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "results.h"
+#include "outputs/results.h"
 
 
 /* The kind recorded in the lock file's text ("PID KIND\n"), into kind[16]; "" if none. */

@@ -1,5 +1,5 @@
 /* src/outputs/outdir.c — claiming an output directory (outdir.h). */
-#include "outdir.h"
+#include "outputs/outdir.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "provenance.h"
-#include "results.h"
+#include "outputs/provenance.h"
+#include "outputs/results.h"
 
 /* What a run writes into its directory, summary.json first: it is removed
  * before the others so that a run killed while cleaning up is never taken

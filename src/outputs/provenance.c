@@ -1,5 +1,5 @@
 /* src/outputs/provenance.c — input digests and what changed (provenance.h). */
-#include "provenance.h"
+#include "outputs/provenance.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sha256.h"
+#include "outputs/sha256.h"
 
 /* Digests already taken, by file identity. */
 typedef struct known_digest {

@@ -6,7 +6,7 @@
  * target, it does not follow it), and the directory is fsync'd so the rename
  * itself survives a crash.  Paths are built on the heap and checked against
  * PATH_MAX: an error, never a silent truncation. */
-#include "results.h"
+#include "outputs/results.h"
 
 #include <dirent.h>
 #include <errno.h>

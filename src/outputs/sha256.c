@@ -1,6 +1,6 @@
 /* src/outputs/sha256.c — SHA-256 as FIPS 180-4 section 6.2 states it
  * (sha256.h). */
-#include "sha256.h"
+#include "outputs/sha256.h"
 
 #include <stdio.h>
 #include <string.h>

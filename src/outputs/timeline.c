@@ -5,7 +5,7 @@
 
 #include <stdlib.h>
 
-#include "results.h"
+#include "outputs/results.h"
 
 FILE *timeline_open(const char *dir, ccsim_error *err) {
   FILE *f = results_open(dir, "timeline.csv", err);

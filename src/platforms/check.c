@@ -2,9 +2,9 @@
  * (check.h).  SimGrid 3.32 aborts the process on a zero bandwidth ("The
  * Impossible Did Happen" at the first transfer) and accepts a zero speed
  * until something computes; both are refused here, naming the element. */
-#include "check.h"
+#include "platforms/check.h"
 
-#include "config/input.h"
+#include "input/input.h"
 
 #include <errno.h>
 #include <expat.h>

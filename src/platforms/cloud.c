@@ -4,7 +4,7 @@
  * uplinks. */
 #include <string.h>
 
-#include "config/sections.h"
+#include "input/input.h"
 #include "platforms/generator.h"
 
 #define PLATFORM_MAX_NICS 16

@@ -10,7 +10,7 @@
  *
  * A message from hi to hj crosses hi's up link and hj's down link: under
  * CM02 it takes 2 x latency + size / bandwidth when alone on those links. */
-#include "config/sections.h"
+#include "input/input.h"
 #include "platforms/generator.h"
 
 /* hosts: as many as workers unless given, and never fewer. */

@@ -2,7 +2,7 @@
  * (kernel/routing/DragonflyZone), minimal routing: groups of chassis of
  * routers, the routers of a chassis all-to-all, the same-rank routers of a
  * group's chassis all-to-all, one global link bundle per pair of groups. */
-#include "config/sections.h"
+#include "input/input.h"
 #include "platforms/generator.h"
 
 /* The dragonfly's parameters (e->platform.params). */

@@ -6,7 +6,7 @@
  * up[0]..up[l-1] x down[l]..down[L-1] switches. */
 #include <string.h>
 
-#include "config/sections.h"
+#include "input/input.h"
 #include "platforms/generator.h"
 
 #define PLATFORM_MAX_LEVELS 8

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/input.h"
+#include "input/input.h"
 #include "platform.h"
 #include "platforms/check.h"
 #include "platforms/generator.h"

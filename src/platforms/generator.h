@@ -12,10 +12,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "config/input.h"
 #include "experiment.h"
+#include "input/input.h"
 
 /* How the experiment reader reads a key (config/input.h's readers). */
+/* The largest host count a generated platform may have, and parallel links. */
+enum { MAX_HOSTS = 1 << 20, MAX_PARALLEL = 1024 };
+
 enum pgen_type {
   PGEN_INT,       /* an integer in [min, max] (cfg_int) into an int */
   PGEN_INTS,      /* 1..maxlen integers in [min, max] (cfg_int_array) into an int[] and a count */

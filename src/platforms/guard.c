@@ -1,5 +1,5 @@
 /* src/platforms/guard.c — the checks of guard.h, in order. */
-#include "guard.h"
+#include "platforms/guard.h"
 
 #include "engine/engine.h"
 #include "platform.h"

@@ -4,7 +4,7 @@
  * over their fabric links instead.  The default intra-node link is NVLink 2
  * on a V100: 300 GB/s in all (NVIDIA Tesla V100 datasheet), so 150 GB/s
  * each way; its latency (1 us) is an assumption, not a datasheet figure. */
-#include "config/sections.h"
+#include "input/input.h"
 #include "platforms/generator.h"
 
 /* The nodes' parameters (e->platform.params); GPUs per node is the

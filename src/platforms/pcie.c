@@ -29,7 +29,7 @@
 
 #include <string.h>
 
-#include "config/sections.h"
+#include "input/input.h"
 #include "platforms/generator.h"
 
 const char *const pcie_nvlink_names[] = {"none", "cube-mesh", "switch", NULL};

@@ -6,9 +6,9 @@
  * pass through a generator's descriptor. */
 #include <string.h>
 
+#include "outputs/results.h"
 #include "platform.h"
 #include "platforms/generator.h"
-#include "results.h"
 
 extern const platform_generator pgen_crossbar, pgen_fat_tree, pgen_torus, pgen_dragonfly, pgen_cloud,
     pgen_multigpu, pgen_pcie_server;

@@ -2,7 +2,7 @@
  * (kernel/routing/TorusZone).  Host i has one link per dimension to its
  * next neighbour, the first dimension varying fastest; routes go dimension
  * by dimension, each the shorter way round.  No switches. */
-#include "config/sections.h"
+#include "input/input.h"
 #include "platforms/generator.h"
 
 #define PLATFORM_MAX_DIMS 8

@@ -1,7 +1,7 @@
 /* src/sim/exec.c — the data executor: actors on coroutines, the lanes
  * (system threads) that run them to the end of an iteration, and the
  * iteration's trace (see exec.h; comm.h's calls are in exec_comm.c). */
-#include "exec.h"
+#include "sim/exec.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "comm.h"
-#include "exec_internal.h"
+#include "comm/comm.h"
+#include "sim/exec_internal.h"
 
 /* The hand-made switch of coro.h (x86-64, no sanitizer): saves the
  * callee-saved registers on the current stack and swaps stack pointers. */
@@ -177,15 +177,14 @@ int sim_exec_spawn(sim_exec *x, int host, void (*fn)(void *), void *arg) {
   return 0;
 }
 
-/* No memory for `what`: inside an actor the actor stops (sim_exec_run
- * reports it, with the worker); outside one, nothing can go on. */
+/* No memory for `what` in an actor: the actor stops and sim_exec_run
+ * reports it as the run's error, naming the worker (the one path of a
+ * failure inside an actor: record it, then comm_abort).  Only actors call
+ * it: what runs outside one (comm_sem_new) returns its failure instead. */
 _Noreturn void exec_out_of_memory(const char *what) {
-  if (exec_now && exec_cur >= 0) {
-    exec_now->actors[exec_cur].oom = what;
-    comm_abort();
-  }
-  fprintf(stderr, "ccsim: out of memory for %s\n", what);
-  exit(1);
+  if (!exec_now || exec_cur < 0) abort(); /* a caller's bug: not inside an actor */
+  exec_now->actors[exec_cur].oom = what;
+  comm_abort();
 }
 
 /* Actor a to the back of lane l's queue (l's lock held when lanes share). */

@@ -18,8 +18,8 @@
 
 #include <stddef.h>
 
+#include "comm/itrace.h"
 #include "error.h"
-#include "itrace.h"
 
 typedef struct sim_exec sim_exec;
 

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "comm.h"
-#include "exec_internal.h"
+#include "comm/comm.h"
 #include "progress.h"
+#include "sim/exec_internal.h"
 
 /* Append an operation to the current actor's trace. */
 static void record(unsigned kind, int peer, uint32_t aux, double v) {
@@ -256,13 +256,22 @@ void comm_work(void (*fn)(void *arg, int thread), void *arg, size_t elements) {
 
 comm_sem *comm_sem_new(void) {
   sim_exec *x = exec_now;
+  const int in_actor = exec_cur >= 0;
   comm_sem *s = calloc(1, sizeof *s);
-  if (!s) exec_out_of_memory("a semaphore");
+  if (!s) {
+    if (!in_actor) return NULL;
+    exec_out_of_memory("a semaphore");
+  }
   if (x->nsems == x->semcap) {
-    x->semcap = x->semcap ? 2 * x->semcap : 64;
-    comm_sem **sems = realloc(x->sems, x->semcap * sizeof *x->sems);
-    if (!sems) exec_out_of_memory("the semaphores");
+    const size_t cap = x->semcap ? 2 * x->semcap : 64;
+    comm_sem **sems = realloc(x->sems, cap * sizeof *x->sems);
+    if (!sems) {
+      free(s);
+      if (!in_actor) return NULL;
+      exec_out_of_memory("the semaphores");
+    }
     x->sems = sems;
+    x->semcap = cap;
   }
   s->id = (uint32_t)x->nsems;
   x->sems[x->nsems++] = s;

@@ -9,9 +9,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "coro.h"
 #include "error.h"
-#include "exec.h"
+#include "sim/coro.h"
+#include "sim/exec.h"
 
 enum { READY, BLOCKED, DONE, STOPPED };
 
@@ -128,8 +128,8 @@ static inline uint64_t exec_mix64(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-/* No memory for `what`: inside an actor the actor stops (sim_exec_run
- * reports it, with the worker); outside one, nothing can go on (exit 1). */
+/* No memory for `what` in an actor: the actor stops (sim_exec_run reports
+ * it, with the worker).  Only for code that runs inside an actor. */
 _Noreturn void exec_out_of_memory(const char *what);
 
 /* Make room for ranks 0 .. nranks-1's inboxes, empty (exec_comm.c); 0, or

@@ -1,6 +1,7 @@
 /* src/sim/memo.c — a small table of iteration timings (see memo.h). */
-#include "memo.h"
+#include "sim/memo.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,9 +45,9 @@ const double *sim_memo_find(const sim_memo *m, const uint64_t h[2], size_t nmark
   return NULL;
 }
 
-int sim_memo_put(sim_memo *m, const uint64_t h[2], const double *marks, size_t nmarks) {
-  double *copy = malloc((nmarks ? nmarks : 1) * sizeof *copy);
-  if (!copy) return -1;
+int sim_memo_put(sim_memo *m, const uint64_t h[2], const double *marks, size_t nmarks, ccsim_error *err) {
+  double *copy = nmarks <= SIZE_MAX / sizeof *copy ? malloc((nmarks ? nmarks : 1) * sizeof *copy) : NULL;
+  if (!copy) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for the memo of a timing (%zu marks)", nmarks);
   memcpy(copy, marks, nmarks * sizeof *copy);
   entry *x = &m->e[m->next];
   free(x->marks);

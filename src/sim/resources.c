@@ -6,7 +6,7 @@
  * its own aggregate; a payload in flight carries its bytes and, to measure
  * the error hop by hop, the exact and the ideal sums in float64 (16 bytes
  * an element); an all-gather holds every worker's share at once. */
-#include "resources.h"
+#include "sim/resources.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,7 +50,7 @@ static double calls_per_iteration(const experiment *e) {
   return nb * (e->compressor->phases > 1 ? e->compressor->phases : 1);
 }
 
-/* The iteration's trace (src/sim/itrace.h): per collective call, every
+/* The iteration's trace (src/comm/itrace.h): per collective call, every
  * worker sends about twice per hop of the collective (reduce, then gather
  * or broadcast), each message 32 bytes (send, its size, receive, wait:
  * itrace.h).  Held twice: the timing executor moves one into its memory

@@ -2,8 +2,8 @@
  * this machine and its platform, the output directory claimed, the
  * platform written and loaded, the run's state set up (sim/run_state.c),
  * its iterations run (sim/run_loop.c, the actors in sim/worker.c), and its
- * result files written (outputs/run_results.c, outputs/timeline.c). */
-#include "run.h"
+ * result files written (sim/run_results.c, outputs/timeline.c). */
+#include "sim/run.h"
 
 #include <limits.h>
 #include <math.h>
@@ -15,16 +15,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "data/feed.h"
 #include "engine/engine.h"
-#include "feed.h"
 #include "outputs/lock.h"
 #include "outputs/outdir.h"
-#include "outputs/run_results.h"
+#include "outputs/results.h"
 #include "outputs/timeline.h"
 #include "platform.h"
 #include "platforms/guard.h"
-#include "results.h"
 #include "sim/resources.h"
+#include "sim/run_results.h"
 #include "sim/run_state.h"
 
 /* The larger of this process's peak and its children's (the timing

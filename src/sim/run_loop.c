@@ -253,8 +253,8 @@ static int finish_replay(run_state *sh, loop_timing *lt, ccsim_error *err) {
     if (engine_replay_finish(first->marks, err)) return fail_iteration(err, first->it);
     /* a timing the memo cannot keep would be replayed again, and the
      * memo_hits reported would depend on the memory left: an error */
-    if (lt->memo && sim_memo_put(lt->memo, first->h, first->marks, first->nmarks))
-      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: out of memory for the memo of its timing", first->it);
+    if (lt->memo && sim_memo_put(lt->memo, first->h, first->marks, first->nmarks, err))
+      return fail_iteration(err, first->it);
     for (size_t i = 0; i < lt->nq; i++) { /* the same trace, so as many marks */
       pending *p = lt->q[i];
       if (!p->replayed || p->known) continue;

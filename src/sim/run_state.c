@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "measured.h"
-#include "results.h"
+#include "outputs/results.h"
 #include "sim/run_state.h"
+#include "timemodel/measured.h"
 
 /* Seconds of the device for flops of work (0 without a device). */
 static double compute_seconds(const experiment *e, double flops) {
@@ -206,8 +206,8 @@ int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_out
     if (rc) return rc;
   }
   for (int r = 0; r < e->workers; r++) {
-    sh->workers[r].ready = comm_sem_new();
-    sh->workers[r].done = comm_sem_new();
+    if (!(sh->workers[r].ready = comm_sem_new()) || !(sh->workers[r].done = comm_sem_new()))
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for worker %d's semaphores", r);
   }
   return 0;
 }

@@ -11,17 +11,17 @@
 #include <stdio.h>
 
 #include "collectives/collective.h"
+#include "collectives/numcheck.h"
+#include "comm/comm.h"
+#include "data/feed.h"
+#include "data/gradients.h"
 #include "error.h"
 #include "experiment.h"
-#include "feed.h"
-#include "gradients.h"
-#include "outputs/run_results.h"
-#include "profile.h"
-#include "run.h"
-#include "schedule.h"
-#include "sim/comm.h"
 #include "sim/exec.h"
-#include "sim/numcheck.h"
+#include "sim/run.h"
+#include "sim/run_results.h"
+#include "timemodel/profile.h"
+#include "timemodel/schedule.h"
 
 /* The longest iteration, in simulated seconds, a run may take: past it a
  * double no longer resolves SimGrid's 1 ns steps (run_loop.c, run_state.c). */

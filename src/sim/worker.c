@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device.h"
+#include "ccomp/rng.h"
 #include "engine/engine.h"
-#include "measured.h"
-#include "rng.h"
 #include "sim/run_state.h"
+#include "timemodel/device.h"
+#include "timemodel/measured.h"
 
 /* Data-plane elements [lo, hi) of worker w's gradient into out: the
  * generator's elements themselves, or, under coordinate sampling, each
@@ -44,7 +44,7 @@ static void fill(run_worker *w, size_t lo, size_t hi, float *out) {
 }
 
 /* Worker w's actor found no memory for `what`: the run stops (exit 1)
- * naming the iteration and the worker (sim/numcheck.h decides which
+ * naming the iteration and the worker (collectives/numcheck.h decides which
  * worker's failure is reported when several fail). */
 static _Noreturn void out_of_memory_for(run_worker *w, const char *what) {
   char msg[160];
@@ -53,7 +53,7 @@ static _Noreturn void out_of_memory_for(run_worker *w, const char *what) {
   comm_abort();
 }
 
-/* numbers: a non-finite value in x stops the simulation (sim/numcheck.h) */
+/* numbers: a non-finite value in x stops the simulation (collectives/numcheck.h) */
 static void check_floats(run_worker *w, const float *x, size_t lo, size_t hi, const char *what) {
   if (numcheck_floats(&w->sh->nc, x, hi - lo, w->iteration, w->rank, what, lo)) comm_abort();
 }

@@ -7,7 +7,7 @@
  * One sweep at a time per DIR (a lock).  Every point is loaded and checked
  * before the first one runs, so a bad value stops the sweep with exit 2
  * before any simulation. */
-#include "sweep.h"
+#include "sweep/sweep.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -22,10 +22,10 @@
 
 #include "error.h"
 #include "outputs/lock.h"
-#include "results.h"
+#include "outputs/results.h"
 #include "sim/resources.h"
-#include "sweep_internal.h"
-#include "sweep_slurm.h"
+#include "sweep/sweep_internal.h"
+#include "sweep/sweep_slurm.h"
 
 static volatile sig_atomic_t stop_signal; /* SIGINT or SIGTERM received */
 static void on_stop(int sig) { stop_signal = sig; }

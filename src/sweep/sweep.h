@@ -2,7 +2,7 @@
 #ifndef CCSIM_SWEEP_H
 #define CCSIM_SWEEP_H
 
-#include "sweep_slurm.h"
+#include "sweep/sweep_slurm.h"
 
 /* What `ccsim sweep` was asked (src/cli/sweep.c parses it). */
 typedef struct sweep_opts {

@@ -24,9 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/input.h"
 #include "error.h"
-#include "sweep_internal.h"
+#include "input/input.h"
+#include "sweep/sweep_internal.h"
 
 static char *dump(json_t *v) { return json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT); }
 

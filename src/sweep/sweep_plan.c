@@ -12,9 +12,9 @@
 
 #include "experiment.h"
 #include "outputs/outdir.h"
-#include "results.h"
+#include "outputs/results.h"
 #include "sim/resources.h"
-#include "sweep_internal.h"
+#include "sweep/sweep_internal.h"
 
 /* The directory of point p: DIR/<its id as one safe component> (a new
  * string, results_component: "../", "/" and long ids stay inside DIR), or

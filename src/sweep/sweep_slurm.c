@@ -1,5 +1,5 @@
 /* src/sweep/sweep_slurm.c — see sweep_slurm.h. */
-#include "sweep_slurm.h"
+#include "sweep/sweep_slurm.h"
 
 #include <ctype.h>
 #include <errno.h>

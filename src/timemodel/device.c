@@ -42,7 +42,7 @@
  * TF32 tensor peak) and mixed precision at 1200 img/s on V100 and 2470 img/s on
  * A100: an experiment modelling TF32 or mixed-precision training should raise
  * the efficiency accordingly (it may exceed 1 relative to the FP32 peak). */
-#include "device.h"
+#include "timemodel/device.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
  * number in range, sizes increasing, ready times within backward, so that a
  * truncated or hand-edited file is refused before a run rather than timing a
  * device that does not exist.  Errors name the file and the JSON path. */
-#include "measured.h"
+#include "timemodel/measured.h"
 #include "datapath.h"
 
 #include <errno.h>
@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/input.h"
-#include "profile.h"
+#include "input/input.h"
 #include "suggest.h"
+#include "timemodel/profile.h"
 
 #define FORMAT "ccsim-device-1"
 
@@ -462,13 +462,12 @@ void measured_compute(const measured_model *mm, double batch, double *forward, d
   for (size_t j = 0; j < L; j++) bwd[j] *= scale;
 }
 
-int measured_params_match(const measured_compressor *mc, const double *params, char *why, size_t len) {
+int measured_params_check(const measured_compressor *mc, const double *params, ccsim_error *err) {
   for (size_t k = 0; k < mc->nparams; k++) {
     const int i = ccomp_param_index(mc->type, mc->param_names[k]);
     if (params[i] != mc->param_values[k]) {
-      snprintf(why, len, "%s measured with %s = %g, the experiment has %g", mc->name, mc->param_names[k],
-               mc->param_values[k], params[i]);
-      return 0;
+      return ccsim_fail(err, CCSIM_ERR_INPUT, "%s measured with %s = %g, the experiment has %g", mc->name,
+                        mc->param_names[k], mc->param_values[k], params[i]);
     }
   }
   /* A choice parameter picks another algorithm (global-qsgd's dithering):
@@ -481,10 +480,10 @@ int measured_params_match(const measured_compressor *mc, const double *params, c
     if (p->kind != CCOMP_CHOICE || listed || params[i] == p->def) continue;
     ccomp_param_choice_name(p, (size_t)p->def, def, sizeof def);
     ccomp_param_choice_name(p, (size_t)params[i], got, sizeof got);
-    snprintf(why, len, "%s measured with %s = %s, the experiment has %s", mc->name, p->name, def, got);
-    return 0;
+    return ccsim_fail(err, CCSIM_ERR_INPUT, "%s measured with %s = %s, the experiment has %s", mc->name, p->name,
+                      def, got);
   }
-  return 1;
+  return 0;
 }
 
 double measured_curve_seconds(const measured_curve *c, double n) {

@@ -18,8 +18,8 @@
 #include <stdio.h>
 
 #include "ccomp/compressor.h"
-#include "device.h"
 #include "error.h"
+#include "timemodel/device.h"
 
 struct model_profile;
 
@@ -117,9 +117,11 @@ void measured_compute(const measured_model *mm, double batch, double *forward, d
 void measured_totals(const measured_model *mm, double batch, double *forward, double *backward, char *rule,
                      size_t len);
 
-/* 1 when the experiment's parameters params[] equal the table's for every
- * parameter the table names; else 0 and a line saying which differs in why[len]. */
-int measured_params_match(const measured_compressor *mc, const double *params, char *why, size_t len);
+/* 0 when the experiment's parameters params[] equal the table's for every
+ * parameter the table names; else CCSIM_ERR_INPUT with err's text saying
+ * which differs (the caller decides what a mismatch means: the experiment
+ * reader falls back to the roofline and notes why). */
+int measured_params_check(const measured_compressor *mc, const double *params, ccsim_error *err);
 
 /* Seconds of one operation on n elements from curve c: interpolated linearly
  * in log n between measured sizes; below the smallest size, the smallest's

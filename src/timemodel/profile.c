@@ -4,7 +4,7 @@
  * the totals must equal the sums over the layers, so that a hand-edited or
  * truncated profile is refused before a simulation starts rather than timing
  * a model that does not exist.  Errors name the file and the JSON path. */
-#include "profile.h"
+#include "timemodel/profile.h"
 #include "datapath.h"
 
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config/input.h"
+#include "input/input.h"
 #include "suggest.h"
 
 /* obj[key] as a new string; required keys must be present, optional ones may be absent (NULL). */

@@ -1,10 +1,10 @@
 /* src/timemodel/schedule.c — bucket plans and MergeComp's search (see schedule.h). */
-#include "schedule.h"
+#include "timemodel/schedule.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
+#include "timemodel/profile.h"
 
 #define MAX_CUTS SCHED_MAX_CUTS
 

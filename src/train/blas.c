@@ -1,5 +1,5 @@
 /* src/train/blas.c — which CBLAS is bound, asked of the dynamic linker. */
-#include "blas.h"
+#include "train/blas.h"
 
 #include <dlfcn.h>
 #include <gsl/gsl_cblas.h>

@@ -21,7 +21,7 @@
  * Max-pooling keeps the index of each window's maximum (the first on ties)
  * for the backward scatter.  The loss is the mean softmax cross-entropy.
  */
-#include "cnn.h"
+#include "train/cnn.h"
 
 #include <assert.h>
 #include <gsl/gsl_cblas.h>
@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gradients.h"
+#include "variates.h"
 #include "ccomp/rng.h"
 
 #define TAG_INIT 0x696e6974ull /* "init" */

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "model.h"
+#include "train/model.h"
 
 typedef struct tcnn tcnn;
 typedef struct tcnn_ws tcnn_ws;

@@ -22,8 +22,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "data.h"
-#include "rng.h"
+#include "ccomp/rng.h"
+#include "train/data.h"
 
 #define TAG_CORPUS 0x636f7270757300ull /* "corpus" */
 #define CORPUS_MAX_BYTES ((size_t)1 << 30)

@@ -4,7 +4,7 @@
  * uncompressed file unchanged, so a plain CSV works too.  A gzip stream cut
  * short is reported by zlib ("unexpected end of file"); a plain file cut
  * short is caught by its last line lacking a newline. */
-#include "data.h"
+#include "train/data.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "config/input.h"
+#include "input/input.h"
 
 #define DIGITS_FEATURES 64
 #define DIGITS_CLASSES 10

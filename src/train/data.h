@@ -24,7 +24,8 @@
 #include <stdint.h>
 
 #include "error.h"
-#include "model.h"
+#include "train/model.h"
+#include "train_spec.h" /* the datasets' and shards' specs */
 
 /* n samples of `features` floats (row-major X) with labels y in [0, classes). */
 typedef struct tdataset {
@@ -63,15 +64,7 @@ int tdata_load_fashion_mnist(const char *dir, tdataset **train, tdataset **test,
  * ascending row order: a uniform random subset of n rows (n <= d->n). */
 tdataset *tdata_take(const tdataset *d, size_t n, uint64_t seed, ccsim_error *err);
 
-/* A synthetic Zipf language (text.c): `samples` (one-hot token, next
- * token) pairs over a vocabulary of `vocab`, Zipf exponent `zipf`, the
- * next token the current one's fixed successor with probability `follow`. */
-typedef struct ttext_spec {
-  size_t vocab, samples;
-  double zipf, follow;
-  uint64_t seed;
-} ttext_spec;
-
+/* A synthetic Zipf language (text.c), as ttext_spec (train_spec.h) says. */
 tdataset *tdata_zipf_text(const ttext_spec *spec, ccsim_error *err);
 
 /* Next-word samples from a real text corpus (corpus.c): the V most
@@ -79,25 +72,8 @@ tdataset *tdata_zipf_text(const ttext_spec *spec, ccsim_error *err);
  * blocks of V + 1 features, the next word's id the label; `samples`
  * positions drawn by a fixed-key permutation.  Errors name the file: one
  * that cannot be read, a corrupt gzip stream, fewer positions than samples,
- * fewer distinct words than V. */
-#define TCORPUS_MAX_CONTEXT 8
-/* scripts/kjv-corpus.sh writes the King James Bible here (install-deps.sh) */
-#define TCORPUS_DEFAULT_FILE "/usr/local/share/ccsim/kjv.txt"
-typedef struct tcorpus_spec {
-  size_t vocab, context, samples;
-} tcorpus_spec;
-
+ * fewer distinct words than V (tcorpus_spec: train_spec.h). */
 tdataset *tdata_corpus_text(const char *path, const tcorpus_spec *spec, ccsim_error *err);
-
-/* The synthetic teacher task. */
-typedef struct tteacher_spec {
-  size_t samples;  /* n >= 1 */
-  size_t inputs;   /* features per sample */
-  size_t classes;  /* >= 2 */
-  size_t nhidden;  /* teacher's hidden layers: 0 = linear teacher */
-  size_t hidden[TMODEL_MAX_HIDDEN];
-  uint64_t seed;
-} tteacher_spec;
 
 /* n samples: X[i][j] = standard normal (stream (seed, "x"), counter
  * i * inputs + j); the teacher's weights = tmodel_init(seed'), seed' derived
@@ -140,11 +116,6 @@ typedef struct tperm {
 void tperm_init(tperm *p, size_t n, uint64_t key);
 size_t tperm_at(const tperm *p, size_t i);
 
-/* How a training set is split across workers. */
-enum tshard_kind {
-  TSHARD_IID,    /* a seeded shuffle dealt round-robin: sizes differ by <= 1 */
-  TSHARD_NONIID, /* by label, as McMahan et al. 2017 (see tshards_new) */
-};
 
 /* Worker w's samples are index[offset[w] .. offset[w+1]), rows of the
  * dataset the shards were made for, in ascending order. */

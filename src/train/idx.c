@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "config/input.h"
-#include "data.h"
+#include "input/input.h"
+#include "train/data.h"
 
 #define IDX_UBYTE 0x08
 #define IDX_MAX_DIMS 4

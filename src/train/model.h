@@ -27,39 +27,7 @@
 #include <stdint.h>
 
 #include "error.h"
-
-#define TMODEL_MAX_HIDDEN 8
-
-#define TMODEL_MAX_LAYERS 12
-
-/* TMODEL_CNN: a convolutional network (cnn.c) given as a layer list. */
-enum tmodel_kind { TMODEL_SOFTMAX, TMODEL_MLP, TMODEL_CNN };
-
-/* One layer of a TMODEL_CNN, in forward order:
- *   TLAYER_CONV  out channels, k x k kernel, stride 1, zero padding pad
- *   TLAYER_POOL  2 x 2 max-pooling, stride 2 (odd sizes drop the last row/col)
- *   TLAYER_FC    out units (the first one flattens the feature map, c-h-w order)
- * relu: a ReLU follows (conv and fc; the last layer, an fc giving the
- * logits, has none). */
-enum tlayer_kind { TLAYER_CONV, TLAYER_POOL, TLAYER_FC };
-typedef struct tlayer_spec {
-  enum tlayer_kind kind;
-  size_t out, k, pad;
-  int relu;
-} tlayer_spec;
-
-typedef struct tmodel_spec {
-  enum tmodel_kind kind;
-  size_t inputs;  /* features per sample (cnn: channels x height x width) */
-  size_t classes; /* >= 2 */
-  size_t nhidden; /* hidden layers: 0 for softmax, 1..TMODEL_MAX_HIDDEN for mlp */
-  size_t hidden[TMODEL_MAX_HIDDEN]; /* their widths, first to last */
-  /* cnn only: the input image (channels x height x width, c-h-w order per
-   * sample) and the layers; the last must be an fc of `classes` units. */
-  size_t channels, height, width;
-  size_t nlayers;
-  tlayer_spec layer[TMODEL_MAX_LAYERS];
-} tmodel_spec;
+#include "train_spec.h" /* tmodel_spec, tlayer_spec */
 
 /* The named convolutional networks, for images of c x h x w and `classes`:
  *   "lenet5"  LeNet-5 as LeCun et al. 1998 lay it out, with ReLU and

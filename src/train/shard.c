@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data.h"
+#include "train/data.h"
 #include "ccomp/rng.h"
 
 #define TAG_SPLIT 0x73706c74ull  /* "splt" */

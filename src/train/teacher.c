@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data.h"
-#include "gradients.h"
+#include "train/data.h"
+#include "variates.h"
 #include "ccomp/rng.h"
 
 #define TAG_X 0x78ull           /* "x" */

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data.h"
-#include "gradients.h"
+#include "train/data.h"
+#include "variates.h"
 #include "ccomp/rng.h"
 
 #define TAG_TEXT 0x74657874ull /* "text" */

@@ -1,7 +1,7 @@
 /* src/train/trainer.c — one shared model trained by the simulated workers with
  * the aggregate their collective produced (trainer.h says why one copy of
  * theta is enough and when each update is applied). */
-#include "trainer.h"
+#include "train/trainer.h"
 
 #include <assert.h>
 #include <math.h>
@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "collectives/collective.h"
-#include "comm.h"
+#include "comm/comm.h"
 #include "ccomp/rng.h"
-#include "trace.h"
+#include "collectives/numcheck.h"
 #include "train/blas.h"
 #include "train/data.h"
 
@@ -310,7 +310,7 @@ static void grad_work_run(void *arg, int thread) {
     at = lw;
   }
   k->loss = tmodel_loss_grad(t->model, s->ws, at, s->X, s->y, B, g);
-  k->bad = !isfinite(k->loss) || trace_first_nonfinite(g, np) < np;
+  k->bad = !isfinite(k->loss) || numcheck_first_bad(g, np) < np;
   if (k->bad) memset(g, 0, np * sizeof *g); /* finite data for the compressors; the run fails at the end */
   if (lw && !sends(t, k->it)) {
     const float lr = (float)t->c->lr;

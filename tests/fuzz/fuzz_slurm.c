@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sweep_slurm.h"
+#include "sweep/sweep_slurm.h"
 
 enum { F_NAME, F_FILE, F_OUT, F_PART, F_MEM, F_TIME, F_EXE, NF };
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "fuzz_common.h"
-#include "sweep.h"
+#include "sweep/sweep.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const char base[] = "{\"workers\": 2, \"model\": {\"elements\": 16}}\n";

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "data/trace.h"
 #include "fuzz_common.h"
-#include "trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;

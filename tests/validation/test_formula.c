@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "../check.h"
 
 static double sim_time(const char *ccsim, const char *exp, const char *coll, int n, const char *size,
                        const char *dir) {

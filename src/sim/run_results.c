@@ -1,19 +1,19 @@
-/* src/outputs/run_results.c — a run's figures written as its result files:
+/* src/sim/run_results.c — a run's figures written as its result files:
  * iterations.csv, hops.csv, then summary.json, each through the atomic
  * idiom of results.h.  The formats (columns, field order, number formats)
  * are part of the output contract (docs/outputs.md) and of the golden
  * files: a change here is a change of every result ccsim writes. */
-#include "outputs/run_results.h"
+#include "sim/run_results.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "engine/engine.h"
-#include "measured.h"
 #include "outputs/outdir.h"
 #include "outputs/provenance.h"
-#include "results.h"
+#include "outputs/results.h"
+#include "timemodel/measured.h"
 
 /* The training columns of iterations.csv: empty cells where there is no
  * figure (synthetic and trace runs, iterations not evaluated). */

@@ -1,20 +1,20 @@
-/* src/outputs/run_results.h — a run's figures, and the result files written
+/* src/sim/run_results.h — a run's figures, and the result files written
  * from them once every iteration is done: iterations.csv (one row per
  * iteration), hops.csv (one row per iteration and hop) and summary.json
  * (totals, the run's setup, the experiment as resolved).  docs/outputs.md
  * gives their columns and fields; timeline.csv is written as the run goes
  * (outputs/timeline.h). */
-#ifndef CCSIM_OUTPUTS_RUN_RESULTS_H
-#define CCSIM_OUTPUTS_RUN_RESULTS_H
+#ifndef CCSIM_SIM_RUN_RESULTS_H
+#define CCSIM_SIM_RUN_RESULTS_H
 
 #include <stddef.h>
 
 #include "collectives/collective.h"
 #include "error.h"
 #include "experiment.h"
-#include "run.h"
-#include "schedule.h"
-#include "trainer.h"
+#include "sim/run_report.h"
+#include "timemodel/schedule.h"
+#include "train/trainer.h"
 
 /* What a run measured, iteration by iteration: filled by the run loop
  * (sim/run_loop.c), read by the writer.  Arrays are owned by the run. */

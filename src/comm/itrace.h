@@ -1,4 +1,4 @@
-/* src/sim/itrace.h — the trace of one iteration: what the timing executor
+/* src/comm/itrace.h — the trace of one iteration: what the timing executor
  * replays.
  *
  * The data executor (exec.c) runs every actor of an iteration on real

@@ -1,4 +1,4 @@
-/* src/engine/nccl.c — the nccl model's constants (ONE table, each with its
+/* src/comm/nccl.c — the nccl model's constants (ONE table, each with its
  * source) and NCCL's tuner arithmetic (nccl.h).
  *
  * NCCL = github.com/NVIDIA/nccl, src/graph/tuning.cc at commit
@@ -6,7 +6,7 @@
  * that file.  "fitted" constants are ccsim's own, fitted to the published
  * measurements marked "fitted" in the fidelity cases (docs/comm-model.md
  * says which); docs/comm-model.md carries the same table. */
-#include "nccl.h"
+#include "comm/nccl.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* src/bench.c — encode, decode and combine throughput of every compressor,
+/* src/cli/bench_core.c — encode, decode and combine throughput of every compressor,
  * beside memcpy measured in the same run, on one core.
  *
  * Each figure is the best of `repeat` timed runs (the least disturbed by the
@@ -6,7 +6,7 @@
  * Throughput is given in G elements/s and in GB/s of fp32 input (4 bytes per
  * element); `memcpy` copies the same 4n bytes.  These are benchmarks, not
  * tests: they print, they do not assert. */
-#include "bench.h"
+#include "cli/bench_core.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "ccomp/compressor.h"
-#include "gradients.h"
+#include "data/gradients.h"
 #include "ccomp/rng.h"
 
 static double now(void) {

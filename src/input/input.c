@@ -1,6 +1,6 @@
-/* src/config/input.c — files read whole, JSON parsed, values checked (the
+/* src/input/input.c — files read whole, JSON parsed, values checked (the
  * contract is in input.h). */
-#include "config/input.h"
+#include "input/input.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-/* src/sim/numcheck.h — numbers that go bad stop the run.
+/* src/collectives/numcheck.h — numbers that go bad stop the run.
  *
  * A NaN or an infinity in a gradient, a partial aggregate at a hop, the
  * aggregate or a metric is an error (exit 1) naming the iteration, the

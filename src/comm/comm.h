@@ -1,4 +1,4 @@
-/* src/sim/comm.h — what an actor may do: move messages between ranks, use
+/* src/comm/comm.h — what an actor may do: move messages between ranks, use
  * the device, and hand work to the worker's other actor.
  *
  * Actors run in the data executor (exec.c), without SimGrid and without a
@@ -65,7 +65,9 @@ int comm_lane(void);
 void comm_abort(void) __attribute__((noreturn));
 
 /* Counting semaphores between actors (no simulated cost); a semaphore must
- * be back at 0 when an iteration ends. */
+ * be back at 0 when an iteration ends.  comm_sem_new outside an actor
+ * (setting up a run) returns NULL when out of memory; inside one, the actor
+ * stops as on any allocation of the executor. */
 typedef struct comm_sem comm_sem;
 comm_sem *comm_sem_new(void);
 void comm_sem_acquire(comm_sem *s);

@@ -1,4 +1,4 @@
-/* src/config/input.h — the one input layer: every JSON file ccsim reads
+/* src/input/input.h — the one input layer: every JSON file ccsim reads
  * (experiments, --set values, sweep files, model profiles, trace indexes,
  * device files) is read, parsed and checked through these functions, and
  * every error they report is a ccsim_error located at the file, the JSON

@@ -1,5 +1,5 @@
-/* src/sim/numcheck.c — finite checks (numcheck.h). */
-#include "numcheck.h"
+/* src/collectives/numcheck.c — finite checks (numcheck.h). */
+#include "collectives/numcheck.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -1,6 +1,6 @@
-/* src/config/exp_train.c — the "train" section (gradients.source "train"):
+/* src/data/train_section.c — the "train" section (gradients.source "train"):
  * dataset, model, shards, batches, optimizer, evaluation. */
-#include "config/sections.h"
+#include "data/train_section.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,7 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "profile.h"
+#include "input/resolve.h"
+#include "timemodel/profile.h"
+#include "train/data.h"
+#include "train/model.h"
 
 /* An array of 0 .. TMODEL_MAX_HIDDEN layer widths (min_len .. ). */
 static int read_widths(cfg_reader *rd, json_t *obj, const char *path, const char *key, size_t min_len,

@@ -1,4 +1,4 @@
-/* src/engine/nccl.h — comm.model "nccl": NCCL's cost model (its tuner,
+/* src/comm/nccl.h — comm.model "nccl": NCCL's cost model (its tuner,
  * src/graph/tuning.cc) as numbers the timing replay applies.  Pure
  * arithmetic, no SimGrid: the data executor picks a protocol per
  * collective call with it, the replay prices every message with it, and

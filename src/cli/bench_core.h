@@ -1,6 +1,6 @@
-/* src/bench.h — `ccsim bench`: compressor kernel throughput. */
-#ifndef CCSIM_BENCH_H
-#define CCSIM_BENCH_H
+/* src/cli/bench_core.h — `ccsim bench`: compressor kernel throughput. */
+#ifndef CCSIM_CLI_BENCH_CORE_H
+#define CCSIM_CLI_BENCH_CORE_H
 
 #include <stddef.h>
 
