@@ -10,7 +10,7 @@ enum { OPT_SLURM = 256, OPT_THROTTLE, OPT_CPUS, OPT_MEM, OPT_TIME, OPT_PARTITION
 
 static int sweep_main(const cli_command *self, int argc, char **argv) {
   sweep_opts o = {.jobs = 1, .point = -1, .slurm = {.cpus_per_task = 1}};
-  const char *v;
+  const char *v, *timing = NULL;
   long long n;
   int k, print = 0;
   while ((k = cli_getopt(self, argc, argv, &v)) >= 0) {
@@ -45,14 +45,13 @@ static int sweep_main(const cli_command *self, int argc, char **argv) {
       o.threads = (int)n;
       break;
     case OPT_NO_MEMO: o.no_memo = 1; break;
-    case OPT_TIMING:
-      if (strcmp(v, "auto") && strcmp(v, "simgrid"))
-        return cli_bad(self, "--timing: expected \"auto\" or \"simgrid\", got \"%s\"", v);
-      o.timing_simgrid = !strcmp(v, "simgrid");
-      break;
+    case OPT_TIMING: timing = v; break;
     }
   }
   if (k != CLI_DONE) return k == CLI_EXIT_OK ? 0 : 2;
+  if (timing && strcmp(timing, "auto") && strcmp(timing, "simgrid"))
+    return cli_bad(self, "--timing: expected \"auto\" or \"simgrid\", got \"%s\"", timing);
+  o.timing_simgrid = timing && !strcmp(timing, "simgrid");
   int first = cli_optind();
   if (print && !o.slurm_mode) return cli_bad(self, "--print goes with --slurm");
   o.slurm.print_only = o.slurm_mode && (o.dry_run || print);
