@@ -150,7 +150,7 @@ def tuning(raw, meta):
         out[m] = {}
         for p in sorted(x for x in os.listdir(md) if os.path.isdir(os.path.join(md, x))):
             pd_ = os.path.join(md, p)
-            order = [tuple(line.split()) for line in open(os.path.join(pd_, "points.txt")) if line.strip()]
+            order = [tuple(line.split()[:2]) for line in open(os.path.join(pd_, "points.txt")) if line.strip()]
             pts, failed = {}, 0
             for e, mo in order:
                 sc = []
@@ -180,6 +180,11 @@ def tuning(raw, meta):
     return out
 
 
+def images(meta):
+    n = int(meta["train_samples"])
+    return f"{n:,}" if n else "60,000"
+
+
 def pts_of(t):
     return t["points"][t["best"]]
 
@@ -189,7 +194,8 @@ def lr_of(e, mo):
 
 
 def table_tuning(tu, meta):
-    print(f"Tuning: seeds {meta['tune_seeds']}, {meta['epochs']} epochs ({meta['iterations']} iterations); "
+    print(f"Tuning: seeds {', '.join(meta['tune_seeds'].split())}; {meta['epochs']} epochs of {images(meta)} "
+          f"training images ({meta['iterations']} iterations of 16 workers × 32); "
           f"score = mean test accuracy of the last epoch's evaluations (every {meta['tune_eval_every']} "
           f"iterations, {meta['tune_test_samples']} test images), averaged over the seeds; a failed "
           f"(diverged) run scores 0; eff = lr / (1 − momentum).")
@@ -336,8 +342,9 @@ def table_oldnew(ho, meta):
     print("Gap to uncompressed, points, mean [95% t-interval], 16 workers, iid. Old: 150 iterations on 6,000 "
           "training images, momentum fixed at 0.9 and the learning rate tuned alone, last-50 accuracy on "
           "1,000 test images, held-out seeds 4–8 (workloads/convergence/README.md at commit 708f374). New: "
-          f"this protocol, {meta['epochs']} epochs of the 60,000 images, lr × momentum × placement tuned, "
-          f"held-out seeds {', '.join(seeds)}, last-epoch mean and final accuracy on the 10,000 test images.")
+          f"this protocol, {meta['epochs']} epochs of {images(meta)} images, lr × momentum × placement tuned, "
+          f"held-out seeds {', '.join(seeds)}, last-epoch mean and final accuracy on "
+          f"{meta['heldout_test_samples']} test images.")
     print()
     print("| method | old gap | new gap, last-epoch mean | new gap, final | changed |")
     print("|---|---|---|---|---|")

@@ -109,20 +109,23 @@ score() {
 g() { awk "BEGIN { printf \"%g\", $1 }"; }
 
 # tune M P: the grid of method M, placement P, extended until its best
-# point is inside (see protocol.sh). Writes tune/M/P/rounds.txt, whose last
-# line is "best EFF M SCORE inside|edge".
+# point is inside (see protocol.sh). tune/M/P/points.txt: one line "EFF M
+# ROUND" per grid point (ROUND the extension that added it, so that a
+# resumed study extends no further than MAX_ROUNDS); rounds.txt: the
+# scores, whose last line is "best EFF M SCORE inside|edge".
 tune() {
   local m=$1 p=$2 dir=$OUT/tune/$1/$2
   mkdir -p "$dir"
   local pts=$dir/points.txt log=$dir/rounds.txt
   if [ ! -s "$pts" ]; then
-    for e in $(grid0 "$m"); do for mo in $MOMENTA0; do echo "$(g "$e") $(g "$mo")"; done; done >"$pts"
+    for e in $(grid0 "$m"); do for mo in $MOMENTA0; do echo "$(g "$e") $(g "$mo") 0"; done; done >"$pts"
   fi
   : >"$log"
-  local round=0 e mo s
+  local round e mo s
   while :; do
+    round=$(awk '$3 > r { r = $3 } END { print r + 0 }' "$pts")
     local pids=()
-    while read -r e mo; do
+    while read -r e mo _; do
       for s in $TUNE_SEEDS; do
         mapfile -t st < <(sets "$p" "$e" "$mo")
         run_one "$dir/e$e-m$mo/seed$s.csv" "$m" "$s" "$TUNE_TEST" "$TUNE_EVAL" "$ITERS" "${st[@]}" </dev/null &
@@ -132,7 +135,7 @@ tune() {
     local pid
     for pid in "${pids[@]}"; do wait "$pid" || return 1; done
     local best="" bs=-1 sc nf
-    while read -r e mo; do
+    while read -r e mo _; do
       read -r sc nf < <(score "$dir/e$e-m$mo")
       echo "round $round: eff $e momentum $mo score $sc failed $nf" >>"$log"
       if awk -v a="$sc" -v b="$bs" 'BEGIN { exit !(a > b) }'; then best="$e $mo" bs=$sc; fi
@@ -145,7 +148,7 @@ tune() {
     [ -n "$lo" ] && want+=("$e $(g "$lo")")
     [ -n "$hi" ] && want+=("$e $(g "$hi")")
     local missing=() w
-    for w in "${want[@]}"; do grep -qxF "$w" "$pts" || missing+=("$w"); done
+    for w in "${want[@]}"; do awk -v w="$w" '$1 " " $2 == w { f = 1 } END { exit !f }' "$pts" || missing+=("$w"); done
     if [ ${#missing[@]} = 0 ]; then
       echo "best $best $bs inside" >>"$log"
       return 0
@@ -155,8 +158,7 @@ tune() {
       return 0
     fi
     echo "round $round: best $best $bs: extending with ${missing[*]}" >>"$log"
-    printf '%s\n' "${missing[@]}" >>"$pts"
-    round=$((round + 1))
+    printf "%s $((round + 1))\n" "${missing[@]}" >>"$pts"
   done
 }
 
