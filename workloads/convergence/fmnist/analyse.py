@@ -382,6 +382,12 @@ def main():
         ho = heldout(a.raw, meta)
         target = target_of(ho, a.target)
         q = " QUICK (a pipeline check: tiny data, numbers meaningless)" if meta.get("quick") == "1" else ""
+        full = {"epochs": "5", "tune_seeds": "1 2", "heldout_seeds": "11 12 13 14 15", "grid": "full",
+                "momenta0": "0 0.5 0.9", "max_rounds": "4", "train_samples": "0",
+                "methods": "none ef-signsgd sbc topk marsit global-qsgd sign-ring"}
+        diff = [f"{k} {meta.get(k)}" for k, v in full.items() if str(meta.get(k)) != v]
+        if diff and not q:
+            q = (f" REDUCED ({'; '.join(diff)}): a check of the pipeline, not the study's numbers")
         print(f"<sub>raw results: {meta['ccsim']} at commit {meta['commit']}, {meta['host']}, JOBS {meta['jobs']}, "
               f"{meta['started']} to {meta['finished']}{q}</sub>")
         for name, fn in (("tuning", lambda: table_tuning(tu, meta)), ("heldout", lambda: table_heldout(tu, ho, meta, target)),
