@@ -6,7 +6,8 @@
 # of the study's directory outside the source tree, then analyse.py. Checks:
 # every stage's raw results and every table; the grid extension (top-k's
 # first point has only the middle step, so its best is on the edge and its
-# neighbours are added); a rerun runs nothing (resume); analyse.py refuses
+# neighbours are added); a diverged run is a result scoring 0; a rerun runs
+# nothing (resume); analyse.py refuses
 # raw results whose tuning no longer gives protocol.sh's choice; a bad
 # FMNIST directory is exit 2 with one line; the t quantile. Skipped (77)
 # without the dataset or numpy.
@@ -57,6 +58,17 @@ f=$T/out/tune/topk/$p/$other/seed1.csv
 awk -F, 'BEGIN { OFS = "," } NR > 1 { $5 = 0.99 } 1' "$f" >"$f.x" && mv "$f.x" "$f"
 /usr/bin/python3 "$T/study/analyse.py" "$T/out" >/dev/null 2>"$T/err" && fail "analyse.py took a tampered grid"
 grep -q 'chose' "$T/err" || { cat "$T/err"; fail "analyse.py: wrong message"; }
+# a diverging grid point: a stand-in for ccsim fails every run at lr 300
+# as ccsim does when training diverges; the point leaves that line in a
+# .failed file, scores 0, and the study still completes
+printf '#!/bin/sh\nfor a; do [ "$a" != train.optimizer.lr=300 ] || { echo "ccsim: none.json: training diverged: worker 3'"'"'s loss at iteration 2 is not finite (stand-in)" >&2; exit 1; }; done\nexec "%s" "$@"\n' "$CCSIM" >"$T/ccsim-div"
+chmod +x "$T/ccsim-div"
+QUICK=1 QUICK_METHODS=none EFF0=300 JOBS=2 FMNIST=$D bash "$T/study/protocol.sh" "$T/ccsim-div" "$T/div" >"$T/log3" 2>&1 ||
+  { cat "$T/log3"; fail "the study with a diverging point failed"; }
+grep -q 'training diverged' "$T/div/tune/none/default/e300-m0/seed1.failed" || fail "no divergence recorded"
+grep -q '^round 0: eff 300 momentum 0 score 0.000000 failed 1$' "$T/div/tune/none/default/rounds.txt" ||
+  { cat "$T/div/tune/none/default/rounds.txt"; fail "a diverged point does not score 0"; }
+grep -q '^status=complete$' "$T/div/meta.txt" || fail "the study with a diverging point is not complete"
 # a bad dataset directory
 FMNIST=$T/nothing bash "$T/study/protocol.sh" "$T/ccsim" "$T/bad" >/dev/null 2>"$T/err"
 rc=$?

@@ -19,9 +19,11 @@ placements() {
 
 # grid0 M: the first effective steps eff = lr / (1 - momentum). Marsit's
 # aggregate is +-1 per coordinate (its memory's eta 100 sets the gradient
-# scale), so its steps are two orders smaller. GRID=mid: the middle one.
+# scale), so its steps are two orders smaller. EFF0 (environment) replaces
+# them for every method; GRID=mid keeps the middle one.
 grid0() {
-  [ "$GRID" = mid ] && { GRID=full grid0 "$1" | awk '{ print $2 }'; return; }
+  [ "$GRID" = mid ] && { GRID=full grid0 "$1" | awk '{ print $(int((NF + 1) / 2)) }'; return; }
+  [ -n "${EFF0:-}" ] && { echo "$EFF0"; return; }
   case $1 in
     ef-signsgd | sbc) echo "0.125 0.25 0.5" ;;
     marsit) echo "0.004 0.008 0.016" ;;
@@ -51,9 +53,10 @@ sets() {
 # run_one CSV WORKLOAD SEED TEST_SAMPLES EVAL_EVERY ITERATIONS [SET...]:
 # one ccsim run (one thread, one job-server token), its evaluations written
 # to CSV (iteration,sim_time_s,train_loss,test_loss,test_accuracy: the
-# simulated time is cumulative), or its first error line to CSV's .failed
-# file when it exits 1 (a diverged grid point is a result). Exit 2 (a bad
-# input) fails the study. Nothing is run when CSV or its .failed exists.
+# simulated time is cumulative), or, when training diverged (exit 1 and
+# ccsim's "training diverged" line), that line to CSV's .failed file: a
+# diverged grid point is a result. Any other failure (a bad input, a crash)
+# fails the study. Nothing is run when CSV or its .failed exists.
 run_one() {
   local csv=$1 w=$2 seed=$3 test=$4 ev=$5 it=$6
   shift 6
@@ -79,8 +82,8 @@ run_one() {
     if [ "${KEEP_RUNS:-0}" != 1 ]; then rm -rf "$d" "$d.err"; fi
     return 0
   fi
-  if [ $rc = 1 ]; then
-    grep -m1 . "$d.err" >"$fail"
+  if [ $rc = 1 ] && grep -q 'training diverged' "$d.err"; then
+    grep -m1 'training diverged' "$d.err" >"$fail"
     [ "${KEEP_RUNS:-0}" = 1 ] || rm -rf "$d" "$d.err"
     return 0
   fi

@@ -22,10 +22,12 @@
 #
 # Writes only compact raw results under OUT (tar-able, a few hundred KB):
 #   meta.txt                          the protocol's parameters and provenance
-#   tune/M/P/e{eff}-m{m}/seed{S}.csv  one row per evaluation (runs.txt: format)
-#   tune/M/P/rounds.txt, tune/M/best.txt
-#   heldout/M/seed{S}.csv, speed/M/{bw}.txt
-#   FAILED-RUNS: a run's .failed file holds its first error line
+#   tune/M/P/e{eff}-m{m}/seed{S}.csv  one row per evaluation (protocol-lib.sh
+#                                     run_one says which columns)
+#   tune/M/P/points.txt, rounds.txt   the grid as it grew, the scores, the choice
+#   tune/M/best.txt                   the placement and point reported
+#   heldout/M/seed{S}.csv, speed/M/{bw}.csv
+#   a run whose training diverged leaves seed{S}.failed (ccsim's line) instead
 # A run's full output is written under OUT/.scratch and deleted once its
 # evaluations are extracted (KEEP_RUNS=1 keeps it). A finished run is never
 # rerun: kill the study and start it again to resume.
@@ -35,8 +37,8 @@
 # run is one thread), METHODS (default all seven), QUICK=1 a tiny version
 # (a 1,024-image subset made under OUT, a few iterations, two held-out seeds:
 # seconds), ANALYSE=1 runs analyse.py on OUT at the end (needs python3 with
-# numpy). Exit 0 when every stage finished (diverged grid points are
-# results, not failures), 1 when a run failed in another way, 2 on bad usage.
+# numpy). Exit 0 when every stage finished (diverged runs are results, not
+# failures), 1 when a run failed in another way, 2 on bad usage.
 set -u
 if [ $# -ne 2 ]; then
   echo "usage: [FMNIST=DIR] [JOBS=N] [QUICK=1] [ANALYSE=1] $0 CCSIM OUT" >&2
@@ -62,8 +64,9 @@ fi
 
 # 16 workers x batch 32 = 512 images per iteration; 60,000 / 512 = 117.2
 # iterations per epoch; 5 epochs = 586 iterations. EPOCHS, TUNE_SEEDS,
-# HELD_SEEDS, MOMENTA0, MAX_ROUNDS and GRID=mid (each method's middle first
-# step only) in the environment make a reduced study; meta.txt records them.
+# HELD_SEEDS, MOMENTA0, MAX_ROUNDS, GRID=mid (each method's middle first
+# step only) and EFF0 (the first steps of every method) in the environment
+# make a reduced study; meta.txt records them.
 TRAIN_SAMPLES=0 TRAIN_N=60000
 EPOCHS=${EPOCHS:-5}
 TUNE_SEEDS=${TUNE_SEEDS:-"1 2"} HELD_SEEDS=${HELD_SEEDS:-"11 12 13 14 15"}
@@ -121,6 +124,7 @@ ITERS=$(((EPOCHS * TRAIN_N + 511) / 512))
   echo "heldout_eval_every=$HELD_EVAL"
   echo "momenta0=$MOMENTA0"
   echo "grid=$GRID"
+  echo "eff0=${EFF0:-}"
   echo "ladder=$LADDER"
   echo "max_rounds=$MAX_ROUNDS"
   echo "speeds=$SPEEDS"
