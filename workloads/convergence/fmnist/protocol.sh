@@ -37,7 +37,8 @@
 # run is one thread), METHODS (default all seven), QUICK=1 a tiny version
 # (a 1,024-image subset made under OUT, a few iterations, two held-out seeds:
 # seconds), ANALYSE=1 runs analyse.py on OUT at the end (needs python3 with
-# numpy). Exit 0 when every stage finished (diverged runs are results, not
+# numpy), CCSIM_COMMIT the commit meta.txt names when the copy is not a git
+# checkout. Exit 0 when every stage finished (diverged runs are results, not
 # failures), 1 when a run failed in another way, 2 on bad usage.
 set -u
 if [ $# -ne 2 ]; then
@@ -104,7 +105,7 @@ ITERS=$(((EPOCHS * TRAIN_N + 511) / 512))
   echo "protocol=fmnist-fair"
   echo "quick=$QUICK"
   echo "ccsim=$("$CCSIM" --version 2>/dev/null | head -1)"
-  echo "commit=$(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "commit=${CCSIM_COMMIT:-$(git -C "$HERE" rev-parse --short HEAD 2>/dev/null || echo unknown)}"
   echo "host=$(uname -n) $(nproc) cpus, $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2 | sed 's/^ //')"
   echo "openblas_coretype=${OPENBLAS_CORETYPE:-}"
   echo "jobs=$JOBS"
