@@ -1,4 +1,5 @@
 # workloads/convergence/fmnist/protocol-lib.sh — the stages of protocol.sh
+# shellcheck shell=bash
 # (sourced; protocol.sh sets CCSIM OUT HERE FMNIST ITERS EPOCH_ITERS
 # TRAIN_SAMPLES, the seeds, grids and speeds, and holds the job server's
 # tokens on fd 3).
@@ -69,8 +70,8 @@ run_one() {
     --set "train.train_samples=$TRAIN_SAMPLES" --set "train.test_samples=$test" --set "train.eval_every=$ev")
   local s
   for s in "$@"; do args+=(--set "$s"); done
-  local tok rc
-  read -r -n 1 -u 3 tok
+  local rc
+  read -r -n 1 -u 3 _
   "$CCSIM" run "$HERE/$w.json" --out "$d" --quiet --force --threads 1 "${args[@]}" >/dev/null 2>"$d.err"
   rc=$?
   printf x >&3
@@ -105,7 +106,7 @@ score() {
     fi
     tot=$(awk -v a="$tot" -v b="$x" 'BEGIN { printf "%.6f", a + b }')
   done
-  awk -v a="$tot" -v n="$(echo $TUNE_SEEDS | wc -w)" -v f=$nf 'BEGIN { printf "%.6f %d\n", a / n, f }'
+  awk -v a="$tot" -v n="$(echo "$TUNE_SEEDS" | wc -w)" -v f=$nf 'BEGIN { printf "%.6f %d\n", a / n, f }'
 }
 
 # g EXPR: the number EXPR evaluates to, as %g (the points' names)
@@ -146,8 +147,8 @@ tune() {
     read -r e mo <<<"$best"
     local want=() lo hi
     want+=("$(g "$e / 2") $mo" "$(g "$e * 2") $mo")
-    lo=$(echo $LADDER | tr ' ' '\n' | awk -v m="$mo" '$1 + 0 < m + 0 { x = $1 } END { print x }')
-    hi=$(echo $LADDER | tr ' ' '\n' | awk -v m="$mo" '$1 + 0 > m + 0 { print; exit }')
+    lo=$(echo "$LADDER" | tr ' ' '\n' | awk -v m="$mo" '$1 + 0 < m + 0 { x = $1 } END { print x }')
+    hi=$(echo "$LADDER" | tr ' ' '\n' | awk -v m="$mo" '$1 + 0 > m + 0 { print; exit }')
     [ -n "$lo" ] && want+=("$e $(g "$lo")")
     [ -n "$hi" ] && want+=("$e $(g "$hi")")
     local missing=() w
@@ -156,7 +157,7 @@ tune() {
       echo "best $best $bs inside" >>"$log"
       return 0
     fi
-    if [ $round -ge "$MAX_ROUNDS" ]; then
+    if [ "$round" -ge "$MAX_ROUNDS" ]; then
       echo "best $best $bs edge (after $MAX_ROUNDS extensions; not run: ${missing[*]})" >>"$log"
       return 0
     fi

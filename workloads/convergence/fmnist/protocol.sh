@@ -142,14 +142,15 @@ rm -f "$FIFO"
 for _ in $(seq "$JOBS"); do printf x >&3; done
 
 mkdir -p "$OUT/log"
-pids=()
+pids=() names=()
 for m in $METHODS; do
   method_pipeline "$m" >"$OUT/log/$m.log" 2>&1 &
   pids+=($!)
+  names+=("$m")
 done
 bad=0
 for i in "${!pids[@]}"; do
-  wait "${pids[$i]}" || { bad=1; echo "$0: method $(echo $METHODS | cut -d' ' -f$((i + 1))) failed:" >&2; tail -5 "$OUT/log/$(echo $METHODS | cut -d' ' -f$((i + 1))).log" >&2; }
+  wait "${pids[$i]}" || { bad=1; echo "$0: method ${names[$i]} failed:" >&2; tail -5 "$OUT/log/${names[$i]}.log" >&2; }
 done
 exec 3>&-
 rmdir "$OUT/.scratch" 2>/dev/null
