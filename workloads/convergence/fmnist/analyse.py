@@ -61,6 +61,7 @@ OLD = {
     "sbc": (-15.11, -19.39, -10.83),
 }
 OLD_NONE = 0.8182
+CHANCE = 0.2  # 10 classes: a final accuracy below this is a collapsed run
 
 
 class Bad(Exception):
@@ -180,6 +181,10 @@ def tuning(raw, meta):
     return out
 
 
+def epochs(meta):
+    return f"{meta['epochs']} epoch" + ("" if meta["epochs"] == "1" else "s")
+
+
 def images(meta):
     n = int(meta["train_samples"])
     return f"{n:,}" if n else "60,000"
@@ -194,10 +199,10 @@ def lr_of(e, mo):
 
 
 def table_tuning(tu, meta):
-    print(f"Tuning: seeds {', '.join(meta['tune_seeds'].split())}; {meta['epochs']} epochs of {images(meta)} "
+    print(f"Tuning: seeds {', '.join(meta['tune_seeds'].split())}; {epochs(meta)} of {images(meta)} "
           f"training images ({meta['iterations']} iterations of 16 workers × 32); "
           f"score = mean test accuracy of the last epoch's evaluations (every {meta['tune_eval_every']} "
-          f"iterations, {meta['tune_test_samples']} test images), averaged over the seeds; a failed "
+          f"iterations, {int(meta['tune_test_samples']):,} test images), averaged over the seeds; a failed "
           f"(diverged) run scores 0; eff = lr / (1 − momentum).")
     print()
     print("| method | error-feedback placement | points run (failed runs) | eff tried | momenta tried | best: eff, momentum (lr) | score | best inside the grid |")
@@ -265,8 +270,8 @@ def median_iters(r, target):
 
 def table_heldout(tu, ho, meta, target):
     seeds = meta["heldout_seeds"].split()
-    print(f"Held-out seeds {', '.join(seeds)} (tuning never saw them), {meta['epochs']} epochs "
-          f"({meta['iterations']} iterations), {meta['heldout_test_samples']}-image test set. "
+    print(f"Held-out seeds {', '.join(seeds)} (tuning never saw them), {epochs(meta)} "
+          f"({meta['iterations']} iterations), {int(meta['heldout_test_samples']):,}-image test set. "
           f"Gap: the method's accuracy minus uncompressed's with the same seed, in points: mean "
           f"[95% t-interval over the {len(seeds)} seeds]; a claim where the interval excludes zero. "
           f"Target {target:.3f}: iterations to the first evaluation at or above it (evaluated every "
@@ -285,7 +290,10 @@ def table_heldout(tu, ho, meta, target):
             print(f"| {LABEL.get(m, m)} | {setting} | failed on every seed | | | |")
             continue
         f = [r[s]["final"] for s in ok]
-        acc = f"{np.mean(f):.4f} ({min(f):.4f}–{max(f):.4f})" + (f"; failed on seed {', '.join(fails)}" if fails else "")
+        acc = f"{np.mean(f):.4f} ({min(f):.4f}–{max(f):.4f})" + (f"; diverged on seed {', '.join(fails)}" if fails else "")
+        chance = [s for s in ok if r[s]["final"] < CHANCE]
+        if chance:
+            acc += f"; at chance level (below {CHANCE}) on seed {', '.join(chance)}"
         if m == "none":
             gf = gl = "—"
         else:
@@ -342,9 +350,9 @@ def table_oldnew(ho, meta):
     print("Gap to uncompressed, points, mean [95% t-interval], 16 workers, iid. Old: 150 iterations on 6,000 "
           "training images, momentum fixed at 0.9 and the learning rate tuned alone, last-50 accuracy on "
           "1,000 test images, held-out seeds 4–8 (workloads/convergence/README.md at commit 708f374). New: "
-          f"this protocol, {meta['epochs']} epochs of {images(meta)} images, lr × momentum × placement tuned, "
+          f"this protocol, {epochs(meta)} of {images(meta)} images, lr × momentum × placement tuned, "
           f"held-out seeds {', '.join(seeds)}, last-epoch mean and final accuracy on "
-          f"{meta['heldout_test_samples']} test images.")
+          f"{int(meta['heldout_test_samples']):,} test images.")
     print()
     print("| method | old gap | new gap, last-epoch mean | new gap, final | changed |")
     print("|---|---|---|---|---|")
