@@ -57,6 +57,7 @@ typedef struct vstate {
   uint8_t *final_seen;
   char *err;
   size_t errlen;
+  prog_shape shape; /* messages sent; payload chunks alive now (shape.live) and at most */
 } vstate;
 
 static uint64_t rank_key(int r) {
@@ -126,6 +127,8 @@ static int advance(vstate *v, int r) {
     const pstep *st = op->st;
     switch (st->kind) {
     case PS_ENCODE:
+      v->shape.live += (double)(op->c1 - op->c0);
+      if (v->shape.live > v->shape.peak_chunks) v->shape.peak_chunks = v->shape.live;
       for (long c = op->c0; c < op->c1; c++) {
         if (k->held[c].present) return vfail(v, r, st, "encodes chunk %ld, which it already holds", c);
         k->held[c] = (cset){.key = rank_key(r), .mask = v->small ? 1ull << r : 0, .count = 1, .present = 1};
@@ -148,6 +151,7 @@ static int advance(vstate *v, int r) {
         m->sets[c - op->c0] = k->held[c];
         if (!st->keep) k->held[c].present = 0;
       }
+      v->shape.messages++;
       pmsg **q = &v->queue[m->dst];
       while (*q) q = &(*q)->next;
       *q = m;
@@ -175,6 +179,7 @@ static int advance(vstate *v, int r) {
       break;
     }
     case PS_REDUCE:
+      v->shape.live -= (double)(op->c1 - op->c0); /* two payloads combined into one */
       for (long c = op->c0; c < op->c1; c++) {
         cset *a = &k->held[c], *b = &k->in[c];
         if (!a->present) return vfail(v, r, st, "reduces chunk %ld, which it does not hold", c);
@@ -268,19 +273,7 @@ static int finish(vstate *v) {
   return 0;
 }
 
-int program_validate(const collective_type *t, int N, const double *params, char *err, size_t errlen) {
-  const program *p = program_of(t);
-  if (!p) return 0;
-  if (program_check(p, N, params, err, errlen)) return -1;
-  if (p->max_scale >= 0) {
-    penv env;
-    double x;
-    char e[256];
-    if (program_env(p, 0, N, params, &env, e, sizeof e)) return snprintf(err, errlen, "%s: %s", p->file, e), -1;
-    int bad = pexpr_eval(&p->x, p->max_scale, env.v, env.set, &x, e, sizeof e);
-    penv_free(&env);
-    if (bad) return snprintf(err, errlen, "%s: global_max_scale: %s", p->file, e), -1;
-  }
+int program_shape(const program *p, int N, const double *params, prog_shape *out, char *err, size_t errlen) {
   vstate v = {.p = p, .N = N, .small = N <= 64, .err = err, .errlen = errlen};
   for (int r = 0; r < N; r++) v.all_key += rank_key(r);
   v.rk = calloc((size_t)N, sizeof *v.rk);
@@ -341,5 +334,48 @@ int program_validate(const collective_type *t, int N, const double *params, char
   free(v.queue);
   free(v.rk);
   free(v.final_seen);
+  v.shape.K = v.K;
+  if (out) *out = v.shape;
   return rc;
+}
+
+int program_validate(const collective_type *t, int N, const double *params, char *err, size_t errlen) {
+  const program *p = program_of(t);
+  if (!p) return 0;
+  if (program_check(p, N, params, err, errlen)) return -1;
+  if (p->max_scale >= 0) {
+    penv env;
+    double x;
+    char e[256];
+    if (program_env(p, 0, N, params, &env, e, sizeof e)) return snprintf(err, errlen, "%s: %s", p->file, e), -1;
+    int bad = pexpr_eval(&p->x, p->max_scale, env.v, env.set, &x, e, sizeof e);
+    penv_free(&env);
+    if (bad) return snprintf(err, errlen, "%s: global_max_scale: %s", p->file, e), -1;
+  }
+  return program_shape(p, N, params, NULL, err, errlen);
+}
+
+/* The walk's counts for N and params, remembered in c; NULL when the walk
+ * refuses the program (or no memory for the parameters' copy). */
+static const prog_shape *shape_for(const program *p, prog_shape_cache *c, int N, const double *params) {
+  const size_t np = p->nparams;
+  if (c->params && c->N == N && (!np || !memcmp(c->params, params, np * sizeof *params))) return c->ok ? &c->s : NULL;
+  free(c->params);
+  if (!(c->params = malloc((np + 1) * sizeof *params))) return NULL;
+  if (np) memcpy(c->params, params, np * sizeof *params);
+  c->N = N;
+  char e[512];
+  c->ok = !program_check(p, N, params, e, sizeof e) && !program_shape(p, N, params, &c->s, e, sizeof e);
+  return c->ok ? &c->s : NULL;
+}
+
+double program_footprint(const program *p, prog_shape_cache *cache, size_t n, int N, const double *params) {
+  const prog_shape *s = shape_for(p, cache, N, params);
+  if (!s || s->K < 1) return (double)N * (double)n;
+  return 2.0 * s->peak_chunks * (double)n / (double)s->K;
+}
+
+double program_messages(const program *p, prog_shape_cache *cache, int N, const double *params) {
+  const prog_shape *s = shape_for(p, cache, N, params);
+  return s ? s->messages : 0;
 }

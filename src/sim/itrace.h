@@ -33,6 +33,7 @@ enum sim_op_kind {
  * operations that carry a number (SEND its bytes, EXEC and SLEEP their
  * seconds) take it, in order, from the actor's vals[]: a message costs
  * 32 bytes (send, its size, receive, wait), not 48. */
+enum { SIM_BYTES_PER_MESSAGE = 32 };
 typedef struct sim_op {
   uint32_t kind : 4, peer : 28; /* peer: a rank (SEND, RECV, IRECV) */
   uint32_t aux;

@@ -162,11 +162,11 @@ static int worker_init(run_state *sh, int r, size_t n, size_t H, ccsim_error *er
 /* Whether the workers may run on several threads (docs/engine.md): each
  * touches only what it owns and the exact metrics, unless its gradients
  * come from a shared source (feed_threadsafe), its rounds share the sums of
- * a multi-phase compressor, or the collective sums every input into one
- * shared exact reference in arrival order. */
+ * a multi-phase compressor, or the collective's descriptor says its
+ * workers share state in arrival order (COLL_ONE_LANE). */
 static int run_lanes_safe(const run_state *sh) {
   const experiment *e = sh->e;
-  return feed_threadsafe(sh->feed) && e->compressor->phases <= 1 && !(e->collective->requires & COLL_NEEDS_EXACT_SUM);
+  return feed_threadsafe(sh->feed) && e->compressor->phases <= 1 && !(e->collective->requires & COLL_ONE_LANE);
 }
 
 int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_outputs, int threads,
