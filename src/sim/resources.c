@@ -62,10 +62,10 @@ double resources_messages(const experiment *e, double calls) {
 }
 
 /* The iteration's trace (src/sim/itrace.h): every message costs
- * SIM_BYTES_PER_MESSAGE bytes (send, its size, receive, wait), plus an
- * actor's marks and device work.  Held twice: the timing executor moves one
- * into its memory (engine.h) while the data executor records the next
- * (run_loop.c). */
+ * SIM_BYTES_PER_MESSAGE bytes (send, its size, wait, receive), plus an
+ * actor's marks and device work.  Held once (the timing executor takes it
+ * and its pages go back: exec_comm.c); with more than one iteration, twice:
+ * the data executor records the next while one is replayed (run_loop.c). */
 static double trace_bytes(const experiment *e) {
   const double N = e->workers, calls = calls_per_iteration(e);
   double msgs = resources_messages(e, calls);
@@ -73,7 +73,7 @@ static double trace_bytes(const experiment *e) {
     const double hops = e->collective->hops ? (double)e->collective->hops(e->workers, e->coll_params) : N;
     msgs = calls * 2.0 * N * (hops > 1 ? hops : 1);
   }
-  return 2 * (msgs * SIM_BYTES_PER_MESSAGE + N * 4096);
+  return (e->iterations > 1 ? 2 : 1) * (msgs * SIM_BYTES_PER_MESSAGE + N * 4096);
 }
 
 int resources_cpus(void) {
