@@ -190,6 +190,8 @@ typedef struct prog_shape_cache {
   prog_shape s;
 } prog_shape_cache;
 double program_footprint(const program *p, prog_shape_cache *cache, size_t n, int N, const double *params);
+/* The cache of the collective_type program_load made (NULL for another). */
+prog_shape_cache *program_shape_cache(const collective_type *t);
 double program_messages(const program *p, prog_shape_cache *cache, int N, const double *params);
 int program_check(const program *p, int N, const double *params, char *err, size_t errlen);
 void program_run(const program *p, coll_ctx *ctx);

@@ -339,6 +339,39 @@ int program_shape(const program *p, int N, const double *params, prog_shape *out
   return rc;
 }
 
+
+/* program_check and the walk for N and params, their counts remembered in
+ * c (a second call for the same N and parameters walks again only to give
+ * a refusal's message): 0, or -1 with a message in err. */
+static int shape_fill(const program *p, prog_shape_cache *c, int N, const double *params, char *err, size_t errlen) {
+  const size_t np = p->nparams;
+  if (c->params && c->N == N && c->ok && (!np || !memcmp(c->params, params, np * sizeof *params))) return 0;
+  free(c->params);
+  c->ok = 0;
+  if (!(c->params = malloc((np + 1) * sizeof *params))) return snprintf(err, errlen, "%s: out of memory", p->file), -1;
+  if (np) memcpy(c->params, params, np * sizeof *params);
+  c->N = N;
+  c->ok = !program_check(p, N, params, err, errlen) && !program_shape(p, N, params, &c->s, err, errlen);
+  return c->ok ? 0 : -1;
+}
+
+/* The walk's counts, or NULL when it refuses the program. */
+static const prog_shape *shape_for(const program *p, prog_shape_cache *c, int N, const double *params) {
+  char e[512];
+  return shape_fill(p, c, N, params, e, sizeof e) ? NULL : &c->s;
+}
+
+double program_footprint(const program *p, prog_shape_cache *cache, size_t n, int N, const double *params) {
+  const prog_shape *s = shape_for(p, cache, N, params);
+  if (!s || s->K < 1) return (double)N * (double)n;
+  return 2.0 * s->peak_chunks * (double)n / (double)s->K;
+}
+
+double program_messages(const program *p, prog_shape_cache *cache, int N, const double *params) {
+  const prog_shape *s = shape_for(p, cache, N, params);
+  return s ? s->messages : 0;
+}
+
 int program_validate(const collective_type *t, int N, const double *params, char *err, size_t errlen) {
   const program *p = program_of(t);
   if (!p) return 0;
@@ -352,30 +385,6 @@ int program_validate(const collective_type *t, int N, const double *params, char
     penv_free(&env);
     if (bad) return snprintf(err, errlen, "%s: global_max_scale: %s", p->file, e), -1;
   }
-  return program_shape(p, N, params, NULL, err, errlen);
-}
-
-/* The walk's counts for N and params, remembered in c; NULL when the walk
- * refuses the program (or no memory for the parameters' copy). */
-static const prog_shape *shape_for(const program *p, prog_shape_cache *c, int N, const double *params) {
-  const size_t np = p->nparams;
-  if (c->params && c->N == N && (!np || !memcmp(c->params, params, np * sizeof *params))) return c->ok ? &c->s : NULL;
-  free(c->params);
-  if (!(c->params = malloc((np + 1) * sizeof *params))) return NULL;
-  if (np) memcpy(c->params, params, np * sizeof *params);
-  c->N = N;
-  char e[512];
-  c->ok = !program_check(p, N, params, e, sizeof e) && !program_shape(p, N, params, &c->s, e, sizeof e);
-  return c->ok ? &c->s : NULL;
-}
-
-double program_footprint(const program *p, prog_shape_cache *cache, size_t n, int N, const double *params) {
-  const prog_shape *s = shape_for(p, cache, N, params);
-  if (!s || s->K < 1) return (double)N * (double)n;
-  return 2.0 * s->peak_chunks * (double)n / (double)s->K;
-}
-
-double program_messages(const program *p, prog_shape_cache *cache, int N, const double *params) {
-  const prog_shape *s = shape_for(p, cache, N, params);
-  return s ? s->messages : 0;
+  /* the walk, its counts kept for the estimate and the progress line */
+  return shape_fill(p, program_shape_cache(t), N, params, err, errlen);
 }

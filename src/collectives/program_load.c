@@ -448,6 +448,12 @@ const program *program_of(const collective_type *t) {
   return NULL;
 }
 
+prog_shape_cache *program_shape_cache(const collective_type *t) {
+  for (int i = 0; i < PROG_SLOTS; i++)
+    if (slot_prog[i] && t == &slot_type[i]) return &slot_shape[i];
+  return NULL;
+}
+
 void program_unload(const collective_type *t) {
   for (int i = 0; i < PROG_SLOTS; i++)
     if (slot_prog[i] && t == &slot_type[i]) {
