@@ -7,8 +7,11 @@
 # shadows dominate the process), the estimate `ccsim validate` prints must
 # be at least the peak resident memory the run reports (summary.json's
 # peak_rss_mb: the largest of ccsim and its timing executor, as
-# getrusage and /usr/bin/time -v give it).  MEMTEST_SHOW=1 prints every
-# pair.
+# getrusage and /usr/bin/time -v give it).  Both see the same two CPUs
+# (taskset; one where only one is allowed): the run's lanes, and so its
+# malloc arenas, follow the CPUs (about 2.5 MiB more a lane at these sizes),
+# and the same test must pass on a 2-core CI machine and a 64-core one.
+# MEMTEST_SHOW=1 prints every pair.
 set -u
 CCSIM=$1
 SRC=$(cd "$2" && pwd)
@@ -37,6 +40,9 @@ done
 mib() { # "1.25 GiB" -> MiB
   awk -v v="$1" -v u="$2" 'BEGIN { f = u == "KiB" ? 1 / 1024 : u == "MiB" ? 1 : u == "GiB" ? 1024 : u == "TiB" ? 1048576 : 1 / 1048576; printf "%.1f", v * f }'
 }
+cpus=$(python3 -c 'import os; print(",".join(map(str, sorted(os.sched_getaffinity(0))[:2])))' 2>/dev/null)
+PIN=()
+[ -n "$cpus" ] && command -v taskset >/dev/null && PIN=(taskset -c "$cpus")
 n=0
 for e in "${entries[@]}"; do
   name=${e%%|*}
@@ -44,12 +50,12 @@ for e in "${entries[@]}"; do
   for size in "8 524288" "16 1048576"; do
     set -- $size
     args=(--set workers="$1" --set "model={\"elements\": $2}" --set "collective=$cj")
-    out=$("$CCSIM" validate "$T/base.json" "${args[@]}" 2>&1) || { echo "FAIL $name N=$1: validate: $out"; fail=1; continue; }
+    out=$("${PIN[@]}" "$CCSIM" validate "$T/base.json" "${args[@]}" 2>&1) || { echo "FAIL $name N=$1: validate: $out"; fail=1; continue; }
     read -r v u < <(echo "$out" | sed -n 's/.*needs about \([0-9.]*\) \([KMGT]*i*B\) of memory.*/\1 \2/p')
     [ -n "${v:-}" ] || { echo "FAIL $name N=$1: no estimate in: $out"; fail=1; continue; }
     est=$(mib "$v" "$u")
     rm -rf "$T/o"
-    "$CCSIM" run "$T/base.json" "${args[@]}" --out "$T/o" --quiet >/dev/null 2>"$T/err" || { echo "FAIL $name N=$1: run: $(cat "$T/err")"; fail=1; continue; }
+    "${PIN[@]}" "$CCSIM" run "$T/base.json" "${args[@]}" --out "$T/o" --quiet >/dev/null 2>"$T/err" || { echo "FAIL $name N=$1: run: $(cat "$T/err")"; fail=1; continue; }
     rss=$(sed -n 's/.*"peak_rss_mb": \([0-9.]*\).*/\1/p' "$T/o/summary.json")
     [ "${MEMTEST_SHOW:-0}" = 1 ] && echo "$name N=$1 n=$2: estimate $est MiB, peak $rss MiB"
     awk -v a="$est" -v b="$rss" 'BEGIN { exit !(a >= b) }' || { echo "FAIL $name N=$1 n=$2: estimate $est MiB below the measured peak $rss MiB"; fail=1; }
