@@ -237,7 +237,7 @@ x2 route-unknown-link './rlink.xml: SimGrid refuses the platform while loading t
 plat speedhuge '<zone id="z" routing="Full"><host id="a" speed="1e400f"/><host id="b" speed="1Gf"/></zone>'
 x2 speed-overflow './speedhuge.xml:3: <host id="a">: speed "1e400f" must be a finite number > 0' "$CCSIM" validate speedhuge.json
 plat asym '<zone id="z" routing="Full">'"$hab"'<link id="l" bandwidth="1GBps" latency="1us"/><route src="a" dst="b" symmetrical="NO"><link_ctn id="l"/></route></zone>'
-x2 one-way-route "./asym.xml: SimGrid refuses the platform while simulating one message between each pair of workers (or along a ring and to worker 0): You're trying to send data from b to a" "$CCSIM" run asym.json --out o --quiet
+x2 one-way-route "./asym.xml: SimGrid refuses the platform while looking up the route between each pair of workers (or along a ring and to and from worker 0): You're trying to send data from b to a" "$CCSIM" run asym.json --out o --quiet
 plat attr '<zone id="z" routing="Full">'"$hab"'<link id="l" bandwidth="1GBps" latency="1us" sharing="X"/></zone>'
 x2 unknown-attribute './attr.xml: SimGrid refuses the platform while loading the platform' "$CCSIM" validate attr.json
 x2 hosts-of-json 'good.json:1:0: not well-formed XML' "$CCSIM" hosts good.json

@@ -52,7 +52,7 @@ for v in validate run; do
   printf '%s\n<platform version="4.1"><cluster id="c" prefix="h" radical="0-3" suffix="" speed="1Gf" bw="0Bps" lat="1us"/></platform>\n' "$head" >cl.xml; exp cl
   expect2 "cluster-bw-$v" '<cluster id="c">: bw "0Bps"' "$CCSIM" $v cl.json "${OUT[@]}"
   plat noroute "$hosts<link id=\"l\" bandwidth=\"1GBps\" latency=\"1us\"/>"; exp noroute
-  expect2 "noroute-$v" 'noroute.xml: SimGrid refuses the platform while simulating one message between each pair of workers (or along a ring and to worker 0): You' "$CCSIM" $v noroute.json "${OUT[@]}"
+  expect2 "noroute-$v" 'noroute.xml: SimGrid refuses the platform while looking up the route between each pair of workers (or along a ring and to and from worker 0): You' "$CCSIM" $v noroute.json "${OUT[@]}"
   printf '%s\n<platform version="4.1"><zone id="z" routing="Full">%s\n' "$head" "$hosts" >trunc.xml; exp trunc
   expect2 "truncated-$v" 'trunc.xml:3:0: not well-formed XML' "$CCSIM" $v trunc.json "${OUT[@]}"
   printf '<svg><g/></svg>\n' >svg.xml; exp svg

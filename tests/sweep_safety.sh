@@ -165,9 +165,10 @@ EOF
 
 # 8. points that each fit but not --jobs of them at once: refused before
 # anything runs, naming the --jobs that fits (sized from this machine's
-# MemAvailable: each point about 0.6 of it at ~100 estimated bytes an element)
+# MemAvailable: each point about 0.6 of it at ~80 estimated bytes an element:
+# 4 workers, a ring, fp32)
 avail=$(awk '/^MemAvailable:/ { print $2 * 1024 }' /proc/meminfo)
-el=$(awk -v a="$avail" 'BEGIN { printf "%d", a * 0.6 / 100 }')
+el=$(awk -v a="$avail" 'BEGIN { printf "%d", a * 0.6 / 80 }')
 printf '{"name": "m", "base": "base.json", "set": {"iterations": 1},\n "axes": [{"path": "seed", "values": [1, 2]}, {"path": "model.elements", "values": [%s]}]}\n' "$el" >mem.json
 "$CCSIM" sweep mem.json --out "$T/mem" --jobs 2 >out 2>err
 rc=$?

@@ -202,6 +202,24 @@ static int ag_rd_check(int nworkers, const double *params, ccsim_error *err) {
   return 0;
 }
 
+/* Whole payloads, every worker's own and the ones it forwards. */
+static double ag_footprint(size_t n, int nworkers, const double *params) {
+  (void)params;
+  return (double)nworkers * (double)n;
+}
+
+/* N - 1 steps, one message per worker each. */
+static double ag_ring_messages(int nworkers, const double *params) {
+  (void)params;
+  return (double)nworkers * (nworkers - 1);
+}
+
+/* log2 N steps, one message per worker each. */
+static double ag_rd_messages(int nworkers, const double *params) {
+  (void)params;
+  return (double)nworkers * coll_ceil_log2(nworkers);
+}
+
 const collective_type coll_allgather_ring = {
     .name = "allgather/ring",
     .description = "ring all-gather of every worker's payload, decoded and summed locally; any "
@@ -209,6 +227,8 @@ const collective_type coll_allgather_ring = {
     .requires = COLL_OUT_FROM_ONE,
     .hops = ag_ring_hops,
     .dense_bytes = ag_dense_bytes,
+    .footprint = ag_footprint,
+    .messages = ag_ring_messages,
     .run = ag_ring_run,
 };
 
@@ -220,5 +240,7 @@ const collective_type coll_allgather_rd = {
     .hops = ag_rd_hops,
     .dense_bytes = ag_dense_bytes,
     .check = ag_rd_check,
+    .footprint = ag_footprint,
+    .messages = ag_rd_messages,
     .run = ag_rd_run,
 };

@@ -26,6 +26,10 @@ enum coll_requires {
    * orders that write before the other workers' ends: a memory that reads
    * the aggregate (CCOMP_MEM_AGGREGATE) gets private outputs instead. */
   COLL_OUT_FROM_ONE = 1u << 2,
+  /* Its workers change shared state in an order that depends on how the
+   * threads of the data executor went (an exact sum added to in arrival
+   * order): the run keeps them on one lane (docs/engine.md). */
+  COLL_ONE_LANE = 1u << 3,
 };
 
 /* Sums from which a relative L2 error and a cosine follow:
@@ -160,6 +164,16 @@ typedef struct collective_type {
   /* Bytes the same collective sends, over all workers, for n fp32 elements
    * uncompressed: the numerator of compression_ratio. */
   double (*dense_bytes)(size_t n, int nworkers, const double *params);
+  /* Payload elements alive at once, over all workers, at most, for n
+   * elements of the data plane: each is held with its wire bytes and its
+   * float64 shadows.  The memory estimate's term for payloads in flight
+   * (sim/resources.c): a ring's chunks of n / N, a tree's or a recursive
+   * halving's whole tensors. */
+  double (*footprint)(size_t n, int nworkers, const double *params);
+  /* Messages one call sends over all workers, the global max's aside
+   * (coll_global_max: N (N - 1) more for CCOMP_GLOBAL_MAX compressors):
+   * what the progress line expects and the trace's size in the estimate. */
+  double (*messages)(int nworkers, const double *params);
   /* NULL, or a check that the collective can take nworkers with these
    * parameters: 0, or CCSIM_ERR_INPUT with err's text naming what to
    * change (no file, no path: the experiment reader adds them). */

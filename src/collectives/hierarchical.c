@@ -134,6 +134,21 @@ static double hier_dense_bytes(size_t n, int N, const double *params) {
   return 2.0 * M * (G - 1) * S + 2.0 * (M - 1) * S;
 }
 
+/* The binomial reduce inside a node moves whole payloads (tree.c's). */
+static double hier_footprint(size_t n, int N, const double *params) {
+  (void)params;
+  return (double)N * (double)n;
+}
+
+/* Per node of G workers, G - 1 messages up and G - 1 down; the ring of the
+ * M = N / G leaders, 2 M (M - 1). */
+static double hier_messages(int N, const double *params) {
+  const int G = (int)params[0];
+  if (G < 1) return 0;
+  const double M = N / G;
+  return 2.0 * M * (G - 1) + 2.0 * M * (M - 1);
+}
+
 const collective_type coll_allreduce_hierarchical = {
     .name = "allreduce/hierarchical",
     .description = "binomial reduce inside each node, ring all-reduce among node leaders, "
@@ -144,5 +159,7 @@ const collective_type coll_allreduce_hierarchical = {
     .hops = hier_hops,
     .dense_bytes = hier_dense_bytes,
     .check = hier_check,
+    .footprint = hier_footprint,
+    .messages = hier_messages,
     .run = hier_run,
 };

@@ -198,15 +198,28 @@ static double omni_dense_bytes(size_t n, int N, const double *params) {
   return 2.0 * (N - 1) * (4.0 * K + 4.0 * (double)nb + 4.0 * (double)n);
 }
 
+/* Every worker's blocks to the aggregators at once, and their answers. */
+static double omni_footprint(size_t n, int N, const double *params) {
+  (void)params;
+  return (double)N * (double)n + (double)n;
+}
+
+/* Each of the K aggregators receives from and answers the N - 1 others. */
+static double omni_messages(int N, const double *params) {
+  return 2.0 * omni_servers(N, params) * (N - 1);
+}
+
 const collective_type coll_allreduce_omnireduce = {
     .name = "allreduce/omnireduce",
     .description = "OmniReduce-style block-sparse all-reduce: non-zero blocks with their indices to "
                    "sharded aggregators, summed blocks back; any compressor (its decoded output)",
-    .requires = COLL_NEEDS_EXACT_SUM,
+    .requires = COLL_NEEDS_EXACT_SUM | COLL_ONE_LANE,
     .params = omni_params,
     .nparams = sizeof omni_params / sizeof omni_params[0],
     .hops = omni_hops,
     .dense_bytes = omni_dense_bytes,
     .check = omni_check,
+    .footprint = omni_footprint,
+    .messages = omni_messages,
     .run = omni_run,
 };

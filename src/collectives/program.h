@@ -164,9 +164,35 @@ const program *program_of(const collective_type *t);
  * collective that is no program), or -1 with "FILE: PATH: rank R (...): what". */
 int program_validate(const collective_type *t, int N, const double *params, char *err, size_t errlen);
 
+/* What program_validate's walk of every rank (in turn, until each blocks)
+ * counts for N workers: the messages sent, and the most payload chunks
+ * alive at once over all ranks (encoded and not yet combined into another:
+ * a payload sent, or shared by keep, counts once), of K chunks. */
+typedef struct prog_shape {
+  double messages, peak_chunks, live;
+  long K;
+} prog_shape;
+/* The walk (program_check first: it evaluates the program's own checks),
+ * its counts in *out (may be NULL): 0, or -1 with a message. */
+int program_shape(const program *p, int N, const double *params, prog_shape *out, char *err, size_t errlen);
+
 /* The program's collective callbacks (program.c). */
 size_t program_hops(const program *p, int N, const double *params);
 double program_dense_bytes(const program *p, size_t n, int N, const double *params);
+/* From the walk for N (program_shape; the last N and parameters asked for
+ * are remembered in *cache): footprint, twice the most chunks alive of n / K
+ * elements (the walk's order of ranks is one of those a run may take), and
+ * messages.  A program the walk refuses: the whole tensor per worker, and 0
+ * messages (unknown). */
+typedef struct prog_shape_cache {
+  int N, ok;
+  double *params;
+  prog_shape s;
+} prog_shape_cache;
+double program_footprint(const program *p, prog_shape_cache *cache, size_t n, int N, const double *params);
+/* The cache of the collective_type program_load made (NULL for another). */
+prog_shape_cache *program_shape_cache(const collective_type *t);
+double program_messages(const program *p, prog_shape_cache *cache, int N, const double *params);
 int program_check(const program *p, int N, const double *params, char *err, size_t errlen);
 void program_run(const program *p, coll_ctx *ctx);
 

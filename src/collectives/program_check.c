@@ -57,6 +57,7 @@ typedef struct vstate {
   uint8_t *final_seen;
   char *err;
   size_t errlen;
+  prog_shape shape; /* messages sent; payload chunks alive now (shape.live) and at most */
 } vstate;
 
 static uint64_t rank_key(int r) {
@@ -126,6 +127,8 @@ static int advance(vstate *v, int r) {
     const pstep *st = op->st;
     switch (st->kind) {
     case PS_ENCODE:
+      v->shape.live += (double)(op->c1 - op->c0);
+      if (v->shape.live > v->shape.peak_chunks) v->shape.peak_chunks = v->shape.live;
       for (long c = op->c0; c < op->c1; c++) {
         if (k->held[c].present) return vfail(v, r, st, "encodes chunk %ld, which it already holds", c);
         k->held[c] = (cset){.key = rank_key(r), .mask = v->small ? 1ull << r : 0, .count = 1, .present = 1};
@@ -148,6 +151,7 @@ static int advance(vstate *v, int r) {
         m->sets[c - op->c0] = k->held[c];
         if (!st->keep) k->held[c].present = 0;
       }
+      v->shape.messages++;
       pmsg **q = &v->queue[m->dst];
       while (*q) q = &(*q)->next;
       *q = m;
@@ -175,6 +179,7 @@ static int advance(vstate *v, int r) {
       break;
     }
     case PS_REDUCE:
+      v->shape.live -= (double)(op->c1 - op->c0); /* two payloads combined into one */
       for (long c = op->c0; c < op->c1; c++) {
         cset *a = &k->held[c], *b = &k->in[c];
         if (!a->present) return vfail(v, r, st, "reduces chunk %ld, which it does not hold", c);
@@ -268,19 +273,7 @@ static int finish(vstate *v) {
   return 0;
 }
 
-int program_validate(const collective_type *t, int N, const double *params, char *err, size_t errlen) {
-  const program *p = program_of(t);
-  if (!p) return 0;
-  if (program_check(p, N, params, err, errlen)) return -1;
-  if (p->max_scale >= 0) {
-    penv env;
-    double x;
-    char e[256];
-    if (program_env(p, 0, N, params, &env, e, sizeof e)) return snprintf(err, errlen, "%s: %s", p->file, e), -1;
-    int bad = pexpr_eval(&p->x, p->max_scale, env.v, env.set, &x, e, sizeof e);
-    penv_free(&env);
-    if (bad) return snprintf(err, errlen, "%s: global_max_scale: %s", p->file, e), -1;
-  }
+int program_shape(const program *p, int N, const double *params, prog_shape *out, char *err, size_t errlen) {
   vstate v = {.p = p, .N = N, .small = N <= 64, .err = err, .errlen = errlen};
   for (int r = 0; r < N; r++) v.all_key += rank_key(r);
   v.rk = calloc((size_t)N, sizeof *v.rk);
@@ -341,5 +334,57 @@ int program_validate(const collective_type *t, int N, const double *params, char
   free(v.queue);
   free(v.rk);
   free(v.final_seen);
+  v.shape.K = v.K;
+  if (out) *out = v.shape;
   return rc;
+}
+
+
+/* program_check and the walk for N and params, their counts remembered in
+ * c (a second call for the same N and parameters walks again only to give
+ * a refusal's message): 0, or -1 with a message in err. */
+static int shape_fill(const program *p, prog_shape_cache *c, int N, const double *params, char *err, size_t errlen) {
+  const size_t np = p->nparams;
+  if (c->params && c->N == N && c->ok && (!np || !memcmp(c->params, params, np * sizeof *params))) return 0;
+  free(c->params);
+  c->ok = 0;
+  if (!(c->params = malloc((np + 1) * sizeof *params))) return snprintf(err, errlen, "%s: out of memory", p->file), -1;
+  if (np) memcpy(c->params, params, np * sizeof *params);
+  c->N = N;
+  c->ok = !program_check(p, N, params, err, errlen) && !program_shape(p, N, params, &c->s, err, errlen);
+  return c->ok ? 0 : -1;
+}
+
+/* The walk's counts, or NULL when it refuses the program. */
+static const prog_shape *shape_for(const program *p, prog_shape_cache *c, int N, const double *params) {
+  char e[512];
+  return shape_fill(p, c, N, params, e, sizeof e) ? NULL : &c->s;
+}
+
+double program_footprint(const program *p, prog_shape_cache *cache, size_t n, int N, const double *params) {
+  const prog_shape *s = shape_for(p, cache, N, params);
+  if (!s || s->K < 1) return (double)N * (double)n;
+  return 2.0 * s->peak_chunks * (double)n / (double)s->K;
+}
+
+double program_messages(const program *p, prog_shape_cache *cache, int N, const double *params) {
+  const prog_shape *s = shape_for(p, cache, N, params);
+  return s ? s->messages : 0;
+}
+
+int program_validate(const collective_type *t, int N, const double *params, char *err, size_t errlen) {
+  const program *p = program_of(t);
+  if (!p) return 0;
+  if (program_check(p, N, params, err, errlen)) return -1;
+  if (p->max_scale >= 0) {
+    penv env;
+    double x;
+    char e[256];
+    if (program_env(p, 0, N, params, &env, e, sizeof e)) return snprintf(err, errlen, "%s: %s", p->file, e), -1;
+    int bad = pexpr_eval(&p->x, p->max_scale, env.v, env.set, &x, e, sizeof e);
+    penv_free(&env);
+    if (bad) return snprintf(err, errlen, "%s: global_max_scale: %s", p->file, e), -1;
+  }
+  /* the walk, its counts kept for the estimate and the progress line */
+  return shape_fill(p, program_shape_cache(t), N, params, err, errlen);
 }

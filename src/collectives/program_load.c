@@ -409,6 +409,7 @@ static int lprogram(loader *ld, json_t *root) {
 static program *slot_prog[PROG_SLOTS];
 static char *slot_key[PROG_SLOTS];
 static collective_type slot_type[PROG_SLOTS];
+static prog_shape_cache slot_shape[PROG_SLOTS];
 
 /* collective_type.check of a program: program_check's text as the error. */
 static int slot_check(const program *p, int N, const double *params, ccsim_error *err) {
@@ -425,13 +426,21 @@ static int slot_check(const program *p, int N, const double *params, ccsim_error
   static int check_##i(int N, const double *pr, ccsim_error *err) {                                \
     return slot_check(slot_prog[i], N, pr, err);                                                   \
   }                                                                                                \
+  static double footprint_##i(size_t n, int N, const double *pr) {                                 \
+    return program_footprint(slot_prog[i], &slot_shape[i], n, N, pr);                              \
+  }                                                                                                \
+  static double messages_##i(int N, const double *pr) {                                            \
+    return program_messages(slot_prog[i], &slot_shape[i], N, pr);                                  \
+  }                                                                                                \
   static void run_##i(coll_ctx *c) { program_run(slot_prog[i], c); }
 SLOT_FNS(0) SLOT_FNS(1) SLOT_FNS(2) SLOT_FNS(3) SLOT_FNS(4) SLOT_FNS(5) SLOT_FNS(6) SLOT_FNS(7)
 SLOT_FNS(8) SLOT_FNS(9) SLOT_FNS(10) SLOT_FNS(11) SLOT_FNS(12) SLOT_FNS(13) SLOT_FNS(14) SLOT_FNS(15)
-#define SLOT_ROW(i) {hops_##i, dense_##i, check_##i, run_##i}
+#define SLOT_ROW(i) {hops_##i, dense_##i, footprint_##i, messages_##i, check_##i, run_##i}
 static const struct {
   size_t (*hops)(int, const double *);
   double (*dense)(size_t, int, const double *);
+  double (*footprint)(size_t, int, const double *);
+  double (*messages)(int, const double *);
   int (*check)(int, const double *, ccsim_error *);
   void (*run)(coll_ctx *);
 } slot_fns[PROG_SLOTS] = {SLOT_ROW(0), SLOT_ROW(1), SLOT_ROW(2),  SLOT_ROW(3),  SLOT_ROW(4),  SLOT_ROW(5),
@@ -446,11 +455,19 @@ const program *program_of(const collective_type *t) {
   return NULL;
 }
 
+prog_shape_cache *program_shape_cache(const collective_type *t) {
+  for (int i = 0; i < PROG_SLOTS; i++)
+    if (slot_prog[i] && t == &slot_type[i]) return &slot_shape[i];
+  return NULL;
+}
+
 void program_unload(const collective_type *t) {
   for (int i = 0; i < PROG_SLOTS; i++)
     if (slot_prog[i] && t == &slot_type[i]) {
       program_free(slot_prog[i]);
       free(slot_key[i]);
+      free(slot_shape[i].params);
+      memset(&slot_shape[i], 0, sizeof slot_shape[i]);
       slot_prog[i] = NULL, slot_key[i] = NULL;
       memset(&slot_type[i], 0, sizeof slot_type[i]);
     }
@@ -512,6 +529,8 @@ const collective_type *program_load(const char *path, char *err, size_t errlen) 
       .nparams = p->nparams,
       .hops = slot_fns[i].hops,
       .dense_bytes = slot_fns[i].dense,
+      .footprint = slot_fns[i].footprint,
+      .messages = slot_fns[i].messages,
       .check = slot_fns[i].check,
       .run = slot_fns[i].run,
   };

@@ -185,15 +185,29 @@ static double ps_dense_bytes(size_t n, int N, const double *params) {
   return 2.0 * (N - 1) * 4.0 * (double)n;
 }
 
+/* Every worker's push (the whole tensor, in shards) in flight at once, and
+ * the servers' answers. */
+static double ps_footprint(size_t n, int N, const double *params) {
+  (void)params;
+  return (double)N * (double)n + (double)n;
+}
+
+/* Each of the K servers receives from and answers the N - 1 others. */
+static double ps_messages(int N, const double *params) {
+  return 2.0 * ps_servers(N, params) * (N - 1);
+}
+
 const collective_type coll_ps = {
     .name = "ps",
     .description = "sharded parameter server on the workers: push, decode and sum at the server, "
                    "pull (fp32 or recompressed); any compressor",
-    .requires = COLL_NEEDS_EXACT_SUM,
+    .requires = COLL_NEEDS_EXACT_SUM | COLL_ONE_LANE,
     .params = ps_params,
     .nparams = sizeof ps_params / sizeof ps_params[0],
     .hops = ps_hops,
     .dense_bytes = ps_dense_bytes,
     .check = ps_check,
+    .footprint = ps_footprint,
+    .messages = ps_messages,
     .run = ps_run,
 };

@@ -163,6 +163,23 @@ static double rhd_dense_bytes(size_t n, int nworkers, const double *params) {
   return 4.0 * (double)n * (2.0 * (P - 1) + 2.0 * R);
 }
 
+/* Every worker encodes all its chunks first and swaps half of the tensor
+ * at the first halving step (the whole tensor in the pre step when N is no
+ * power of two): the whole tensor per worker. */
+static double rhd_footprint(size_t n, int nworkers, const double *params) {
+  (void)params;
+  return (double)nworkers * (double)n;
+}
+
+/* With P the largest power of two <= N: log2 P halving and log2 P doubling
+ * steps of P messages, and the pre and post steps' N - P each. */
+static double rhd_messages(int nworkers, const double *params) {
+  (void)params;
+  int P = 1, l = 0;
+  while (2 * P <= nworkers) P *= 2, l++;
+  return 2.0 * P * l + 2.0 * (nworkers - P);
+}
+
 const collective_type coll_allreduce_rhd = {
     .name = "allreduce/rhd",
     .description = "recursive halving reduce-scatter + recursive doubling all-gather "
@@ -170,5 +187,7 @@ const collective_type coll_allreduce_rhd = {
     .requires = COLL_NEEDS_SUMMABLE,
     .hops = rhd_hops,
     .dense_bytes = rhd_dense_bytes,
+    .footprint = rhd_footprint,
+    .messages = rhd_messages,
     .run = rhd_run,
 };

@@ -74,6 +74,20 @@ static double ring_dense_bytes(size_t n, int nworkers, const double *params) {
   return 2.0 * (nworkers - 1) * 4.0 * (double)n;
 }
 
+/* Chunks of n / N: each worker holds its own, the one it sends and the one
+ * it receives, twice buffered. */
+static double ring_footprint(size_t n, int nworkers, const double *params) {
+  (void)nworkers, (void)params;
+  return 4.0 * (double)n;
+}
+
+/* N - 1 steps of reduce-scatter and N - 1 of all-gather, one message per
+ * worker each. */
+static double ring_messages(int nworkers, const double *params) {
+  (void)params;
+  return 2.0 * nworkers * (nworkers - 1);
+}
+
 const collective_type coll_allreduce_ring = {
     .name = "allreduce/ring",
     .description = "ring all-reduce: reduce-scatter + all-gather, payloads combined hop by hop",
@@ -81,5 +95,7 @@ const collective_type coll_allreduce_ring = {
     .hops = ring_hops,
     .dense_bytes = ring_dense_bytes,
     .check = NULL,
+    .footprint = ring_footprint,
+    .messages = ring_messages,
     .run = ring_run,
 };

@@ -150,6 +150,18 @@ static double rr_dense_bytes(size_t n, int nworkers, const double *params) {
   return 2.0 * (nworkers - 1) * 4.0 * (double)n;
 }
 
+/* The ring's chunks of n / N (ring.c), one more re-encoded at each hop. */
+static double rr_footprint(size_t n, int nworkers, const double *params) {
+  (void)params;
+  return 4.0 * (double)n + (double)n / (nworkers > 0 ? nworkers : 1);
+}
+
+/* The ring's: 2 (N - 1) steps, one message per worker each. */
+static double rr_messages(int nworkers, const double *params) {
+  (void)params;
+  return 2.0 * nworkers * (nworkers - 1);
+}
+
 const collective_type coll_allreduce_ring_recompress = {
     .name = "allreduce/ring-recompress",
     .description = "ring all-reduce that decodes, adds and re-encodes at every hop (cascading "
@@ -157,5 +169,7 @@ const collective_type coll_allreduce_ring_recompress = {
     .requires = 0,
     .hops = rr_hops,
     .dense_bytes = rr_dense_bytes,
+    .footprint = rr_footprint,
+    .messages = rr_messages,
     .run = rr_run,
 };

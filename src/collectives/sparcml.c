@@ -249,14 +249,31 @@ static double sparcml_dense_bytes(size_t n, int N, const double *params) {
   return ((double)P * L + 2.0 * (N - P)) * (4.0 + 4.0 * (double)n);
 }
 
+/* Merged (index, value) sets up to the dense tensor, per worker. */
+static double sparcml_footprint(size_t n, int N, const double *params) {
+  (void)params;
+  return (double)N * (double)n;
+}
+
+/* Recursive doubling over P, the largest power of two <= N (log2 P steps of
+ * P messages), and the pre and post steps' N - P each. */
+static double sparcml_messages(int N, const double *params) {
+  (void)params;
+  int P = 1, l = 0;
+  while (2 * P <= N) P *= 2, l++;
+  return (double)P * l + 2.0 * (N - P);
+}
+
 const collective_type coll_allreduce_sparcml = {
     .name = "allreduce/sparcml",
     .description = "SparCML-style sparse all-reduce: recursive doubling over merged (index, value) "
                    "sets, dense past the break-even; any compressor (its decoded output is sent)",
-    .requires = COLL_NEEDS_EXACT_SUM | COLL_OUT_FROM_ONE,
+    .requires = COLL_NEEDS_EXACT_SUM | COLL_OUT_FROM_ONE | COLL_ONE_LANE,
     .params = sparcml_params,
     .nparams = sizeof sparcml_params / sizeof sparcml_params[0],
     .hops = sparcml_hops,
     .dense_bytes = sparcml_dense_bytes,
+    .footprint = sparcml_footprint,
+    .messages = sparcml_messages,
     .run = sparcml_run,
 };

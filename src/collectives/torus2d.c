@@ -157,6 +157,19 @@ static double torus_dense_bytes(size_t n, int N, const double *params) {
   return N * (2.0 * (C - 1) * S / C + 2.0 * (R - 1) * S / N);
 }
 
+/* Rings of the rows over chunks of n / C (C = N / R columns): four such
+ * chunks per worker, N 4 n / C = 4 n R in all. */
+static double torus_footprint(size_t n, int N, const double *params) {
+  return 4.0 * (double)n * torus_rows(N, params);
+}
+
+/* Row reduce-scatter and all-gather (C - 1 steps each, every worker), the
+ * columns' ring all-reduce (2 (R - 1) steps, every worker). */
+static double torus_messages(int N, const double *params) {
+  const int R = torus_rows(N, params), C = N / (R > 0 ? R : 1);
+  return 2.0 * N * (C - 1) + 2.0 * N * (R - 1);
+}
+
 const collective_type coll_allreduce_torus2d = {
     .name = "allreduce/torus2d",
     .description = "2-D torus all-reduce: ring reduce-scatter along rows, ring all-reduce along "
@@ -167,5 +180,7 @@ const collective_type coll_allreduce_torus2d = {
     .hops = torus_hops,
     .dense_bytes = torus_dense_bytes,
     .check = torus_check,
+    .footprint = torus_footprint,
+    .messages = torus_messages,
     .run = torus_run,
 };

@@ -56,6 +56,19 @@ static double tree_dense_bytes(size_t n, int nworkers, const double *params) {
   return 2.0 * (nworkers - 1) * 4.0 * (double)n;
 }
 
+/* Whole payloads: every worker encodes the whole tensor at once, and a
+ * parent holds its own with the one it receives. */
+static double tree_footprint(size_t n, int nworkers, const double *params) {
+  (void)params;
+  return (double)nworkers * (double)n;
+}
+
+/* One message up per worker but the root, one down per worker but the root. */
+static double tree_messages(int nworkers, const double *params) {
+  (void)params;
+  return 2.0 * (nworkers - 1);
+}
+
 const collective_type coll_allreduce_tree = {
     .name = "allreduce/tree",
     .description = "binomial-tree reduce to worker 0 + binomial broadcast, whole payloads combined "
@@ -63,5 +76,7 @@ const collective_type coll_allreduce_tree = {
     .requires = COLL_NEEDS_SUMMABLE,
     .hops = tree_hops,
     .dense_bytes = tree_dense_bytes,
+    .footprint = tree_footprint,
+    .messages = tree_messages,
     .run = tree_run,
 };

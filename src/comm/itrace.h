@@ -29,25 +29,40 @@ enum sim_op_kind {
                    priced as algorithm aux >> 4 (enum nccl_algo) */
 };
 
-/* 8 bytes: a trace of millions of messages stays in memory.  The
- * operations that carry a number (SEND its bytes, EXEC and SLEEP their
- * seconds) take it, in order, from the actor's vals[]: a message costs
- * 32 bytes (send, its size, receive, wait), not 48. */
+/* A trace is a stream of 4-byte words, so that millions of messages stay
+ * in memory: an operation's word holds its kind (4 bits) and its argument
+ * (28 bits): the peer rank (SEND, RECV, IRECV), the handle waited for
+ * (WAIT, WAITRECV), the semaphore (ACQUIRE, RELEASE), the mark (MARK), the
+ * code (PROTO).  A send's and a posted receive's own handle is implicit:
+ * how many the actor made before it.  SEND, EXEC and SLEEP are followed by
+ * a value word: a whole number below 2^31 itself (a message's bytes, as a
+ * rule), else 2^31 + the index of the double in the actor's vals[] (a value
+ * equal to one of the last two stored is not stored again).  A message
+ * costs 16 bytes: its send, its size, the wait for it, its receive. */
+enum { SIM_BYTES_PER_MESSAGE = 16 };
+#define SIM_ARG_MAX ((1u << 28) - 1)
+#define SIM_VAL_INDEXED (1u << 31)
+typedef uint32_t sim_word;
+
+/* An operation as sim_trace_next decodes it. */
 typedef struct sim_op {
-  uint32_t kind : 4, peer : 28; /* peer: a rank (SEND, RECV, IRECV) */
-  uint32_t aux;
+  unsigned kind;
+  uint32_t peer; /* SEND, RECV, IRECV */
+  uint32_t aux;  /* SEND, IRECV: its own handle; WAIT, WAITRECV: the handle waited for;
+                    ACQUIRE, RELEASE: the semaphore; MARK: the mark; PROTO: the code */
+  double v;      /* SEND: bytes; EXEC, SLEEP: seconds */
 } sim_op;
 
-/* Whether an operation of this kind takes the next of vals[]. */
+/* Whether an operation of this kind is followed by a value word. */
 static inline int sim_op_has_value(unsigned kind) {
   return kind == SIM_SEND || kind == SIM_EXEC || kind == SIM_SLEEP;
 }
 
 typedef struct sim_actor_trace {
   int host; /* the rank whose host it runs on */
-  sim_op *ops;
-  size_t n, cap;
-  double *vals; /* the numbers of its SEND, EXEC and SLEEP operations, in order */
+  sim_word *ops; /* the words (trace_grow: large ones in their own mappings) */
+  size_t n, cap; /* words */
+  double *vals;  /* the values a word cannot hold, in order */
   size_t nv, vcap;
   uint32_t nmarks, nsends, nirecvs;
   /* its part of sim_trace_hash, taken on its lane as it ends (the run's
@@ -55,6 +70,34 @@ typedef struct sim_actor_trace {
   uint64_t dg[2];
   int digested;
 } sim_actor_trace;
+
+/* Where a reader of one actor's trace is. */
+typedef struct sim_cursor {
+  size_t k;               /* the next word */
+  uint32_t sends, irecvs; /* handles given so far */
+} sim_cursor;
+
+/* The next operation of a into *o: 1, or 0 at the end. */
+static inline int sim_trace_next(const sim_actor_trace *a, sim_cursor *c, sim_op *o) {
+  if (c->k >= a->n) return 0;
+  const sim_word w = a->ops[c->k++];
+  o->kind = w & 15u;
+  o->peer = 0;
+  o->aux = w >> 4;
+  o->v = 0;
+  if (o->kind == SIM_SEND) o->peer = o->aux, o->aux = c->sends++;
+  else if (o->kind == SIM_IRECV) o->peer = o->aux, o->aux = c->irecvs++;
+  else if (o->kind == SIM_RECV) o->peer = o->aux, o->aux = 0;
+  if (sim_op_has_value(o->kind)) {
+    const sim_word x = a->ops[c->k++];
+    o->v = (x & SIM_VAL_INDEXED) ? a->vals[x & ~SIM_VAL_INDEXED] : (double)x;
+  }
+  return 1;
+}
+
+/* Free a's words and values (a trace's words may be a mapping of their
+ * own: exec_comm.c); a is left empty. */
+void sim_actor_trace_release(sim_actor_trace *a);
 
 typedef struct sim_trace {
   sim_actor_trace *actors;

@@ -115,13 +115,14 @@ static void actor_nccl(const sim_actor_trace *a, double *marks) {
   sg_sem_t *recvs = calloc(a->nirecvs + 1, sizeof *recvs);
   if (!sends || !recvs) _exit(3);
   const double speed = sg_host_get_speed(sg_host_self());
-  const double *val = a->vals;
   int proto = NCCL_SIMPLE, algo = R.plan.algo;
-  for (size_t k = 0; k < a->n; k++) {
-    const sim_op *o = &a->ops[k];
+  sim_cursor cur = {0};
+  sim_op op;
+  const sim_op *o = &op;
+  while (sim_trace_next(a, &cur, &op)) {
     switch (o->kind) {
     case SIM_SEND:
-      sends[o->aux] = nccl_replay_send(a->host, (int)o->peer, *val++, algo, proto);
+      sends[o->aux] = nccl_replay_send(a->host, (int)o->peer, o->v, algo, proto);
       progress_tick();
       break;
     /* a message's semaphores are used once: gone once waited for */
@@ -133,8 +134,8 @@ static void actor_nccl(const sim_actor_trace *a, double *marks) {
     }
     case SIM_IRECV: recvs[o->aux] = nccl_replay_recv((int)o->peer, a->host); break;
     case SIM_WAITRECV: sg_sem_acquire(recvs[o->aux]), sg_sem_destroy(recvs[o->aux]); break;
-    case SIM_EXEC: sg_actor_execute(*val++ * speed); break;
-    case SIM_SLEEP: sg_actor_sleep_for(*val++); break;
+    case SIM_EXEC: sg_actor_execute(o->v * speed); break;
+    case SIM_SLEEP: sg_actor_sleep_for(o->v); break;
     case SIM_ACQUIRE: sg_sem_acquire(R.sems[o->aux]); break;
     case SIM_RELEASE: sg_sem_release(R.sems[o->aux]); break;
     case SIM_MARK: marks[o->aux] = simgrid_get_clock(); break;
@@ -155,7 +156,6 @@ static void actor_main(int argc, char **argv) {
   void *slot;
   const double speed = sg_host_get_speed(sg_host_self());
   double *marks = R.marks + R.mark0[i];
-  const double *val = a->vals;
   if (R.plan.model == COMM_NCCL) {
     actor_nccl(a, marks);
     free(sends);
@@ -163,19 +163,21 @@ static void actor_main(int argc, char **argv) {
     R.done++;
     return;
   }
-  for (size_t k = 0; k < a->n; k++) {
-    const sim_op *o = &a->ops[k];
+  sim_cursor cur = {0};
+  sim_op op;
+  const sim_op *o = &op;
+  while (sim_trace_next(a, &cur, &op)) {
     switch (o->kind) {
     case SIM_SEND:
-      sends[o->aux] = sg_mailbox_put_async(box(a->host, (int)o->peer), &token, (long)(*val++ + 0.5));
+      sends[o->aux] = sg_mailbox_put_async(box(a->host, (int)o->peer), &token, (long)(o->v + 0.5));
       progress_tick();
       break;
     case SIM_WAIT: sg_comm_wait(sends[o->aux]); break;
     case SIM_RECV: sg_mailbox_get(box((int)o->peer, a->host)); break;
     case SIM_IRECV: recvs[o->aux] = sg_mailbox_get_async(box((int)o->peer, a->host), &slot); break;
     case SIM_WAITRECV: sg_comm_wait(recvs[o->aux]); break;
-    case SIM_EXEC: sg_actor_execute(*val++ * speed); break;
-    case SIM_SLEEP: sg_actor_sleep_for(*val++); break;
+    case SIM_EXEC: sg_actor_execute(o->v * speed); break;
+    case SIM_SLEEP: sg_actor_sleep_for(o->v); break;
     case SIM_ACQUIRE: sg_sem_acquire(R.sems[o->aux]); break;
     case SIM_RELEASE: sg_sem_release(R.sems[o->aux]); break;
     case SIM_MARK: marks[o->aux] = simgrid_get_clock(); break;
@@ -216,9 +218,12 @@ static int child(const sim_trace *t, double *marks) {
   /* every pair's mailbox before the actors start: the table does not move
    * under them */
   uint64_t nsends = 0;
-  for (size_t i = 0; i < t->nactors; i++)
-    for (size_t k = 0; k < t->actors[i].n; k++)
-      if (t->actors[i].ops[k].kind == SIM_SEND) box(t->actors[i].host, (int)t->actors[i].ops[k].peer), nsends++;
+  for (size_t i = 0; i < t->nactors; i++) {
+    sim_cursor cur = {0};
+    sim_op o;
+    while (sim_trace_next(&t->actors[i], &cur, &o))
+      if (o.kind == SIM_SEND) box(t->actors[i].host, (int)o.peer), nsends++;
+  }
   progress_timing(nsends); /* this child's stderr line: the parent's count is untouched */
   if (R.plan.model == COMM_NCCL && nccl_replay_init(&R.plan, hosts, nhosts)) return 3;
   for (size_t i = 0; i < t->nactors; i++) {
@@ -307,7 +312,7 @@ static int replay_request(const zreq *q) {
     a->host = (int)za[i].host;
     a->nmarks = za[i].nmarks, a->nsends = za[i].nsends, a->nirecvs = za[i].nirecvs;
     a->n = a->cap = za[i].n;
-    a->ops = (sim_op *)(m + za[i].off);
+    a->ops = (sim_word *)(m + za[i].off);
     a->nv = a->vcap = za[i].nv;
     a->vals = (double *)(m + za[i].voff);
   }
@@ -424,7 +429,7 @@ static int replay_start(sim_trace *t, ccsim_error *err) {
   uint64_t nsends = 0;
   uint64_t off = t->nactors * sizeof(zactor);
   for (size_t i = 0; i < t->nactors; i++) {
-    off += t->actors[i].nv * sizeof(double) + t->actors[i].n * sizeof(sim_op);
+    off += t->actors[i].nv * sizeof(double) + t->actors[i].n * sizeof(sim_word);
     off = (off + 7) & ~(uint64_t)7; /* the next actor's values stay aligned */
     q.nmarks += t->actors[i].nmarks;
     nsends += t->actors[i].nsends;
@@ -452,12 +457,11 @@ static int replay_start(sim_trace *t, ccsim_error *err) {
     const uint64_t voff = off, ooff = off + a->nv * sizeof(double);
     za[i] = (zactor){(uint32_t)a->host, a->nmarks, a->nsends, a->nirecvs, a->n, ooff, a->nv, voff};
     if (a->nv) memcpy(Z.map + voff, a->vals, a->nv * sizeof(double));
-    if (a->n) memcpy(Z.map + ooff, a->ops, a->n * sizeof(sim_op));
-    off = (ooff + a->n * sizeof(sim_op) + 7) & ~(uint64_t)7;
-    free(a->ops); /* moved: one copy of the trace at a time */
-    free(a->vals);
-    a->ops = NULL, a->cap = 0;
-    a->vals = NULL, a->vcap = 0;
+    if (a->n) memcpy(Z.map + ooff, a->ops, a->n * sizeof(sim_word));
+    off = (ooff + a->n * sizeof(sim_word) + 7) & ~(uint64_t)7;
+    const size_t n = a->n, nv = a->nv;
+    sim_actor_trace_release(a); /* moved: one copy of the trace at a time, its pages given back */
+    a->n = n, a->nv = nv;
   }
   progress_state_save(q.progress);
   fflush(NULL);

@@ -72,8 +72,7 @@ typedef struct fev {
 enum { EV_LATENCY, EV_MSG, EV_EXEC, EV_SLEEP };
 
 typedef struct fact {
-  size_t pc;
-  const double *val;
+  sim_cursor pc; /* where it is in its trace */
   uint32_t *sends, *recvs; /* handle -> message */
   int blocked;
 } fact;
@@ -357,14 +356,15 @@ static int post(fbox *b, uint32_t x, int sending, double bytes, long route, uint
 static int run_actor(uint32_t x, double *marks) {
   const sim_actor_trace *a = &F.t->actors[x];
   fact *s = &F.acts[x];
-  while (s->pc < a->n) {
-    const sim_op *o = &a->ops[s->pc++];
+  sim_op op;
+  const sim_op *o = &op;
+  while (sim_trace_next(a, &s->pc, &op)) {
     int rc = 0;
     switch (o->kind) {
     case SIM_SEND: {
       const long r = route_of((uint32_t)a->host, o->peer);
       if (r < 0) return r == -1 ? -1 : give_up("a route it does not cover (loopback, no link or no latency)");
-      const double bytes = (double)(long)(*s->val++ + 0.5); /* what timing.c's put_async sends */
+      const double bytes = (double)(long)(o->v + 0.5); /* what timing.c's put_async sends */
       rc = post(box_of((uint32_t)a->host, o->peer), x, 1, bytes, r, &s->sends[o->aux]);
       break;
     }
@@ -397,12 +397,12 @@ static int run_actor(uint32_t x, double *marks) {
       const uint32_t h = (uint32_t)a->host;
       if (F.exec_busy[h]++) return give_up("two executions share a host");
       /* CpuCas01: a lone action runs at the host's speed; remains / rate */
-      const double flops = *s->val++ * F.speed[h];
+      const double flops = o->v * F.speed[h];
       if (heap_push(F.clock + (flops > 0 ? flops / F.speed[h] : 0.0), EV_EXEC, x)) return -1;
       return s->blocked = 1, 0;
     }
     case SIM_SLEEP: {
-      const double d = *s->val++;
+      const double d = o->v;
       if (!(d > 0)) return give_up("a sleep of no time"); /* s4u's no-op sleep: not verified */
       if (heap_push(F.clock + fmax(d, FAST_PRECISION), EV_SLEEP, x)) return -1;
       return s->blocked = 1, 0;
@@ -493,9 +493,7 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
   for (size_t i = 0; i < t->nactors; i++) {
     const sim_actor_trace *a = &t->actors[i];
     if ((size_t)a->host >= nhosts) return give_up("an actor on no host");
-    for (size_t k = 0; k < a->n; k++)
-      if (a->ops[k].kind == SIM_SEND) pairs++;
-    F.acts[i].val = a->vals;
+    pairs += a->nsends;
     F.acts[i].sends = calloc(a->nsends + 1, sizeof *F.acts[i].sends);
     F.acts[i].recvs = calloc(a->nirecvs + 1, sizeof *F.acts[i].recvs);
     if (!F.acts[i].sends || !F.acts[i].recvs) return -1;
@@ -506,8 +504,10 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
   if (!F.boxes) return -1;
   for (size_t i = 0; i < t->nactors; i++) {
     const sim_actor_trace *a = &t->actors[i];
-    for (size_t k = 0; k < a->n; k++) {
-      const sim_op *o = &a->ops[k];
+    sim_cursor cur = {0};
+    sim_op op;
+    const sim_op *o = &op;
+    while (sim_trace_next(a, &cur, &op)) {
       uint32_t s, d;
       if (o->kind == SIM_SEND) s = (uint32_t)a->host, d = o->peer;
       else if (o->kind == SIM_RECV || o->kind == SIM_IRECV) s = o->peer, d = (uint32_t)a->host;
@@ -549,7 +549,7 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
     if (rc) return rc;
   }
   for (size_t i = 0; i < t->nactors; i++)
-    if (F.acts[i].pc < t->actors[i].n) return give_up("a deadlock"); /* SimGrid reports it */
+    if (F.acts[i].pc.k < t->actors[i].n) return give_up("a deadlock"); /* SimGrid reports it */
   return 0;
 }
 

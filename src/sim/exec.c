@@ -97,10 +97,7 @@ void sim_exec_free(sim_exec *x) {
     if (x->actors[i].ctx.fiber) __tsan_destroy_fiber(x->actors[i].ctx.fiber);
 #endif
   }
-  for (size_t i = 0; i < x->max && x->tr; i++) {
-    free(x->tr[i].ops);
-    free(x->tr[i].vals);
-  }
+  for (size_t i = 0; i < x->max && x->tr; i++) sim_actor_trace_release(&x->tr[i]);
   exec_inboxes_free(x);
   for (int l = 0; x->lanes && l < x->threads; l++) free(x->lanes[l].ready);
   free(x->lanes);
@@ -124,14 +121,16 @@ void sim_exec_reset(sim_exec *x) {
 }
 
 /* Actor trace s's part of sim_trace_hash: its host, its length, and
- * every operation with its number, mixed in order. */
+ * every operation as decoded (kind, peer, handle or index, and its number),
+ * mixed in order: the hash does not depend on how the words store them. */
 static void actor_digest(sim_actor_trace *s) {
   uint64_t a = exec_mix64(0x6a09e667f3bcc908ULL ^ (uint64_t)s->host ^ ((uint64_t)s->n << 32));
   uint64_t b = exec_mix64(0xbb67ae8584caa73bULL + (uint64_t)s->host * 0x9e3779b97f4a7c15ULL + s->n);
-  for (size_t k = 0, j = 0; k < s->n; k++) {
-    uint64_t w[2] = {0, 0};
-    memcpy(&w[0], &s->ops[k], sizeof w[0]);
-    if (sim_op_has_value(s->ops[k].kind)) memcpy(&w[1], &s->vals[j++], sizeof w[1]);
+  sim_cursor c = {0};
+  sim_op o;
+  while (sim_trace_next(s, &c, &o)) {
+    uint64_t w[2] = {(uint64_t)o.kind | (uint64_t)o.peer << 4 | (uint64_t)o.aux << 32, 0};
+    if (sim_op_has_value(o.kind)) memcpy(&w[1], &o.v, sizeof w[1]);
     a = exec_mix64(a ^ w[0]) + w[1];
     b = (b ^ exec_mix64(w[1] + 0x632be59bd9b4e019ULL)) * 0x9e3779b97f4a7c15ULL + w[0];
   }

@@ -3,32 +3,79 @@
  * semaphores and work, each call recorded in the current actor's trace.
  * Messages to a rank sit in its inbox, under the inbox's lock when lanes
  * share the iteration; the semaphores share one lock. */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "comm/comm.h"
 #include "progress.h"
 #include "sim/exec_internal.h"
 
-/* Append an operation to the current actor's trace. */
-static void record(unsigned kind, int peer, uint32_t aux, double v) {
-  sim_actor_trace *t = &exec_now->tr[exec_cur];
-  if (t->n == t->cap) {
-    t->cap = t->cap ? 2 * t->cap : 256;
-    sim_op *ops = realloc(t->ops, t->cap * sizeof *t->ops);
-    if (!ops) exec_out_of_memory("the iteration's trace");
-    t->ops = ops;
+/* An actor's words grow in the heap up to TRACE_MAP_BYTES, then as a
+ * mapping of their own (mremap: no copy), so that a trace the timing
+ * executor takes (engine.h) gives its pages back at once: a freed heap
+ * block stays resident, and the trace would be held twice. */
+enum { TRACE_MAP_BYTES = 64 << 10 };
+
+static int words_mapped(size_t cap) { return cap * sizeof(sim_word) >= TRACE_MAP_BYTES; }
+
+/* Room for 2 more words in t. */
+static void trace_reserve(sim_actor_trace *t) {
+  if (t->n + 2 <= t->cap) return;
+  const size_t cap = t->cap ? 2 * t->cap : 256, bytes = cap * sizeof(sim_word);
+  sim_word *w;
+  if (!words_mapped(cap)) {
+    w = realloc(t->ops, bytes);
+  } else if (!words_mapped(t->cap)) {
+    w = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (w == MAP_FAILED) w = NULL;
+    if (w) {
+      if (t->n) memcpy(w, t->ops, t->n * sizeof *w);
+      free(t->ops);
+    }
+  } else {
+    w = mremap(t->ops, t->cap * sizeof(sim_word), bytes, MREMAP_MAYMOVE);
+    if (w == MAP_FAILED) w = NULL;
   }
-  t->ops[t->n++] = (sim_op){.kind = kind, .peer = (uint32_t)peer, .aux = aux};
-  if (!sim_op_has_value(kind)) return;
+  if (!w) exec_out_of_memory("the iteration's trace");
+  t->ops = w;
+  t->cap = cap;
+}
+
+void sim_actor_trace_release(sim_actor_trace *a) {
+  if (a->ops && words_mapped(a->cap)) munmap(a->ops, a->cap * sizeof(sim_word));
+  else free(a->ops);
+  free(a->vals);
+  a->ops = NULL, a->n = a->cap = 0;
+  a->vals = NULL, a->nv = a->vcap = 0;
+}
+
+/* The value word of v: v itself when a whole number below 2^31 (not -0),
+ * else its index in t->vals (one of the last two stored, or appended). */
+static sim_word value_word(sim_actor_trace *t, double v) {
+  if (v >= 0 && v < 2147483648.0 && v == (double)(uint32_t)v && !signbit(v)) return (sim_word)v;
+  for (size_t i = t->nv; i > 0 && i + 2 > t->nv; i--)
+    if (!memcmp(&t->vals[i - 1], &v, sizeof v)) return SIM_VAL_INDEXED | (sim_word)(i - 1);
   if (t->nv == t->vcap) {
-    t->vcap = t->vcap ? 2 * t->vcap : 128;
-    double *vals = realloc(t->vals, t->vcap * sizeof *t->vals);
+    t->vcap = t->vcap ? 2 * t->vcap : 16;
+    double *vals = t->vcap < SIM_VAL_INDEXED ? realloc(t->vals, t->vcap * sizeof *t->vals) : NULL;
     if (!vals) exec_out_of_memory("the iteration's trace");
     t->vals = vals;
   }
-  t->vals[t->nv++] = v;
+  t->vals[t->nv] = v;
+  return SIM_VAL_INDEXED | (sim_word)t->nv++;
+}
+
+/* Append an operation (itrace.h: its kind, its argument, and v when the
+ * kind takes a value) to the current actor's trace. */
+static void record(unsigned kind, uint32_t arg, double v) {
+  sim_actor_trace *t = &exec_now->tr[exec_cur];
+  if (arg > SIM_ARG_MAX) exec_out_of_memory("the iteration's trace (an operand above 2^28 - 1)");
+  trace_reserve(t);
+  t->ops[t->n++] = (sim_word)kind | (sim_word)arg << 4;
+  if (sim_op_has_value(kind)) t->ops[t->n++] = value_word(t, v);
 }
 
 int exec_inboxes_reset(sim_exec *x, size_t nranks) {
@@ -184,18 +231,18 @@ static void deliver(int src, int dst, void *msg) {
 
 comm_req *comm_isend(int src, int dst, void *msg, double bytes) {
   const uint32_t h = exec_now->tr[exec_cur].nsends++;
-  record(SIM_SEND, dst, h, bytes);
+  record(SIM_SEND, (uint32_t)dst, bytes);
   progress_tick();
   deliver(src, dst, msg);
   return (comm_req *)(uintptr_t)(h + 1);
 }
 
-void comm_wait(comm_req *req) { record(SIM_WAIT, 0, (uint32_t)((uintptr_t)req - 1), 0); }
+void comm_wait(comm_req *req) { record(SIM_WAIT, (uint32_t)((uintptr_t)req - 1), 0); }
 
 void comm_send(int src, int dst, void *msg, double bytes) { comm_wait(comm_isend(src, dst, msg, bytes)); }
 
 void *comm_recv(int src, int dst) {
-  record(SIM_RECV, src, 0, 0);
+  record(SIM_RECV, (uint32_t)src, 0);
   inbox *b = inbox_of(dst);
   pair *p = pair_of(b, src);
   return take(b, p, src, p->posted++);
@@ -210,12 +257,12 @@ comm_rreq *comm_irecv(int src, int dst) {
   r->seq = pair_of(b, src)->posted++;
   unlock(b);
   r->handle = exec_now->tr[exec_cur].nirecvs++;
-  record(SIM_IRECV, src, r->handle, 0);
+  record(SIM_IRECV, (uint32_t)src, 0); /* its handle: the count before it */
   return r;
 }
 
 void *comm_wait_recv(comm_rreq *r) {
-  record(SIM_WAITRECV, 0, r->handle, 0);
+  record(SIM_WAITRECV, r->handle, 0);
   const int src = r->src, dst = r->dst;
   const uint64_t seq = r->seq;
   free(r);
@@ -223,12 +270,12 @@ void *comm_wait_recv(comm_rreq *r) {
   return take(b, pair_of(b, src), src, seq);
 }
 
-void comm_sleep(double d) { record(SIM_SLEEP, 0, 0, d); }
+void comm_sleep(double d) { record(SIM_SLEEP, 0, d); }
 
-void comm_protocol(unsigned code) { record(SIM_PROTO, 0, code, 0); }
+void comm_protocol(unsigned code) { record(SIM_PROTO, code, 0); }
 
 void comm_execute(double d) {
-  if (d > 0) record(SIM_EXEC, 0, 0, d);
+  if (d > 0) record(SIM_EXEC, 0, d);
 }
 
 void comm_abort(void) {
@@ -241,7 +288,7 @@ void comm_abort(void) {
 
 uint32_t comm_mark(void) {
   const uint32_t m = exec_now->tr[exec_cur].nmarks++;
-  record(SIM_MARK, 0, m, 0);
+  record(SIM_MARK, m, 0);
   return m;
 }
 
@@ -288,7 +335,7 @@ static void sem_unlock(sim_exec *x) {
 
 void comm_sem_acquire(comm_sem *s) {
   sim_exec *x = exec_now;
-  record(SIM_ACQUIRE, 0, s->id, 0);
+  record(SIM_ACQUIRE, s->id, 0);
   sem_lock(x);
   if (s->value > 0) {
     s->value--;
@@ -309,7 +356,7 @@ void comm_sem_acquire(comm_sem *s) {
 
 void comm_sem_release(comm_sem *s) {
   sim_exec *x = exec_now;
-  record(SIM_RELEASE, 0, s->id, 0);
+  record(SIM_RELEASE, s->id, 0);
   sem_lock(x);
   if (s->head < 0) {
     s->value++;

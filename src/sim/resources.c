@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "collectives/collective.h"
+#include "comm/itrace.h"
 #include "data/gradients.h"
 #include "data/source.h"
 #include "timemodel/profile.h"
@@ -50,15 +51,29 @@ static double calls_per_iteration(const experiment *e) {
   return nb * (e->compressor->phases > 1 ? e->compressor->phases : 1);
 }
 
-/* The iteration's trace (src/comm/itrace.h): per collective call, every
- * worker sends about twice per hop of the collective (reduce, then gather
- * or broadcast), each message 32 bytes (send, its size, receive, wait:
- * itrace.h).  Held twice: the timing executor moves one into its memory
- * (engine.h) while the data executor records the next (run_loop.c). */
-static double trace_bytes(const experiment *e) {
+/* Messages of one iteration: the collective's count per call (its
+ * descriptor), with the global max's ring for the compressors that need it,
+ * times the calls; 0 when the collective cannot say. */
+double resources_messages(const experiment *e, double calls) {
   const double N = e->workers;
-  const double hops = e->collective->hops ? (double)e->collective->hops(e->workers, e->coll_params) : N;
-  return 2 * (calls_per_iteration(e) * 2.0 * N * (hops > 1 ? hops : 1) * 32 + N * 4096);
+  const double m = e->collective->messages ? e->collective->messages(e->workers, e->coll_params) : 0;
+  if (!(m > 0)) return 0;
+  return calls * (m + ((e->compressor->flags & CCOMP_GLOBAL_MAX) ? N * (N - 1) : 0));
+}
+
+/* The iteration's trace (src/comm/itrace.h): every message costs
+ * SIM_BYTES_PER_MESSAGE bytes (send, its size, wait, receive), plus an
+ * actor's marks and device work.  Held once (the timing executor takes it
+ * and its pages go back: exec_comm.c); with more than one iteration, twice:
+ * the data executor records the next while one is replayed (run_loop.c). */
+static double trace_bytes(const experiment *e) {
+  const double N = e->workers, calls = calls_per_iteration(e);
+  double msgs = resources_messages(e, calls);
+  if (!(msgs > 0)) { /* about twice per hop per worker: reduce, then gather or broadcast */
+    const double hops = e->collective->hops ? (double)e->collective->hops(e->workers, e->coll_params) : N;
+    msgs = calls * 2.0 * N * (hops > 1 ? hops : 1);
+  }
+  return (e->iterations > 1 ? 2 : 1) * (msgs * SIM_BYTES_PER_MESSAGE + N * 4096);
 }
 
 int resources_cpus(void) {
@@ -93,12 +108,20 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
   if (e->compressor->flags & CCOMP_STATEFUL) per_worker += 8 * n; /* state (momentum, factors) */
   if (e->compressor->phases > 1) per_worker += 12 * n; /* rounds' buffers */
   r->workers_state = N * per_worker;
-  /* in flight: a ring-like collective moves a chunk of n/N per worker and
-   * step, twice buffered; an all-gather (or a parameter server) holds the
-   * whole tensor per worker */
-  const int gathers = strncmp(e->collective->name, "allreduce/", 10) != 0;
-  const double per_elem = 4 + 16; /* payload upper bound + two float64 shadows */
-  r->payloads = gathers ? N * n * per_elem : 4 * n * per_elem;
+  /* in flight: what the collective's descriptor says it holds at once,
+   * each element with its wire bytes (at most 4) and its float64 shadows:
+   * the exact sum, and the ideal one where the run measures the cascade
+   * (as worker.c decides) */
+  const int cascade = !(e->compressor->flags & (CCOMP_STATEFUL | CCOMP_LOSSLESS));
+  const double per_elem = 4 + 8 + (cascade ? 8 : 0);
+  const double held = e->collective->footprint ? e->collective->footprint((size_t)n, e->workers, e->coll_params)
+                                               : N * n; /* no descriptor: every worker the whole tensor */
+  /* each further lane of the data executor (as many as the cores) keeps,
+   * in its own malloc arena, blocks of the payloads it freed: measured 9 to
+   * 13.5 MiB a lane at 16 workers x 2^20 elements (allgather/ring,
+   * allreduce/tree, 8 lanes against 2), about a tensor with its shadows */
+  const double lanes = fmin(N, (double)resources_cpus());
+  r->payloads = held * per_elem + (lanes > 1 ? lanes - 1 : 0) * n * per_elem;
   r->shared = 4 * n + ((e->collective->requires & COLL_NEEDS_EXACT_SUM) ? 8 * n : 0) +
               (grad_experiment_shares(e) ? 8 * n : 0) +
               (double)e->iterations * (N * 8 + 4096) +

@@ -25,6 +25,11 @@ typedef struct resource_estimate {
 /* Fill r for e. */
 void resources_estimate(const experiment *e, resource_estimate *r);
 
+/* Messages of one iteration of `calls` collective calls, as e's collective
+ * counts them (collective_type.messages) with the global max's ring for the
+ * compressors that need it; 0 when the collective cannot say. */
+double resources_messages(const experiment *e, double calls);
+
 /* The CPUs this process may run on: its affinity mask (all online cores,
  * or what taskset, numactl or a Slurm allocation grant), at least 1.  The
  * default of --threads. */

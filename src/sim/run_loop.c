@@ -23,6 +23,7 @@
 #include "outputs/timeline.h"
 #include "progress.h"
 #include "sim/memo.h"
+#include "sim/resources.h"
 #include "sim/run_state.h"
 
 int run_ahead = 1;
@@ -78,16 +79,15 @@ static void check_iteration(run_state *sh, int it) {
   if (!bad) numcheck_metrics(&sh->nc, &sh->fig.metrics[it], (uint32_t)it);
 }
 
-/* The messages an iteration sends, where the collective's count is known
- * (0 otherwise: progress.h then uses the previous iteration's count). */
+/* The messages an iteration sends, as the collective's descriptor counts
+ * them (0 when it cannot: progress.h then uses the previous iteration's
+ * count). */
 static uint64_t expected_messages(const run_state *sh) {
   const experiment *e = sh->e;
-  const uint64_t n = (uint64_t)e->workers, nb = sched_plan_now(sh->sched)->nb;
-  const uint64_t rounds = e->compressor->phases > 1 ? (uint64_t)e->compressor->phases : 1;
-  const char *c = e->collective->name;
-  if (!strcmp(c, "allreduce/ring") || !strcmp(c, "allreduce/ring-recompress")) return 2 * n * (n - 1) * nb * rounds;
-  if (!strcmp(c, "allgather/ring")) return n * (n - 1) * nb * rounds;
-  return 0;
+  const double nb = (double)sched_plan_now(sh->sched)->nb;
+  const double rounds = e->compressor->phases > 1 ? (double)e->compressor->phases : 1;
+  const double m = resources_messages(e, nb * rounds);
+  return m > 0 && m < 1e18 ? (uint64_t)m : 0;
 }
 
 /* An iteration whose data is done and whose figures wait for its timing:

@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "outputs/results.h"
-#include "sim/run_state.h"
+#include "collectives/phases.h"
 #include "timemodel/measured.h"
+#include "sim/run_state.h"
 
 /* Seconds of the device for flops of work (0 without a device). */
 static double compute_seconds(const experiment *e, double flops) {
@@ -105,17 +106,11 @@ static int figures_init(run_state *sh, size_t H, int phased) {
   return 0;
 }
 
-/* fp32 payloads summed, not averaged: 'none' with an identity finish, the
- * collective's arithmetic for the rounds of multi-phase compressors. */
-static void identity_finish(const void *state, float *y, size_t n, uint32_t workers) {
-  (void)state, (void)y, (void)n, (void)workers;
-}
-static ccomp_type run_sum_type;
-
 /* The rounds of a multi-phase compressor for worker w: a plain-sum
  * instance as large as its largest round, the round buffers, and metrics
  * the rounds' collectives write to (H hops). */
 static int worker_rounds_init(run_worker *w, const ccomp_setup *su, size_t n, size_t H, ccsim_error *err) {
+  const coll_phases *phases = w->sh->phases;
   char cerr[CCOMP_ERRLEN] = "";
   size_t m = 0;
   for (unsigned ph = 0; ph < ccomp_phases(w->comp); ph++) {
@@ -124,7 +119,7 @@ static int worker_rounds_init(run_worker *w, const ccomp_setup *su, size_t n, si
   }
   ccomp_setup ss = *su;
   ss.n = m;
-  w->sum = ccomp_new(&run_sum_type, NULL, &ss, cerr, sizeof cerr);
+  w->sum = ccomp_new(&phases->sum_type, NULL, &ss, cerr, sizeof cerr);
   w->x = malloc((n + 1) * sizeof(float));
   w->round_in = malloc((m + 1) * sizeof(float));
   w->round_out = malloc((m + 1) * sizeof(float));
@@ -162,19 +157,16 @@ static int worker_init(run_state *sh, int r, size_t n, size_t H, ccsim_error *er
 /* Whether the workers may run on several threads (docs/engine.md): each
  * touches only what it owns and the exact metrics, unless its gradients
  * come from a shared source (feed_threadsafe), its rounds share the sums of
- * a multi-phase compressor, or the collective sums every input into one
- * shared exact reference in arrival order. */
+ * a multi-phase compressor, or the collective's descriptor says its
+ * workers share state in arrival order (COLL_ONE_LANE). */
 static int run_lanes_safe(const run_state *sh) {
   const experiment *e = sh->e;
-  return feed_threadsafe(sh->feed) && e->compressor->phases <= 1 && !(e->collective->requires & COLL_NEEDS_EXACT_SUM);
+  return feed_threadsafe(sh->feed) && e->compressor->phases <= 1 && !(e->collective->requires & COLL_ONE_LANE);
 }
 
 int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_outputs, int threads,
                    ccsim_error *err) {
   *sh = (run_state){.e = e, .feed = fd, .private_outputs = private_outputs};
-  run_sum_type = *ccomp_find("none");
-  run_sum_type.name = "sum";
-  run_sum_type.finish = identity_finish;
   const int phased = e->compressor->phases > 1;
   if (data_layout(sh)) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu layers", e->model.layers->nlayers);
   grad_source_init(&sh->grads, e);
@@ -194,13 +186,8 @@ int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_out
   if (!(sh->exec = sim_exec_new(2 * (size_t)e->workers, threads, err))) return err->code;
   if (!(sh->xm = coll_xmetrics_new(H, comm_threads())))
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for the metrics of %zu hops", H);
-  if (phased) {
-    sh->phase_exact[0] = calloc(n ? n : 1, sizeof(double));
-    sh->phase_exact[1] = calloc(n ? n : 1, sizeof(double));
-    sh->phase_y = calloc(n ? n : 1, sizeof(float));
-    if (!sh->phase_exact[0] || !sh->phase_exact[1] || !sh->phase_y)
-      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements", n);
-  }
+  if (phased && !(sh->phases = coll_phases_new(n)))
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements of %s's rounds", n, e->compressor->name);
   for (int r = 0; r < e->workers; r++) {
     int rc = worker_init(sh, r, n, H, err);
     if (rc) return rc;
@@ -244,8 +231,6 @@ void run_state_clear(run_state *sh) {
   sched_free(sh->sched);
   free(sh->agg);
   free(sh->exact_sum);
-  free(sh->phase_exact[0]);
-  free(sh->phase_exact[1]);
-  free(sh->phase_y);
+  coll_phases_free(sh->phases);
   memset(sh, 0, sizeof *sh);
 }

@@ -48,13 +48,7 @@ typedef struct run_state {
   double *shared;
   float *agg;             /* the aggregate, identical on every worker: one copy */
   double *exact_sum;      /* COLL_NEEDS_EXACT_SUM collectives: [elements] */
-  /* Multi-phase compressors (PowerSGD): each round's fp32 payloads are
-   * summed by the collective through a plain-sum instance; the exact sums
-   * of the inputs alternate between two buffers by iteration parity, so a
-   * worker that starts the next iteration early cannot disturb the one
-   * being measured. */
-  double *phase_exact[2];
-  float *phase_y; /* [elements] scratch for phase_decode (no yield while in use) */
+  struct coll_phases *phases; /* multi-phase compressors (PowerSGD): the rounds' state, else NULL */
   run_figures fig;        /* what the run measured, iteration by iteration */
   err_acc *hops;          /* storage of fig.metrics' hops and cascades */
   scheduler *sched;       /* bucket plan, and MergeComp's search */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ccomp/rng.h"
+#include "collectives/phases.h"
 #include "engine/engine.h"
 #include "sim/run_state.h"
 #include "timemodel/device.h"
@@ -219,7 +220,8 @@ static void run_phased(run_worker *w, coll_ctx *base) {
   const size_t n = data_elements(sh);
   const int N = e->workers;
   worker_input(w, 0, n, w->x);
-  double *exact = sh->phase_exact[w->iteration % 2];
+  coll_phases *phases = sh->phases;
+  double *exact = coll_phases_exact(phases, w->iteration);
   for (size_t i = 0; i < n; i++) exact[i] += w->x[i];
   ccomp_call call = {.key = ccr_key(base->key, 0x9A5E),
                      .shared_key = base->shared_key,
@@ -245,14 +247,14 @@ static void run_phased(run_worker *w, coll_ctx *base) {
     e->collective->run(&ctx);
     coll_metrics_bytes(base->metrics, w->phase_metrics.bytes);
     ccomp_phase_decode(w->comp, w->x, (const uint8_t *)w->round_out, n, ph, (uint32_t)N, &call,
-                       sh->phase_y);
+                       phases->y);
   }
-  /* sh->phase_y: the decoded sum over all N (the same on every worker) */
-  ccomp_finish(w->comp, sh->phase_y, n, (uint32_t)N);
-  if (w->out || w->rank == 0) memcpy(w->out ? w->out : sh->agg, sh->phase_y, n * sizeof(float));
+  /* phases->y: the decoded sum over all N (the same on every worker) */
+  ccomp_finish(w->comp, phases->y, n, (uint32_t)N);
+  if (w->out || w->rank == 0) memcpy(w->out ? w->out : sh->agg, phases->y, n * sizeof(float));
   if (w->rank == 0) {
     err_acc fin = {0};
-    err_acc_add(&fin, sh->phase_y, exact, n, 1.0 / N);
+    err_acc_add(&fin, phases->y, exact, n, 1.0 / N);
     coll_metrics_add(base->metrics, &base->metrics->final, &fin, (uint32_t)N);
     memset(exact, 0, n * sizeof *exact);
   }

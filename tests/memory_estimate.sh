@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# tests/memory_estimate.sh CCSIM SRCDIR — the memory estimate is never below
+# what a run takes: for every collective `ccsim list collectives` prints and
+# every shipped program in workloads/collectives (no list to edit when one
+# is added), at two sizes (8 workers x 2^19 elements, 16 workers x 2^20
+# elements, one iteration, fp32 payloads: the payloads and their float64
+# shadows dominate the process), the estimate `ccsim validate` prints must
+# be at least the peak resident memory the run reports (summary.json's
+# peak_rss_mb: the largest of ccsim and its timing executor, as
+# getrusage and /usr/bin/time -v give it).  Both see the same two CPUs
+# (taskset; one where only one is allowed): the run's lanes, and so its
+# malloc arenas, follow the CPUs (about 2.5 MiB more a lane at these sizes),
+# and the same test must pass on a 2-core CI machine and a 64-core one.
+# MEMTEST_SHOW=1 prints every pair.
+set -u
+CCSIM=$1
+SRC=$(cd "$2" && pwd)
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail=0
+cat >"$T/base.json" <<'J'
+{"name": "memory", "seed": 5, "workers": 8, "iterations": 1,
+ "platform": {"generate": "crossbar", "bandwidth": "25Gbps", "latency": "5us"},
+ "model": {"elements": 1048576},
+ "gradients": {"source": "synthetic", "distribution": "normal", "scale": 0.01},
+ "compressor": "none"}
+J
+# name|collective JSON
+entries=()
+while read -r name need rest; do
+  [ -n "$name" ] || continue
+  if echo "$rest" | grep -q 'node_size='; then cj="{\"name\": \"$name\", \"node_size\": 2}"; else cj="\"$name\""; fi
+  entries+=("$name|$cj")
+done < <("$CCSIM" list collectives)
+for f in "$SRC"/workloads/collectives/*.json; do
+  extra=""; grep -q '"node_size"' "$f" && extra=', "node_size": 2'
+  entries+=("program:$(basename "$f" .json)|{\"program\": \"$f\"$extra}")
+done
+[ ${#entries[@]} -ge 17 ] || { echo "FAIL: only ${#entries[@]} collectives listed"; fail=1; }
+mib() { # "1.25 GiB" -> MiB
+  awk -v v="$1" -v u="$2" 'BEGIN { f = u == "KiB" ? 1 / 1024 : u == "MiB" ? 1 : u == "GiB" ? 1024 : u == "TiB" ? 1048576 : 1 / 1048576; printf "%.1f", v * f }'
+}
+cpus=$(python3 -c 'import os; print(",".join(map(str, sorted(os.sched_getaffinity(0))[:2])))' 2>/dev/null)
+PIN=()
+[ -n "$cpus" ] && command -v taskset >/dev/null && PIN=(taskset -c "$cpus")
+n=0
+for e in "${entries[@]}"; do
+  name=${e%%|*}
+  cj=${e#*|}
+  for size in "8 524288" "16 1048576"; do
+    set -- $size
+    args=(--set workers="$1" --set "model={\"elements\": $2}" --set "collective=$cj")
+    out=$("${PIN[@]}" "$CCSIM" validate "$T/base.json" "${args[@]}" 2>&1) || { echo "FAIL $name N=$1: validate: $out"; fail=1; continue; }
+    read -r v u < <(echo "$out" | sed -n 's/.*needs about \([0-9.]*\) \([KMGT]*i*B\) of memory.*/\1 \2/p')
+    [ -n "${v:-}" ] || { echo "FAIL $name N=$1: no estimate in: $out"; fail=1; continue; }
+    est=$(mib "$v" "$u")
+    rm -rf "$T/o"
+    "${PIN[@]}" "$CCSIM" run "$T/base.json" "${args[@]}" --out "$T/o" --quiet >/dev/null 2>"$T/err" || { echo "FAIL $name N=$1: run: $(cat "$T/err")"; fail=1; continue; }
+    rss=$(sed -n 's/.*"peak_rss_mb": \([0-9.]*\).*/\1/p' "$T/o/summary.json")
+    [ "${MEMTEST_SHOW:-0}" = 1 ] && echo "$name N=$1 n=$2: estimate $est MiB, peak $rss MiB"
+    awk -v a="$est" -v b="$rss" 'BEGIN { exit !(a >= b) }' || { echo "FAIL $name N=$1 n=$2: estimate $est MiB below the measured peak $rss MiB"; fail=1; }
+    n=$((n + 1))
+  done
+done
+echo "memory-estimate: $n runs checked"
+[ $fail -eq 0 ]
