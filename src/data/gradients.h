@@ -87,5 +87,11 @@ uint64_t grad_zipf(uint64_t key, uint64_t ctr, uint64_t N, double s);
 /* One standard normal variate, element `index` of stream `key` (Marsaglia &
  * Tsang's ziggurat, 128 strips, driven by counter-based bits). */
 double grad_normal(uint64_t key, uint64_t index);
+/* z[0 .. m) = grad_normal(key, t[j]) bit for bit, drawn in blocks (eight
+ * counters at a time where the CPU has AVX-512; grad_normal_vectorized()
+ * says whether it does, and CCSIM_NO_AVX512 in the environment turns that
+ * off).  The fills above draw their normal variates this way. */
+void grad_normal_block(uint64_t key, const uint64_t *t, size_t m, double *z);
+int grad_normal_vectorized(void);
 
 #endif
