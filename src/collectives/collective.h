@@ -249,6 +249,13 @@ double coll_bundle_charge(const coll_ctx *ctx, const coll_bundle *b);
  * combine distinct (Marsit draws a fresh mask per combine). */
 coll_msg *coll_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint64_t salt);
 
+/* coll_combine, then coll_measure of the sum as hop h (0-based) with
+ * scratch y (h >= nhops: coll_combine alone, y unused), the same figures
+ * bit for bit: the sum decoded once, its shadows made, measured and checked
+ * in one pass over blocks that stay in cache. */
+coll_msg *coll_combine_measure(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint64_t salt, size_t h,
+                               float *y);
+
 /* Decode m (elements from lo) into scratch y and add its error against its
  * shadows to hop h's figures (h 0-based; nothing when h >= nhops). */
 void coll_measure(coll_ctx *ctx, size_t h, const coll_msg *m, size_t lo, uint64_t salt, float *y);
