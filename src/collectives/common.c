@@ -11,6 +11,7 @@
 
 #include "collective.h"
 #include "comm.h"
+#include "lanepool.h"
 #include "numcheck.h"
 #include "qbits.h" /* QB_CLONES */
 #include "rng.h"
@@ -167,20 +168,32 @@ void *coll_alloc(const coll_ctx *ctx, size_t count, size_t size, int zero, const
   return p;
 }
 
+void *coll_pool_alloc(const coll_ctx *ctx, size_t count, size_t size, int zero, const char *what) {
+  if (count == 0) count = 1;
+  if (size && count > SIZE_MAX / size) coll_out_of_memory(ctx, SIZE_MAX, what);
+  void *p = lanepool_alloc(count * size);
+  if (!p) coll_out_of_memory(ctx, count * size, what);
+  if (zero) memset(p, 0, count * size);
+  return p;
+}
+
+void coll_pool_free(void *p) { lanepool_free(p); }
+
 coll_msg *coll_msg_new(const coll_ctx *ctx, int chunk, uint32_t workers, size_t n, int exact) {
   return coll_msg_new_wire(ctx, chunk, workers, n, ccomp_max_wire_bytes(ctx->comp, n), exact);
 }
 
 coll_msg *coll_msg_new_wire(const coll_ctx *ctx, int chunk, uint32_t workers, size_t n, size_t wire, int exact) {
   if (wire >= SIZE_MAX - sizeof(coll_msg) - 1) coll_out_of_memory(ctx, SIZE_MAX, "a payload's wire bytes");
-  coll_msg *m = malloc(sizeof *m + wire + 1);
+  coll_msg *m = lanepool_alloc(sizeof *m + wire + 1);
   if (!m) coll_out_of_memory(ctx, sizeof *m + wire + 1, "a payload and its wire bytes");
   *m = (coll_msg){.refs = 1, .chunk = chunk, .workers = workers, .enc_workers = workers, .n = n};
   m->bytes = m->inl;
   if (exact) {
-    m->exact = n <= SIZE_MAX / sizeof *m->exact ? calloc(n ? n : 1, sizeof *m->exact) : NULL;
+    m->exact = n <= SIZE_MAX / sizeof *m->exact ? lanepool_alloc((n ? n : 1) * sizeof *m->exact) : NULL;
+    if (m->exact) memset(m->exact, 0, (n ? n : 1) * sizeof *m->exact);
     if (!m->exact) {
-      free(m); /* freed before reporting, so nothing is lost when the report returns to a test */
+      lanepool_free(m); /* freed before reporting, so nothing is lost when the report returns to a test */
       coll_out_of_memory(ctx, n <= SIZE_MAX / sizeof(double) ? n * sizeof(double) : SIZE_MAX,
                          "a payload's exact shadow");
     }
@@ -202,9 +215,9 @@ void coll_wait_sends(comm_req **reqs, int n) {
 }
 
 void coll_drop_shadows(coll_msg *m) {
-  free(m->exact);
-  free(m->ideal);
-  free(m->uexact);
+  lanepool_free(m->exact);
+  lanepool_free(m->ideal);
+  lanepool_free(m->uexact);
   m->exact = NULL;
   m->ideal = NULL;
   m->uexact = NULL;
@@ -213,15 +226,15 @@ void coll_drop_shadows(coll_msg *m) {
 void coll_msg_free(coll_msg *m) {
   if (!m || __atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
   if (m->bytes != m->inl) free(m->bytes);
-  free(m->exact);
-  free(m->ideal);
-  free(m->uexact);
-  free(m);
+  lanepool_free(m->exact);
+  lanepool_free(m->ideal);
+  lanepool_free(m->uexact);
+  lanepool_free(m);
 }
 
 coll_bundle *coll_bundle_new(const coll_ctx *ctx, int chunk, size_t count) {
   if (count > (SIZE_MAX - sizeof(coll_bundle)) / sizeof(coll_msg *)) coll_out_of_memory(ctx, SIZE_MAX, "a bundle of payloads");
-  coll_bundle *b = coll_alloc(ctx, 1, sizeof *b + count * sizeof *b->slot, 0, "a bundle of payloads");
+  coll_bundle *b = coll_pool_alloc(ctx, 1, sizeof *b + count * sizeof *b->slot, 0, "a bundle of payloads");
   b->chunk = chunk;
   b->count = count;
   b->m = b->slot;
@@ -232,7 +245,7 @@ coll_bundle *coll_bundle_new(const coll_ctx *ctx, int chunk, size_t count) {
 void coll_bundle_free(coll_bundle *b) {
   if (!b) return;
   for (size_t k = 0; k < b->count; k++) coll_msg_free(b->m[k]);
-  free(b);
+  lanepool_free(b);
 }
 
 double coll_msg_charge(const coll_ctx *ctx, const coll_msg *m) {
@@ -309,19 +322,19 @@ static void encode_work_run(void *arg, int thread) {
 coll_msg *coll_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi) {
   if (ctx->whole_mode) return coll_whole_encode_own(ctx, chunk, lo, hi);
   size_t n = hi - lo;
-  float *p = coll_alloc(ctx, n, sizeof *p, 0, "a compressor input");
+  float *p = coll_pool_alloc(ctx, n, sizeof *p, 0, "a compressor input");
   ctx->io.input(ctx->io.arg, lo, hi, p);
   coll_msg *m = coll_msg_new(ctx, chunk, 1, n, 0);
   /* everything the work writes is allocated here, on the actor: a failure
    * is reported where the run can stop */
-  m->exact = coll_alloc(ctx, n, sizeof *m->exact, 0, "a payload's exact shadow");
+  m->exact = coll_pool_alloc(ctx, n, sizeof *m->exact, 0, "a payload's exact shadow");
   const int want_own = (ctx->io.encoded && ctx->io.wants_own) || ctx->measure_cascade;
-  float *own = want_own ? coll_alloc(ctx, n, sizeof *own, 0, "a decoded own payload") : NULL;
-  if (ctx->measure_cascade) m->ideal = coll_alloc(ctx, n, sizeof *m->ideal, 0, "a payload's ideal shadow");
+  float *own = want_own ? coll_pool_alloc(ctx, n, sizeof *own, 0, "a decoded own payload") : NULL;
+  if (ctx->measure_cascade) m->ideal = coll_pool_alloc(ctx, n, sizeof *m->ideal, 0, "a payload's ideal shadow");
   encode_work k = {ctx, m, p, lo, hi, own};
   comm_work(encode_work_run, &k, n);
-  free(own);
-  free(p);
+  lanepool_free(own);
+  lanepool_free(p);
   return m;
 }
 
@@ -381,7 +394,7 @@ static coll_msg *combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uin
     s->exact = a->exact; /* a is about to go: take its shadow */
     a->exact = NULL;
   } else {
-    s->exact = coll_alloc(ctx, a->n, sizeof *s->exact, 1, "a partial aggregate's exact shadow");
+    s->exact = coll_pool_alloc(ctx, a->n, sizeof *s->exact, 1, "a partial aggregate's exact shadow");
     k.copy_exact = 1;
   }
   if (a->ideal && b->ideal) {
@@ -389,7 +402,7 @@ static coll_msg *combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uin
       s->ideal = a->ideal;
       a->ideal = NULL;
     } else {
-      s->ideal = coll_alloc(ctx, a->n, sizeof *s->ideal, 0, "a partial aggregate's ideal shadow");
+      s->ideal = coll_pool_alloc(ctx, a->n, sizeof *s->ideal, 0, "a partial aggregate's ideal shadow");
       k.copy_ideal = 1;
     }
   }
