@@ -152,8 +152,11 @@ int main(void) {
   double dot = 0;
   for (size_t i = 0; i < M; i++) dot += (double)x[i] * y[i];
   CHECK(fabs(dot / M) < 5 / sqrt(M), "workers 3 and 4 correlate: %g", dot / M);
-  grad_fill(&g, 3, 8, 0, 16, y);
+  grad_fill(&g, 3, 8, 0, M, y);
   CHECK(memcmp(x, y, 16 * sizeof *y) != 0, "iterations 7 and 8 agree");
+  dot = 0;
+  for (size_t i = 0; i < M; i++) dot += (double)x[i] * y[i];
+  CHECK(fabs(dot / M) < 5 / sqrt(M), "iterations 7 and 8 correlate: %g", dot / M);
   /* a sampled fill reads element base + floor(j * full / sample) for any
    * chunk [lo, hi) of the sample: the normal fast path and the general one
    * (correlated), with sample sizes that do and do not divide full */
