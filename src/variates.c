@@ -9,9 +9,12 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdlib.h>
 
 uint32_t zig_k[128];
 double zig_w[128], zig_f[128];
+static uint64_t zig_k64[128]; /* zig_k widened, for 64-bit gathers */
+static int zig_avx512;        /* the CPU has AVX-512 F and DQ (normal_block) */
 int zig_ready;
 static pthread_once_t zig_once = PTHREAD_ONCE_INIT;
 
@@ -36,14 +39,25 @@ static void zig_fill(void) {
     zig_f[i] = exp(-0.5 * dn * dn);
     zig_w[i] = dn / m1;
   }
+  for (int i = 0; i < 128; i++) zig_k64[i] = zig_k[i];
+#if defined(__x86_64__) && !defined(CCSIM_NO_AVX512)
+  __builtin_cpu_init();
+  zig_avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+               !getenv("CCSIM_NO_AVX512");
+#endif
   __atomic_store_n(&zig_ready, 1, __ATOMIC_RELEASE);
 }
 
 /* The slow path: the base strip's tail, or a wedge test.  Extra draws come
  * from a second stream at counters (index, attempt). */
+static double zig_fix_k2(uint64_t k2, uint64_t index, int32_t hz, uint32_t iz);
 double zig_fix(uint64_t key, uint64_t index, int32_t hz, uint32_t iz) {
+  return zig_fix_k2(ccr_key(key, 0x7a16), index, hz, iz);
+}
+
+/* zig_fix with its second stream's key k2 = ccr_key(key, 0x7a16) given. */
+static double zig_fix_k2(uint64_t k2, uint64_t index, int32_t hz, uint32_t iz) {
   const double r = 3.442619855899;
-  const uint64_t k2 = ccr_key(key, 0x7a16);
   uint64_t ctr = index << 8;
   for (;;) {
     double x = hz * zig_w[iz];
@@ -66,6 +80,95 @@ double zig_fix(uint64_t key, uint64_t index, int32_t hz, uint32_t iz) {
 double grad_normal(uint64_t key, uint64_t index) {
   if (!__atomic_load_n(&zig_ready, __ATOMIC_ACQUIRE)) zig_init();
   return normal_fast(key, index);
+}
+
+/* ---- Normal draws in blocks ---------------------------------------------
+ * The same variates as normal_fast, ZB at a time, in two passes: the top
+ * halves of the counters' SplitMix64 outputs (with AVX-512 F and DQ, eight
+ * at once: 64-bit products in one instruction), then the tables: the fast
+ * path's product hz * w[iz] for every draw without a branch, the draws
+ * that miss it (about 1.2%) listed and finished by zig_fix, its second key
+ * made once a block.  The same IEEE operations on the same numbers, so the
+ * stream, and every float made from it, is unchanged bit for bit
+ * (test_gradients compares both with grad_normal).  Measured on a 2-core
+ * AMD EPYC (AVX-512), 64M draws in fills of 4096: 2.1-2.4 ns a draw
+ * against 2.8-3.0 for the loop over normal_fast; gathering the tables with
+ * AVX-512 (2.8) or permuting them in registers (3.9) was slower. */
+#define ZB ZIG_BLOCK
+
+/* z[0 .. m) from the top halves hz[0 .. m) of counters t (or base + j):
+ * normal_fast's fast path for all, without a branch, then zig_fix for the
+ * misses, with its second key made once. */
+static inline void zig_tables(uint64_t key, uint64_t base, const uint64_t *t, size_t m, const int32_t *hz,
+                              double *z) {
+  size_t j;
+  uint32_t miss[ZB];
+  size_t nm = 0;
+  for (j = 0; j < m; j++) {
+    const int32_t h = hz[j];
+    const uint32_t iz = (uint32_t)h & 127;
+    z[j] = h * zig_w[iz];
+    miss[nm] = (uint32_t)j;
+    nm += abs32(h) >= zig_k[iz];
+  }
+  if (nm) {
+    const uint64_t k2 = ccr_key(key, 0x7a16);
+    for (size_t i = 0; i < nm; i++) {
+      const uint32_t at = miss[i];
+      z[at] = zig_fix_k2(k2, t ? t[at] : base + at, hz[at], (uint32_t)hz[at] & 127);
+    }
+  }
+}
+
+#if defined(__x86_64__) && !defined(CCSIM_NO_AVX512)
+#include <immintrin.h>
+#define ZIG_VECTOR 1
+__attribute__((target("avx512f,avx512dq"))) static void normal_block_avx512(uint64_t key, uint64_t base,
+                                                                             const uint64_t *t, size_t m,
+                                                                             double *z) {
+  const __m512i K = _mm512_set1_epi64((long long)key), G = _mm512_set1_epi64((long long)CCR_GAMMA);
+  const __m512i M1 = _mm512_set1_epi64((long long)0xBF58476D1CE4E5B9ull);
+  const __m512i M2 = _mm512_set1_epi64((long long)0x94D049BB133111EBull);
+  const __m512i step = _mm512_set1_epi64(8);
+  int32_t hz[ZB];
+  __m512i c = _mm512_add_epi64(_mm512_set1_epi64((long long)base + 1), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
+  size_t j = 0;
+  for (; j + 8 <= m; j += 8) {
+    const __m512i ctr = t ? _mm512_add_epi64(_mm512_loadu_si512((const void *)(t + j)), _mm512_set1_epi64(1)) : c;
+    c = _mm512_add_epi64(c, step);
+    __m512i x = _mm512_add_epi64(K, _mm512_mullo_epi64(ctr, G)); /* ccr_u64: key + (t + 1) gamma */
+    x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 30)), M1);
+    x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 27)), M2);
+    x = _mm512_xor_si512(x, _mm512_srli_epi64(x, 31));
+    _mm256_storeu_si256((__m256i *)(hz + j), _mm512_cvtepi64_epi32(_mm512_srli_epi64(x, 32)));
+  }
+  for (; j < m; j++) hz[j] = (int32_t)(uint32_t)(ccr_u64(key, t ? t[j] : base + j) >> 32);
+  zig_tables(key, base, t, m, hz, z);
+}
+#endif
+
+/* z[0 .. m) = the normals of stream key at counters t[0 .. m) (t NULL:
+ * base, base + 1, ...), m <= ZB. */
+void zig_normal_block(uint64_t key, uint64_t base, const uint64_t *t, size_t m, double *z) {
+#ifdef ZIG_VECTOR
+  if (zig_avx512) {
+    normal_block_avx512(key, base, t, m, z);
+    return;
+  }
+#endif
+  int32_t hz[ZB];
+  for (size_t j = 0; j < m; j++) hz[j] = (int32_t)(uint32_t)(ccr_u64(key, t ? t[j] : base + j) >> 32);
+  zig_tables(key, base, t, m, hz, z);
+}
+
+void grad_normal_block(uint64_t key, const uint64_t *t, size_t m, double *z) {
+  if (!__atomic_load_n(&zig_ready, __ATOMIC_ACQUIRE)) zig_init();
+  for (size_t j = 0; j < m; j += ZB) zig_normal_block(key, 0, t + j, m - j < ZB ? m - j : ZB, z + j);
+}
+
+int grad_normal_vectorized(void) {
+  if (!__atomic_load_n(&zig_ready, __ATOMIC_ACQUIRE)) zig_init();
+  return zig_avx512;
 }
 
 /* ---- Zipf by rejection-inversion (Hormann & Derflinger 1996), as in Apache

@@ -7,6 +7,7 @@
 #ifndef CCSIM_VARIATES_H
 #define CCSIM_VARIATES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ccomp/rng.h"
@@ -40,6 +41,17 @@ static inline double normal_fast(uint64_t key, uint64_t index) {
 /* One standard normal variate, element `index` of stream `key` (Marsaglia &
  * Tsang's ziggurat, 128 strips, driven by counter-based bits). */
 double grad_normal(uint64_t key, uint64_t index);
+/* z[0 .. m) = grad_normal(key, t[j]) bit for bit, drawn in blocks (eight
+ * counters at a time where the CPU has AVX-512; grad_normal_vectorized()
+ * says whether it does, and CCSIM_NO_AVX512 in the environment turns that
+ * off).  The synthetic gradients' fills draw their normal variates this way. */
+/* The block behind grad_normal_block, for fills that make their own
+ * counters: z[0 .. m) = the normals of stream key at counters t[0 .. m)
+ * (t NULL: base, base + 1, ...), m <= ZIG_BLOCK; the tables filled. */
+#define ZIG_BLOCK 64
+void zig_normal_block(uint64_t key, uint64_t base, const uint64_t *t, size_t m, double *z);
+void grad_normal_block(uint64_t key, const uint64_t *t, size_t m, double *z);
+int grad_normal_vectorized(void);
 
 /* One Zipf variate k in {1..N}, P(k) ~ k^-s (s > 0), by rejection-
  * inversion (Hormann & Derflinger 1996), from stream `key` at counter ctr

@@ -216,12 +216,19 @@ typedef struct coll_msg {
  * overflows) goes to coll_out_of_memory.  Call it on the actor, not inside
  * comm_work. */
 void *coll_alloc(const coll_ctx *ctx, size_t count, size_t size, int zero, const char *what);
+/* coll_alloc from the calling lane's pool (sim/lanepool.h), for the
+ * data plane's short-lived blocks: a payload's shadows (exact, ideal,
+ * uexact, which coll_msg_free gives back with coll_pool_free), compressor
+ * inputs.  Free with coll_pool_free, never free(). */
+void *coll_pool_alloc(const coll_ctx *ctx, size_t count, size_t size, int zero, const char *what);
+void coll_pool_free(void *p);
 /* Report that `bytes` for `what` could not be allocated, naming ctx's
  * iteration and worker, through ctx->io.out_of_memory; does not return. */
 void coll_out_of_memory(const coll_ctx *ctx, size_t bytes, const char *what) __attribute__((noreturn));
 
 /* A new payload of n elements with room for ccomp_max_wire_bytes(n) bytes
- * and, when `exact`, a zeroed shadow.  refs = 1.  An allocation failure
+ * and, when `exact`, a zeroed shadow (both from the lane's pool; its
+ * shadows, set by anyone, must come from coll_pool_alloc too).  refs = 1.  An allocation failure
  * stops the run (coll_out_of_memory). */
 coll_msg *coll_msg_new(const coll_ctx *ctx, int chunk, uint32_t workers, size_t n, int exact);
 /* The same with room for `wire` bytes (a payload whose size is not
@@ -265,6 +272,13 @@ double coll_bundle_charge(const coll_ctx *ctx, const coll_bundle *b);
  * the shadows added; consumes a and b.  salt keeps the randomness of every
  * combine distinct (Marsit draws a fresh mask per combine). */
 coll_msg *coll_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint64_t salt);
+
+/* coll_combine, then coll_measure of the sum as hop h (0-based) with
+ * scratch y (h >= nhops: coll_combine alone, y unused), the same figures
+ * bit for bit: the sum decoded once, its shadows made, measured and checked
+ * in one pass over blocks that stay in cache. */
+coll_msg *coll_combine_measure(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint64_t salt, size_t h,
+                               float *y);
 
 /* Decode m (elements from lo) into scratch y and add its error against its
  * shadows to hop h's figures (h 0-based; nothing when h >= nhops). */

@@ -13,6 +13,7 @@
 #include "collectives/collective.h"
 #include "collectives/numcheck.h"
 #include "comm/comm.h"
+#include "sim/lanepool.h"
 #include "qbits.h" /* QB_CLONES */
 
 /* Four interleaved partial sums per quantity (lanes i mod 4), added up at
@@ -23,11 +24,19 @@
 typedef double v4d __attribute__((vector_size(32)));
 typedef float v4f __attribute__((vector_size(16)));
 
-QB_CLONES void err_acc_add(err_acc *a, const float *y, const double *ref, size_t n, double ref_scale) {
-  v4d ve = {0}, vr = {0}, vo = {0}, vd = {0};
+/* The four quantities' lanes between blocks of one accumulation. */
+typedef struct err_lanes {
+  v4d e, r, o, d;
+} err_lanes;
+
+/* L += the lanes of y[0 .. n) against ref[0 .. n) x sc, n a multiple of 4
+ * (the blocks of a longer accumulation keep the lanes, so a run of blocks
+ * adds exactly what one call over them all would). */
+static inline __attribute__((always_inline)) void lanes_add(err_lanes *L, const float *y, const double *ref,
+                                                            size_t n, double ref_scale) {
   const v4d sc = {ref_scale, ref_scale, ref_scale, ref_scale};
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
+  v4d ve = L->e, vr = L->r, vo = L->o, vd = L->d;
+  for (size_t i = 0; i + 4 <= n; i += 4) {
     v4f yf;
     v4d rf;
     memcpy(&yf, y + i, sizeof yf);
@@ -38,12 +47,20 @@ QB_CLONES void err_acc_add(err_acc *a, const float *y, const double *ref, size_t
     vo += v * v;
     vd += v * r;
   }
+  L->e = ve, L->r = vr, L->o = vo, L->d = vd;
+}
+
+/* a += L's lanes, with the elements [from, n) that did not fill a vector
+ * added to lane 0 first. */
+static inline __attribute__((always_inline)) void lanes_end(err_acc *a, const err_lanes *L, const float *y,
+                                                            const double *ref, size_t from, size_t n,
+                                                            double ref_scale) {
   double e2[4], r2[4], o2[4], d[4];
-  memcpy(e2, &ve, sizeof e2);
-  memcpy(r2, &vr, sizeof r2);
-  memcpy(o2, &vo, sizeof o2);
-  memcpy(d, &vd, sizeof d);
-  for (; i < n; i++) {
+  memcpy(e2, &L->e, sizeof e2);
+  memcpy(r2, &L->r, sizeof r2);
+  memcpy(o2, &L->o, sizeof o2);
+  memcpy(d, &L->d, sizeof d);
+  for (size_t i = from; i < n; i++) {
     const double r = ref[i] * ref_scale, v = y[i], diff = v - r;
     e2[0] += diff * diff;
     r2[0] += r * r;
@@ -55,6 +72,49 @@ QB_CLONES void err_acc_add(err_acc *a, const float *y, const double *ref, size_t
   a->out2 += (o2[0] + o2[1]) + (o2[2] + o2[3]);
   a->dot += (d[0] + d[1]) + (d[2] + d[3]);
   a->count += 1;
+}
+
+QB_CLONES void err_acc_add(err_acc *a, const float *y, const double *ref, size_t n, double ref_scale) {
+  err_lanes L = {{0}, {0}, {0}, {0}};
+  const size_t n4 = n & ~(size_t)3;
+  lanes_add(&L, y, ref, n4, ref_scale);
+  lanes_end(a, &L, y, ref, n4, n, ref_scale);
+}
+
+/* The pass after a combine that is measured (coll_combine_measure), over
+ * blocks small enough to stay in the first-level cache: the shadows of the
+ * sum s = a + b made (sx = a's exact when copied, then += b's; the same for
+ * the ideal), and y, the decoded sum, measured against both (e, c): one
+ * pass where coll_combine and coll_measure made four, with the same
+ * operations in the same order, so the same bits. */
+typedef struct fused_pass {
+  const float *y;
+  double *sx, *si;              /* s's shadows (si NULL: none) */
+  const double *ax, *ai;        /* copied into them first, or NULL */
+  const double *bx, *bi;        /* added, or NULL */
+  size_t n;
+} fused_pass;
+
+QB_CLONES static void fused_run(const fused_pass *f, err_acc *e, err_acc *c) {
+  enum { BLOCK = 512 };
+  err_lanes Le = {{0}, {0}, {0}, {0}}, Lc = Le;
+  const size_t n = f->n, n4 = n & ~(size_t)3;
+  for (size_t lo = 0; lo < n; lo += BLOCK) {
+    const size_t m = n - lo < BLOCK ? n - lo : BLOCK;
+    double *sx = f->sx + lo;
+    if (f->ax) memcpy(sx, f->ax + lo, m * sizeof *sx);
+    if (f->bx)
+      for (size_t i = 0; i < m; i++) sx[i] += f->bx[lo + i];
+    const size_t m4 = lo + m <= n4 ? m : n4 - lo; /* whole vectors of this block */
+    lanes_add(&Le, f->y + lo, sx, m4, 1.0);
+    if (!f->si) continue;
+    double *si = f->si + lo;
+    if (f->ai) memcpy(si, f->ai + lo, m * sizeof *si);
+    for (size_t i = 0; i < m; i++) si[i] += f->bi[lo + i];
+    lanes_add(&Lc, f->y + lo, si, m4, 1.0);
+  }
+  lanes_end(e, &Le, f->y, f->sx, n4, n, 1.0);
+  if (f->si) lanes_end(c, &Lc, f->y, f->si, n4, n, 1.0);
 }
 
 /* A zero reference is exact only when the output is zero too; otherwise no
@@ -108,20 +168,32 @@ void *coll_alloc(const coll_ctx *ctx, size_t count, size_t size, int zero, const
   return p;
 }
 
+void *coll_pool_alloc(const coll_ctx *ctx, size_t count, size_t size, int zero, const char *what) {
+  if (count == 0) count = 1;
+  if (size && count > SIZE_MAX / size) coll_out_of_memory(ctx, SIZE_MAX, what);
+  void *p = lanepool_alloc(count * size);
+  if (!p) coll_out_of_memory(ctx, count * size, what);
+  if (zero) memset(p, 0, count * size);
+  return p;
+}
+
+void coll_pool_free(void *p) { lanepool_free(p); }
+
 coll_msg *coll_msg_new(const coll_ctx *ctx, int chunk, uint32_t workers, size_t n, int exact) {
   return coll_msg_new_wire(ctx, chunk, workers, n, ccomp_max_wire_bytes(ctx->comp, n), exact);
 }
 
 coll_msg *coll_msg_new_wire(const coll_ctx *ctx, int chunk, uint32_t workers, size_t n, size_t wire, int exact) {
   if (wire >= SIZE_MAX - sizeof(coll_msg) - 1) coll_out_of_memory(ctx, SIZE_MAX, "a payload's wire bytes");
-  coll_msg *m = malloc(sizeof *m + wire + 1);
+  coll_msg *m = lanepool_alloc(sizeof *m + wire + 1);
   if (!m) coll_out_of_memory(ctx, sizeof *m + wire + 1, "a payload and its wire bytes");
   *m = (coll_msg){.refs = 1, .chunk = chunk, .workers = workers, .enc_workers = workers, .n = n};
   m->bytes = m->inl;
   if (exact) {
-    m->exact = n <= SIZE_MAX / sizeof *m->exact ? calloc(n ? n : 1, sizeof *m->exact) : NULL;
+    m->exact = n <= SIZE_MAX / sizeof *m->exact ? lanepool_alloc((n ? n : 1) * sizeof *m->exact) : NULL;
+    if (m->exact) memset(m->exact, 0, (n ? n : 1) * sizeof *m->exact);
     if (!m->exact) {
-      free(m); /* freed before reporting, so nothing is lost when the report returns to a test */
+      lanepool_free(m); /* freed before reporting, so nothing is lost when the report returns to a test */
       coll_out_of_memory(ctx, n <= SIZE_MAX / sizeof(double) ? n * sizeof(double) : SIZE_MAX,
                          "a payload's exact shadow");
     }
@@ -143,9 +215,9 @@ void coll_wait_sends(comm_req **reqs, int n) {
 }
 
 void coll_drop_shadows(coll_msg *m) {
-  free(m->exact);
-  free(m->ideal);
-  free(m->uexact);
+  lanepool_free(m->exact);
+  lanepool_free(m->ideal);
+  lanepool_free(m->uexact);
   m->exact = NULL;
   m->ideal = NULL;
   m->uexact = NULL;
@@ -154,15 +226,15 @@ void coll_drop_shadows(coll_msg *m) {
 void coll_msg_free(coll_msg *m) {
   if (!m || __atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
   if (m->bytes != m->inl) free(m->bytes);
-  free(m->exact);
-  free(m->ideal);
-  free(m->uexact);
-  free(m);
+  lanepool_free(m->exact);
+  lanepool_free(m->ideal);
+  lanepool_free(m->uexact);
+  lanepool_free(m);
 }
 
 coll_bundle *coll_bundle_new(const coll_ctx *ctx, int chunk, size_t count) {
   if (count > (SIZE_MAX - sizeof(coll_bundle)) / sizeof(coll_msg *)) coll_out_of_memory(ctx, SIZE_MAX, "a bundle of payloads");
-  coll_bundle *b = coll_alloc(ctx, 1, sizeof *b + count * sizeof *b->slot, 0, "a bundle of payloads");
+  coll_bundle *b = coll_pool_alloc(ctx, 1, sizeof *b + count * sizeof *b->slot, 0, "a bundle of payloads");
   b->chunk = chunk;
   b->count = count;
   b->m = b->slot;
@@ -173,7 +245,7 @@ coll_bundle *coll_bundle_new(const coll_ctx *ctx, int chunk, size_t count) {
 void coll_bundle_free(coll_bundle *b) {
   if (!b) return;
   for (size_t k = 0; k < b->count; k++) coll_msg_free(b->m[k]);
-  free(b);
+  lanepool_free(b);
 }
 
 double coll_msg_charge(const coll_ctx *ctx, const coll_msg *m) {
@@ -250,19 +322,19 @@ static void encode_work_run(void *arg, int thread) {
 coll_msg *coll_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi) {
   if (ctx->whole_mode) return coll_whole_encode_own(ctx, chunk, lo, hi);
   size_t n = hi - lo;
-  float *p = coll_alloc(ctx, n, sizeof *p, 0, "a compressor input");
+  float *p = coll_pool_alloc(ctx, n, sizeof *p, 0, "a compressor input");
   ctx->io.input(ctx->io.arg, lo, hi, p);
   coll_msg *m = coll_msg_new(ctx, chunk, 1, n, 0);
   /* everything the work writes is allocated here, on the actor: a failure
    * is reported where the run can stop */
-  m->exact = coll_alloc(ctx, n, sizeof *m->exact, 0, "a payload's exact shadow");
+  m->exact = coll_pool_alloc(ctx, n, sizeof *m->exact, 0, "a payload's exact shadow");
   const int want_own = (ctx->io.encoded && ctx->io.wants_own) || ctx->measure_cascade;
-  float *own = want_own ? coll_alloc(ctx, n, sizeof *own, 0, "a decoded own payload") : NULL;
-  if (ctx->measure_cascade) m->ideal = coll_alloc(ctx, n, sizeof *m->ideal, 0, "a payload's ideal shadow");
+  float *own = want_own ? coll_pool_alloc(ctx, n, sizeof *own, 0, "a decoded own payload") : NULL;
+  if (ctx->measure_cascade) m->ideal = coll_pool_alloc(ctx, n, sizeof *m->ideal, 0, "a payload's ideal shadow");
   encode_work k = {ctx, m, p, lo, hi, own};
   comm_work(encode_work_run, &k, n);
-  free(own);
-  free(p);
+  lanepool_free(own);
+  lanepool_free(p);
   return m;
 }
 
@@ -274,6 +346,8 @@ typedef struct combine_work {
   coll_msg *s;
   ccomp_call call;
   int copy_exact, copy_ideal; /* s's shadows start as copies of a's (else taken over) */
+  float *y;                   /* coll_combine_measure: s decoded here, then the fused pass */
+  err_acc e, c;               /* its figures against the exact and the ideal shadow */
 } combine_work;
 
 static void combine_work_run(void *arg, int thread) {
@@ -283,6 +357,14 @@ static void combine_work_run(void *arg, int thread) {
   coll_msg *s = k->s;
   s->nbytes = ccomp_combine(k->ctx->comp, a->bytes, a->nbytes, a->workers, b->bytes, b->nbytes, b->workers,
                             a->n, &k->call, s->bytes);
+  if (k->y) {
+    ccomp_decode(k->ctx->comp, s->bytes, s->nbytes, s->n, s->enc_workers, &k->call, k->y);
+    const fused_pass f = {.y = k->y, .sx = s->exact, .si = s->ideal, .n = s->n,
+                          .ax = k->copy_exact ? a->exact : NULL, .ai = k->copy_ideal ? a->ideal : NULL,
+                          .bx = b->exact, .bi = b->ideal};
+    fused_run(&f, &k->e, &k->c);
+    return;
+  }
   if (k->copy_exact && a->exact) memcpy(s->exact, a->exact, a->n * sizeof *s->exact);
   if (b->exact)
     for (size_t i = 0; i < s->n; i++) s->exact[i] += b->exact[i];
@@ -292,10 +374,19 @@ static void combine_work_run(void *arg, int thread) {
   }
 }
 
-coll_msg *coll_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint64_t salt) {
-  assert(a->n == b->n);
-  if (ctx->whole_mode) return coll_whole_combine(ctx, a, b, lo);
-  combine_work k = {.ctx = ctx, .a = a, .b = b, .call = coll_call(ctx, lo, salt)};
+/* Hop h's figures of the payload m decoded into y (e against its exact
+ * shadow, c against its ideal one); a non-finite number in y stops the run. */
+static void measured(coll_ctx *ctx, size_t h, const coll_msg *m, size_t lo, const float *y, const err_acc *e,
+                     const err_acc *c) {
+  if (ctx->io.hop_payload && !isfinite(e->out2) && numcheck_first_bad(y, m->n) < m->n)
+    ctx->io.hop_payload(ctx->io.arg, h + 1, y, lo, m->n);
+  coll_metrics_add(ctx->metrics, &ctx->metrics->hops[h], e, m->workers);
+  if (m->ideal) coll_metrics_add(ctx->metrics, &ctx->metrics->cascade[h], c, m->workers);
+}
+
+/* coll_combine, and with y (not NULL) s measured as hop h there too. */
+static coll_msg *combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint64_t salt, size_t h, float *y) {
+  combine_work k = {.ctx = ctx, .a = a, .b = b, .call = coll_call(ctx, lo, salt), .y = y};
   if (ctx->io.device) ctx->io.device(ctx->io.arg, CCOMP_COMBINE, a->n);
   coll_msg *s = coll_msg_new(ctx, a->chunk, a->workers + b->workers, a->n, 0);
   k.s = s;
@@ -303,7 +394,7 @@ coll_msg *coll_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint6
     s->exact = a->exact; /* a is about to go: take its shadow */
     a->exact = NULL;
   } else {
-    s->exact = coll_alloc(ctx, a->n, sizeof *s->exact, 1, "a partial aggregate's exact shadow");
+    s->exact = coll_pool_alloc(ctx, a->n, sizeof *s->exact, 1, "a partial aggregate's exact shadow");
     k.copy_exact = 1;
   }
   if (a->ideal && b->ideal) {
@@ -311,14 +402,33 @@ coll_msg *coll_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint6
       s->ideal = a->ideal;
       a->ideal = NULL;
     } else {
-      s->ideal = coll_alloc(ctx, a->n, sizeof *s->ideal, 0, "a partial aggregate's ideal shadow");
+      s->ideal = coll_pool_alloc(ctx, a->n, sizeof *s->ideal, 0, "a partial aggregate's ideal shadow");
       k.copy_ideal = 1;
     }
   }
   comm_work(combine_work_run, &k, a->n);
   coll_msg_free(a);
   coll_msg_free(b);
+  if (y) measured(ctx, h, s, lo, y, &k.e, &k.c);
   return s;
+}
+
+coll_msg *coll_combine(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint64_t salt) {
+  assert(a->n == b->n);
+  if (ctx->whole_mode) return coll_whole_combine(ctx, a, b, lo);
+  return combine(ctx, a, b, lo, salt, 0, NULL);
+}
+
+coll_msg *coll_combine_measure(coll_ctx *ctx, coll_msg *a, coll_msg *b, size_t lo, uint64_t salt, size_t h,
+                               float *y) {
+  assert(a->n == b->n);
+  if (h >= ctx->metrics->nhops) return coll_combine(ctx, a, b, lo, salt);
+  if (ctx->whole_mode) {
+    coll_msg *s = coll_whole_combine(ctx, a, b, lo);
+    coll_measure(ctx, h, s, lo, salt, y);
+    return s;
+  }
+  return combine(ctx, a, b, lo, salt, h, y);
 }
 
 /* Decode a payload and measure it against its shadows (comm_work: the
@@ -340,10 +450,18 @@ static void measure_work_run(void *arg, int thread) {
   measure_work *k = arg;
   const coll_msg *m = k->m;
   ccomp_decode(k->ctx->comp, m->bytes, m->nbytes, m->n, m->enc_workers, &k->call, k->y);
-  k->bad = numcheck_first_bad(k->y, m->n);
-  if (k->finish) ccomp_finish(k->ctx->comp, k->y, m->n, m->workers);
+  if (k->finish) { /* coll_deliver: nothing checks y (the run checks the aggregate) */
+    ccomp_finish(k->ctx->comp, k->y, m->n, m->workers);
+    k->bad = m->n;
+  } else if (!k->exact) {
+    k->bad = numcheck_first_bad(k->y, m->n);
+  }
   if (k->exact) err_acc_add(&k->e, k->y, k->exact, m->n, k->scale);
   if (k->ideal) err_acc_add(&k->c, k->y, k->ideal, m->n, k->scale);
+  /* the sum of squares of finite floats is finite (n (2^128)^2 is far below
+   * a double's range), of any NaN or infinity not: the measurement is the
+   * check, and a bad one is looked for only then */
+  if (!k->finish && k->exact) k->bad = isfinite(k->e.out2) ? m->n : numcheck_first_bad(k->y, m->n);
 }
 
 void coll_measure(coll_ctx *ctx, size_t h, const coll_msg *m, size_t lo, uint64_t salt, float *y) {
@@ -421,10 +539,9 @@ static coll_bundle *bundle_combine(coll_ctx *ctx, coll_bundle *in, coll_bundle *
   coll_bundle *sum = coll_bundle_new(ctx, in->chunk, in->count);
   for (size_t k = 0; k < in->count; k++) {
     const size_t lo = lo_of(arg, in->chunk, k);
-    sum->m[k] = coll_combine(ctx, in->m[k], mine->m[k], lo, 1 + (uint64_t)h);
+    float *y = h < ctx->metrics->nhops ? scratch_get(ctx, sc, in->m[k]->n) : NULL;
+    sum->m[k] = coll_combine_measure(ctx, in->m[k], mine->m[k], lo, 1 + (uint64_t)h, h, y);
     in->m[k] = mine->m[k] = NULL;
-    if (h < ctx->metrics->nhops)
-      coll_measure(ctx, h, sum->m[k], lo, 1 + (uint64_t)h, scratch_get(ctx, sc, sum->m[k]->n));
   }
   coll_bundle_free(in);
   coll_bundle_free(mine);

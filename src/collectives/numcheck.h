@@ -4,7 +4,9 @@
  * aggregate or a metric is an error (exit 1) naming the iteration, the
  * worker and the tensor or hop, never a dropped key or a 0 in a table.  The
  * checks are cheap (one vectorized pass over a buffer just written, still in
- * cache).  Workers run on several threads, and each goes on until it ends
+ * cache; a measured payload's is its sum of squares, collectives/common.c),
+ * and a generated gradient, finite by construction, is not checked
+ * (sim/worker.c).  Workers run on several threads, and each goes on until it ends
  * or fails, so several may fail in one iteration: the failure reported is
  * the lowest worker's (then the first message in byte order), the same
  * whatever the threads did first (an earlier iteration's first of all).

@@ -306,9 +306,9 @@ static void do_op(prun *s, const prog_op *op) {
       const size_t lo = lo_of(s, c);
       coll_msg *a = st->in_first ? s->in[c] : s->held[c], *b = st->in_first ? s->held[c] : s->in[c];
       s->in[c] = NULL;
-      s->held[c] = coll_combine(ctx, a, b, lo, (uint64_t)op->hop);
       const size_t h = (size_t)op->hop - 1;
-      if (h < ctx->metrics->nhops) coll_measure(ctx, h, s->held[c], lo, (uint64_t)op->hop, scratch(s, s->held[c]->n));
+      float *y = h < ctx->metrics->nhops ? scratch(s, a->n) : NULL;
+      s->held[c] = coll_combine_measure(ctx, a, b, lo, (uint64_t)op->hop, h, y);
     }
     break;
   case PS_RECODE:

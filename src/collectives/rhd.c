@@ -54,9 +54,9 @@ static void absorb(rhd *s, coll_msg **held, coll_bundle *in, size_t h) {
   for (size_t k = 0; k < in->count; k++) {
     const int c = in->chunk + (int)k;
     const size_t lo = chunk_lo(s, c);
-    held[c] = coll_combine(ctx, held[c], in->m[k], lo, 1 + (uint64_t)h);
+    float *y = h < ctx->metrics->nhops ? scratch(s, held[c]->n) : NULL;
+    held[c] = coll_combine_measure(ctx, held[c], in->m[k], lo, 1 + (uint64_t)h, h, y);
     in->m[k] = NULL;
-    if (h < ctx->metrics->nhops) coll_measure(ctx, h, held[c], lo, 1 + (uint64_t)h, scratch(s, held[c]->n));
   }
   coll_bundle_free(in);
 }

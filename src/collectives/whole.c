@@ -139,7 +139,7 @@ static void decode_range(const coll_ctx *ctx, const coll_whole *w, const uint8_t
 
 /* dst[i] = src[i] as doubles, n of them, in a new buffer. */
 static double *widen(const coll_ctx *ctx, const float *src, size_t n, const char *what) {
-  double *d = coll_alloc(ctx, n, sizeof *d, 0, what);
+  double *d = coll_pool_alloc(ctx, n, sizeof *d, 0, what); /* a payload's shadow */
   for (size_t i = 0; i < n; i++) d[i] = src[i];
   return d;
 }
@@ -167,7 +167,7 @@ coll_msg *coll_whole_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi) 
     decode_range(ctx, w, w->own, lo, n, 1, 0, own);
     if (ctx->measure_cascade) m->ideal = widen(ctx, own, n, "a payload's ideal shadow");
   }
-  m->uexact = coll_alloc(ctx, ns, sizeof *m->uexact, 0, "a payload's exact unit sums");
+  m->uexact = coll_pool_alloc(ctx, ns, sizeof *m->uexact, 0, "a payload's exact unit sums");
   for (size_t i = 0; i < ns; i++) m->uexact[i] = ccb_load_f32(w->own + 4 * (u0 + i));
   if (ctx->io.encoded) ctx->io.encoded(ctx->io.arg, lo, hi, p, ctx->io.wants_own ? own : NULL);
   free(own);
@@ -178,7 +178,7 @@ coll_msg *coll_whole_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi) 
 /* out[n] = a[n] + b[n] (NULL if either is NULL). */
 static double *add_shadows(const coll_ctx *ctx, const double *a, const double *b, size_t n) {
   if (!a || !b) return NULL;
-  double *s = coll_alloc(ctx, n, sizeof *s, 0, "a partial aggregate's shadow");
+  double *s = coll_pool_alloc(ctx, n, sizeof *s, 0, "a partial aggregate's shadow");
   for (size_t i = 0; i < n; i++) s[i] = a[i] + b[i];
   return s;
 }

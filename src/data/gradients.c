@@ -1,6 +1,7 @@
 /* src/data/gradients.c — deterministic synthetic gradients, drawn from the
  * counter-based variates of variates.h (normal: the ziggurat's fast path
- * inline, one 64-bit mix and one multiply per element; Zipf rows). */
+ * inline, one 64-bit mix and one multiply per element, or blocks of them:
+ * grad_normal_block; Zipf rows). */
 #include "data/gradients.h"
 
 #include <math.h>
@@ -41,7 +42,6 @@ void grad_source_init(grad_source *g, const experiment *e) {
     if (g->rows > UINT32_MAX) g->rows = UINT32_MAX; /* row ids are 32-bit */
   }
 }
-
 
 static int cmp_u32(const void *a, const void *b) {
   const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -128,6 +128,22 @@ static grad_stream stream_of(const grad_source *g, uint32_t worker, uint32_t ite
   return st;
 }
 
+/* out[0 .. m) = element()'s floats at counters t[0 .. m) (t NULL: base,
+ * base + 1, ...), m <= ZIG_BLOCK, normal distribution: the same products and sum
+ * of the same doubles, in the same order. */
+static void normal_floats(const grad_source *g, const grad_stream *st, uint64_t base, const uint64_t *t,
+                          size_t m, float *out) {
+  double z[ZIG_BLOCK], zc[ZIG_BLOCK];
+  zig_normal_block(st->wkey, base, t, m, z);
+  if (g->correlation <= 0) {
+    const double scale = g->scale;
+    for (size_t j = 0; j < m; j++) out[j] = (float)(scale * z[j]);
+    return;
+  }
+  zig_normal_block(st->ckey, base, t, m, zc);
+  for (size_t j = 0; j < m; j++) out[j] = (float)(st->a * zc[j] + st->b * z[j]);
+}
+
 /* Element t of the stream. */
 static inline float element(const grad_source *g, const grad_stream *st, uint64_t t) {
   if (g->correlation <= 0) return (float)(g->scale * draw(g->distribution, st->wkey, t));
@@ -142,9 +158,11 @@ void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t
     return;
   }
   const grad_stream st = stream_of(g, worker, iteration);
-  if (g->correlation <= 0 && g->distribution == GRAD_NORMAL) { /* the common case, branch-free */
-    const double scale = g->scale;
-    for (size_t t = lo; t < hi; t++) out[t - lo] = (float)(scale * normal_fast(st.wkey, t));
+  if (g->distribution == GRAD_NORMAL) { /* the common case, in blocks */
+    for (size_t t = lo; t < hi; t += ZIG_BLOCK) {
+      const size_t m = hi - t < ZIG_BLOCK ? hi - t : ZIG_BLOCK;
+      normal_floats(g, &st, t, NULL, m, out + (t - lo));
+    }
     return;
   }
   for (size_t t = lo; t < hi; t++) out[t - lo] = element(g, &st, t);
@@ -171,6 +189,11 @@ static inline void sample_next(sample_step *s) {
   if (s->frac >= s->sample) s->t++, s->frac -= s->sample;
 }
 
+/* t[0 .. m) = the counters of the next m sampled coordinates; s advances. */
+static void sample_block(sample_step *s, size_t m, uint64_t *t) {
+  for (size_t j = 0; j < m; j++, sample_next(s)) t[j] = s->t;
+}
+
 void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo,
                        size_t hi, size_t base, size_t full, size_t sample, float *out) {
   if (!__atomic_load_n(&zig_ready, __ATOMIC_ACQUIRE)) zig_init();
@@ -184,9 +207,13 @@ void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration
   }
   const grad_stream st = stream_of(g, worker, iteration);
   sample_step s = sample_at(lo, base, full, sample);
-  if (g->correlation <= 0 && g->distribution == GRAD_NORMAL) { /* the common case, as in grad_fill */
-    const double scale = g->scale;
-    for (size_t j = lo; j < hi; j++, sample_next(&s)) out[j - lo] = (float)(scale * normal_fast(st.wkey, s.t));
+  if (g->distribution == GRAD_NORMAL) { /* the common case, in blocks, as in grad_fill */
+    uint64_t t[ZIG_BLOCK];
+    for (size_t j = lo; j < hi; j += ZIG_BLOCK) {
+      const size_t m = hi - j < ZIG_BLOCK ? hi - j : ZIG_BLOCK;
+      sample_block(&s, m, t);
+      normal_floats(g, &st, 0, t, m, out + (j - lo));
+    }
     return;
   }
   for (size_t j = lo; j < hi; j++, sample_next(&s)) out[j - lo] = element(g, &st, s.t);
@@ -205,6 +232,17 @@ void grad_shared_sampled(const grad_source *g, uint32_t iteration, size_t lo, si
   if (!__atomic_load_n(&zig_ready, __ATOMIC_ACQUIRE)) zig_init();
   const grad_stream st = stream_of(g, 0, iteration); /* ckey and a do not depend on the worker */
   sample_step s = sample_at(lo, base, full, sample);
+  if (g->distribution == GRAD_NORMAL) {
+    uint64_t t[ZIG_BLOCK];
+    double z[ZIG_BLOCK];
+    for (size_t j = lo; j < hi; j += ZIG_BLOCK) {
+      const size_t m = hi - j < ZIG_BLOCK ? hi - j : ZIG_BLOCK;
+      sample_block(&s, m, t);
+      zig_normal_block(st.ckey, 0, t, m, z);
+      for (size_t i = 0; i < m; i++) out[j - lo + i] = st.a * z[i];
+    }
+    return;
+  }
   for (size_t j = lo; j < hi; j++, sample_next(&s)) out[j - lo] = st.a * draw(g->distribution, st.ckey, s.t);
 }
 
@@ -216,10 +254,16 @@ void grad_fill_sampled_shared(const grad_source *g, uint32_t worker, uint32_t it
   sample_step s = sample_at(lo, base, full, sample);
   /* element()'s sum with its first product already made: the same two
    * roundings, so the same float */
-  if (g->distribution == GRAD_NORMAL)
-    for (size_t j = lo; j < hi; j++, sample_next(&s))
-      out[j - lo] = (float)(shared[j - lo] + st.b * normal_fast(st.wkey, s.t));
-  else
+  if (g->distribution == GRAD_NORMAL) {
+    uint64_t t[ZIG_BLOCK];
+    double z[ZIG_BLOCK];
+    for (size_t j = lo; j < hi; j += ZIG_BLOCK) {
+      const size_t m = hi - j < ZIG_BLOCK ? hi - j : ZIG_BLOCK;
+      sample_block(&s, m, t);
+      zig_normal_block(st.wkey, 0, t, m, z);
+      for (size_t i = 0; i < m; i++) out[j - lo + i] = (float)(shared[j - lo + i] + st.b * z[i]);
+    }
+  } else
     for (size_t j = lo; j < hi; j++, sample_next(&s))
       out[j - lo] = (float)(shared[j - lo] + st.b * draw(g->distribution, st.wkey, s.t));
 }

@@ -10,8 +10,9 @@
 #include <sys/mman.h>
 
 #include "comm/comm.h"
-#include "progress.h"
 #include "sim/exec_internal.h"
+#include "sim/lanepool.h"
+#include "progress.h"
 
 /* An actor's words grow in the heap up to TRACE_MAP_BYTES, then as a
  * mapping of their own (mremap: no copy), so that a trace the timing
@@ -85,7 +86,7 @@ int exec_inboxes_reset(sim_exec *x, size_t nranks) {
     for (uint32_t i = 0; i < b->cap; i++)
       for (msg_node *m = b->pairs[i].head, *nx; m; m = nx) {
         nx = m->next;
-        free(m);
+        lanepool_free(m);
       }
     memset(b->pairs, 0, b->cap * sizeof *b->pairs);
     b->count = 0;
@@ -200,12 +201,12 @@ static void *take(inbox *b, pair *p, int src, uint64_t seq) {
   }
   unlock(b);
   void *payload = m->payload;
-  free(m);
+  lanepool_free(m);
   return payload;
 }
 
 static void deliver(int src, int dst, void *msg) {
-  msg_node *m = malloc(sizeof *m); /* before the lock: most messages wait */
+  msg_node *m = lanepool_alloc(sizeof *m); /* before the lock: most messages wait */
   inbox *b = inbox_of(dst);
   pair *p = pair_of(b, src);
   const uint64_t seq = p->sent++;
@@ -214,7 +215,7 @@ static void deliver(int src, int dst, void *msg) {
     p->waiter = 0;
     exec_now->actors[a].got = msg;
     unlock(b);
-    free(m);
+    lanepool_free(m);
     exec_wake(exec_now, a);
     return;
   }

@@ -9,6 +9,7 @@
 #include "collectives/phases.h"
 #include "timemodel/measured.h"
 #include "sim/run_state.h"
+#include "data/source.h"
 
 /* Seconds of the device for flops of work (0 without a device). */
 static double compute_seconds(const experiment *e, double flops) {
@@ -170,6 +171,7 @@ int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_out
   const int phased = e->compressor->phases > 1;
   if (data_layout(sh)) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu layers", e->model.layers->nlayers);
   grad_source_init(&sh->grads, e);
+  sh->generated = (e->gradients.source->flags & GSRC_GENERATED) != 0;
   const size_t n = data_elements(sh), H = e->collective->hops(e->workers, e->coll_params);
   sh->agg = calloc(n, sizeof *sh->agg);
   if (grad_experiment_shares(e) && !(sh->shared = malloc((n ? n : 1) * sizeof *sh->shared)))

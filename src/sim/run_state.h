@@ -42,6 +42,7 @@ typedef struct run_state {
   const experiment *e;
   feed *feed;             /* the gradient source (synthetic, trace, training) */
   grad_source grads;      /* synthetic, for coordinate sampling */
+  int generated;          /* the gradients are generated (source.h GSRC_GENERATED): finite */
   /* [data elements]: the part of this iteration's correlated synthetic
    * gradients every worker shares (grad_has_shared), drawn once at the
    * iteration's start by run_state_shared; NULL for other sources */
