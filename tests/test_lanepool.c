@@ -1,4 +1,4 @@
-/* tests/test_lanepool.c — the data plane's per-lane pools (sim/lanepool.h):
+/* tests/test_lanepool.c — the data plane's per-lane pools (lanepool.h):
  * every size gets a block it can fill, 16-byte aligned; a freed block is
  * handed out again for a request of its class, on the lane that freed it,
  * whichever lane made it; a lane keeps at most LANEPOOL_KEEP bytes; blocks

@@ -216,7 +216,7 @@ typedef struct coll_msg {
  * overflows) goes to coll_out_of_memory.  Call it on the actor, not inside
  * comm_work. */
 void *coll_alloc(const coll_ctx *ctx, size_t count, size_t size, int zero, const char *what);
-/* coll_alloc from the calling lane's pool (sim/lanepool.h), for the
+/* coll_alloc from the calling lane's pool (lanepool.h), for the
  * data plane's short-lived blocks: a payload's shadows (exact, ideal,
  * uexact, which coll_msg_free gives back with coll_pool_free), compressor
  * inputs.  Free with coll_pool_free, never free(). */

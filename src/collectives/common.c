@@ -13,7 +13,7 @@
 #include "collectives/collective.h"
 #include "collectives/numcheck.h"
 #include "comm/comm.h"
-#include "sim/lanepool.h"
+#include "lanepool.h"
 #include "qbits.h" /* QB_CLONES */
 
 /* Four interleaved partial sums per quantity (lanes i mod 4), added up at

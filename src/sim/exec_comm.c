@@ -11,7 +11,7 @@
 
 #include "comm/comm.h"
 #include "sim/exec_internal.h"
-#include "sim/lanepool.h"
+#include "lanepool.h"
 #include "progress.h"
 
 /* An actor's words grow in the heap up to TRACE_MAP_BYTES, then as a

@@ -1,4 +1,4 @@
-/* src/sim/lanepool.h — per-lane pools for the data plane's short-lived
+/* src/lanepool.h — per-lane pools for the data plane's short-lived
  * blocks: payloads with their wire bytes, their float64 shadows, bundles,
  * compressor inputs and the mailboxes' message nodes.
  *

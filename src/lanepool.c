@@ -1,5 +1,5 @@
-/* src/sim/lanepool.c — per-lane free lists by size class (lanepool.h). */
-#include "sim/lanepool.h"
+/* src/lanepool.c — per-lane free lists by size class (lanepool.h). */
+#include "lanepool.h"
 
 #include <pthread.h>
 #include <stdint.h>
