@@ -313,16 +313,18 @@ static void test_sign_ring_cascade(void) {
 
 /* ---- memories ----------------------------------------------------------- */
 
-/* ef-sign with ef-signsgd: sum over iterations of what was sent equals
- * eta * (sum of gradients) - e (telescoping of e = p - C(p)). */
-static void test_ef_sign_memory(void) {
+/* A memory with a compressor: sum over iterations of what was sent equals
+ * eta * (sum of gradients) - e (telescoping of e = p - C(p)), and e is the
+ * last iteration's p - C(p) (ef-sign with ef-signsgd; residual, eta = 1,
+ * with 1-bit SGD). */
+static void test_memory_books(const char *memory, const double *params, double eta, const char *compressor) {
   const size_t d = 300;
   const int T = 20;
-  const double eta = 0.1;
   char err[CCOMP_ERRLEN];
-  ccomp_memory *mem = ccomp_memory_new(ccomp_memory_find("ef-sign"), &eta, d, err, sizeof err);
-  CHECK(mem != NULL, "ef-sign: %s", err);
-  ccomp *c = make("ef-signsgd", NULL, d, 1);
+  ccomp_memory *mem = ccomp_memory_new(ccomp_memory_find(memory), params, d, err, sizeof err);
+  CHECK(mem != NULL, "%s: %s", memory, err);
+  if (!mem) return;
+  ccomp *c = make(compressor, NULL, d, 1);
   float *g = malloc(d * sizeof *g), *p = malloc(d * sizeof *p), *own = malloc(d * sizeof *own);
   double *sent = calloc(d, sizeof *sent), *gs = calloc(d, sizeof *gs);
   uint8_t *w = malloc(4 + d);
@@ -340,14 +342,27 @@ static void test_ef_sign_memory(void) {
   /* e = p - own of the last iteration */
   double worst = 0;
   for (size_t i = 0; i < d; i++) worst = fmax(worst, fabs(sent[i] + (p[i] - own[i]) - gs[i]));
-  CHECK(worst < 1e-5, "ef-sign: books off by %g", worst);
-  double bad_eta = -1;
-  CHECK(ccomp_memory_new(ccomp_memory_find("ef-sign"), &bad_eta, d, err, sizeof err) == NULL &&
-            strstr(err, "eta"),
-        "ef-sign eta = -1: %s", err);
+  CHECK(worst < 1e-5, "%s: books off by %g", memory, worst);
+  /* the memory holds that e: compensating a zero gradient gives it back */
+  for (size_t i = 0; i < d; i++) g[i] = 0;
+  mem->type->compensate(mem->state, g, d, 0, own);
+  worst = 0;
+  for (size_t i = 0; i < d; i++) worst = fmax(worst, fabs(own[i] - (gs[i] - sent[i])));
+  CHECK(worst < 1e-5, "%s: the memory is not p - C(p): off by %g", memory, worst);
   free(g), free(p), free(own), free(sent), free(gs), free(w);
   ccomp_free(c);
   ccomp_memory_free(mem);
+}
+
+static void test_ef_sign_memory(void) {
+  const double eta = 0.1;
+  test_memory_books("ef-sign", &eta, eta, "ef-signsgd");
+  test_memory_books("residual", NULL, 1.0, "onebit");
+  char err[CCOMP_ERRLEN];
+  double bad_eta = -1;
+  CHECK(ccomp_memory_new(ccomp_memory_find("ef-sign"), &bad_eta, 300, err, sizeof err) == NULL &&
+            strstr(err, "eta"),
+        "ef-sign eta = -1: %s", err);
 }
 
 /* marsit memory: e = p - gamma ((1 - beta) sign(p) + beta s) after the
