@@ -39,15 +39,17 @@ expect2 map-count "workers need $((2 * w)) SimGrid actors" "$CCSIM" validate e.j
 # element and worker (the gradient scratch), 12 with error feedback (+ the
 # memory and its compensated input); payloads in flight 20 B an element (the
 # payload's 4 and two float64 shadows) for 4n elements on a ring-like
-# all-reduce, N n on a gathering collective; 2 actor stacks of 36 KiB a worker
+# all-reduce, N n on a gathering collective; 2 actor stacks of 36 KiB a
+# worker; the trace twice: 2 messages of 32 B a hop and worker (N - 1 hops)
+# and 4 KiB a worker
 printf '{"workers": 10, "model": {"elements": 1000000}, "iterations": 1}\n' >t.json
 terms() { "$CCSIM" validate t.json --max-memory 1B "$@" 2>&1 | sed -n 's/.*(\(workers.*\), \.\.\.).*/\1/p'; }
-want="workers' state 38.1 MiB, payloads in flight 76.3 MiB, actor stacks 720 KiB"
+want="workers' state 38.1 MiB, payloads in flight 76.3 MiB, actor stacks 720 KiB, trace 91.2 KiB"
 [[ "$(terms)" == "$want, "* ]] && ok || bad "ring estimate: $(terms), expected $want"
-want="workers' state 38.1 MiB, payloads in flight 191 MiB, actor stacks 720 KiB"
+want="workers' state 38.1 MiB, payloads in flight 191 MiB, actor stacks 720 KiB, trace 91.2 KiB"
 [[ "$(terms --set collective=allgather/ring)" == "$want, "* ]] && ok ||
   bad "all-gather estimate: $(terms --set collective=allgather/ring), expected $want"
-want="workers' state 114 MiB, payloads in flight 76.3 MiB, actor stacks 720 KiB"
+want="workers' state 114 MiB, payloads in flight 76.3 MiB, actor stacks 720 KiB, trace 91.2 KiB"
 [[ "$(terms --set 'compressor={"name": "fp16", "memory": "residual"}')" == "$want, "* ]] && ok ||
   bad "error-feedback estimate: $(terms --set 'compressor={"name": "fp16", "memory": "residual"}'), expected $want"
 # a run that fits still runs

@@ -52,6 +52,11 @@ expect topk-recompress-sampled 640000 5 --set collective=allreduce/ring-recompre
 expect topk-allgather 16000 5 --set collective=allgather/ring --set 'compressor={"name": "topk", "ratio": 0.1}'
 expect topk-allgather-sampled 1600000 5 --set collective=allgather/ring \
   --set 'compressor={"name": "topk", "ratio": 0.1}' --set "$S"
+# parameter server (every worker serves a shard of n/N): N(N-1) shards up,
+# 2 bytes an element in fp16, N(N-1) aggregated shards down in fp32 (no
+# downlink compression): 6(N-1)n; uncompressed 8(N-1)n
+expect ps-none 32000 1 --set collective=ps --set compressor=none
+expect ps-fp16 24000 "$(awk 'BEGIN { printf "%.17g", 4 / 3 }')" --set collective=ps
 # global-qsgd, 8 bits: 2(N-1) N payloads of 200 bytes + a 4-byte max, and
 # the max-reduction before: N - 1 steps of 4 bytes from each of N workers
 expect global-qsgd $((40 * 204 + 20 * 4)) "$(awk 'BEGIN { printf "%.17g", 32000 / 8240 }')" --set compressor=global-qsgd
