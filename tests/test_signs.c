@@ -376,7 +376,8 @@ static void test_marsit_memory(void) {
   CHECK(mt && (mt->flags & CCOMP_MEM_AGGREGATE) && mt->nparams == 3,
         "marsit memory missing, without AGGREGATE, or not 3 parameters");
   for (int bi = 0; bi < 3; bi++) {
-    const double beta = bi * 0.5, gamma = 0.5, params[3] = {1.0, gamma, beta};
+    /* eta 0.5 once: the books then hold eta times the gradients */
+    const double beta = bi * 0.5, gamma = 0.5, eta = bi == 1 ? 0.5 : 1.0, params[3] = {eta, gamma, beta};
     ccomp_memory *mem = ccomp_memory_new(mt, params, d, err, sizeof err);
     CHECK(mem != NULL, "marsit memory: %s", err);
     if (!mem) return;
@@ -393,13 +394,13 @@ static void test_marsit_memory(void) {
       mem->type->aggregated(mem->state, s, d, 0);
       for (size_t i = 0; i < d; i++) {
         const double own = p[i] >= 0 ? 1.0 : -1.0;
-        applied[i] += gamma * ((1 - beta) * own + beta * s[i]), gs[i] += g[i];
+        applied[i] += gamma * ((1 - beta) * own + beta * s[i]), gs[i] += eta * g[i];
       }
     }
-    mem->type->compensate(mem->state, g, d, 0, p); /* p = e_T + g: recover e_T */
+    mem->type->compensate(mem->state, g, d, 0, p); /* p = e_T + eta g: recover e_T */
     double worst = 0, emax = 0;
     for (size_t i = 0; i < d; i++) {
-      const double e = (double)p[i] - g[i];
+      const double e = (double)p[i] - eta * g[i];
       worst = fmax(worst, fabs(applied[i] + e - gs[i]));
       if (i % 3) emax = fmax(emax, fabs(e)); /* where the aggregate agreed with this worker */
     }

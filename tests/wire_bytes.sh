@@ -38,6 +38,12 @@ expect() {
   fi
 }
 S='model={"elements": 100000, "sample": 1000}'
+# fp16 is exactly half of fp32, so on every all-reduce the ratio is 2 and
+# the bytes are half the uncompressed count of docs/collectives.md:
+# halving-doubling, 5 workers (P = 4, R = 1): 4n (2(P-1) + 2R) / 2;
+# hierarchical, 12 workers in nodes of G = 4 (M = 3): (2M(G-1) + 2(M-1)) 4n / 2
+expect rhd 16000 2 --set collective=allreduce/rhd
+expect hierarchical 44000 2 --set workers=12 --set 'collective={"name": "allreduce/hierarchical", "node_size": 4}'
 # fp16 ring: 2(N-1) steps, N chunks of n/N elements, 2 bytes each: 4(N-1)n;
 # uncompressed 8(N-1)n: ratio 2
 expect fp16 16000 2
