@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/memo.sh CCSIM SRCDIR — the memo changes nothing but the host time:
+# tests/memo.sh CCSIM SRCDIR [quick] — the memo changes nothing but the host time:
 # every result file of a run with the memo (the default) is byte-identical
 # to the same run with --no-memo, which times every iteration in SimGrid
 # (summary.json aside from its host-time and memo fields).  Cases: the
@@ -38,6 +38,14 @@ check() { # name experiment [--set ...]
   eval "hits_$name=$hm"
 }
 G="$SRC/tests/golden/small.json"
+# quick (the test memo-quick, seconds): threshold's sizes change from one
+# iteration to the next, so a memo that keyed on anything less than every
+# message's size and every duration would reuse a wrong iteration's times
+if [ "${3:-}" = quick ]; then
+  check threshold "$G" --set 'compressor={"name": "threshold", "tau": 0.05}' --set collective=allgather/ring
+  [ $fail = 0 ] && echo "memo-quick: every result file identical with and without the memo"
+  exit $fail
+fi
 check golden "$G"
 check ps "$G" --set 'compressor={"name": "topk", "ratio": 0.1}' --set 'collective={"name": "ps", "downlink": true}' --set iterations=4
 check powersgd "$G" --set 'compressor={"name": "powersgd", "rank": 2}' --set collective=allreduce/rhd \

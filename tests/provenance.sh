@@ -118,5 +118,13 @@ grep -q "already holds" out && ok || bad "trace data, unchanged: $(cat err)"
 "$CCSIM" run cfg.json --out cf --quiet --skip-finished --set iterations=3 >/dev/null 2>err
 [ $? -eq 2 ] && grep -q "holds the results of another experiment" err && ok || bad "field: $(cat err)"
 
+# 7. where the results go is no part of the experiment: the same run into
+# another directory (--out, or output.dir) has the same hash
+"$CCSIM" run rep.json --out rep2 --quiet >/dev/null 2>err || bad "replay into rep2: $(cat err)"
+"$CCSIM" run rep.json --quiet --set output.dir=rep3 >/dev/null 2>err || bad "replay into rep3: $(cat err)"
+h=$(field rep/summary.json 's["experiment_hash"]')
+[ "$(field rep2/summary.json 's["experiment_hash"]')" = "$h" ] && [ "$(field rep3/summary.json 's["experiment_hash"]')" = "$h" ] &&
+  ok || bad "the hash depends on the output directory"
+
 echo "provenance: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -313,16 +313,18 @@ static void test_sign_ring_cascade(void) {
 
 /* ---- memories ----------------------------------------------------------- */
 
-/* ef-sign with ef-signsgd: sum over iterations of what was sent equals
- * eta * (sum of gradients) - e (telescoping of e = p - C(p)). */
-static void test_ef_sign_memory(void) {
+/* A memory with a compressor: sum over iterations of what was sent equals
+ * eta * (sum of gradients) - e (telescoping of e = p - C(p)), and e is the
+ * last iteration's p - C(p) (ef-sign with ef-signsgd; residual, eta = 1,
+ * with 1-bit SGD). */
+static void test_memory_books(const char *memory, const double *params, double eta, const char *compressor) {
   const size_t d = 300;
   const int T = 20;
-  const double eta = 0.1;
   char err[CCOMP_ERRLEN];
-  ccomp_memory *mem = ccomp_memory_new(ccomp_memory_find("ef-sign"), &eta, d, err, sizeof err);
-  CHECK(mem != NULL, "ef-sign: %s", err);
-  ccomp *c = make("ef-signsgd", NULL, d, 1);
+  ccomp_memory *mem = ccomp_memory_new(ccomp_memory_find(memory), params, d, err, sizeof err);
+  CHECK(mem != NULL, "%s: %s", memory, err);
+  if (!mem) return;
+  ccomp *c = make(compressor, NULL, d, 1);
   float *g = malloc(d * sizeof *g), *p = malloc(d * sizeof *p), *own = malloc(d * sizeof *own);
   double *sent = calloc(d, sizeof *sent), *gs = calloc(d, sizeof *gs);
   uint8_t *w = malloc(4 + d);
@@ -340,14 +342,27 @@ static void test_ef_sign_memory(void) {
   /* e = p - own of the last iteration */
   double worst = 0;
   for (size_t i = 0; i < d; i++) worst = fmax(worst, fabs(sent[i] + (p[i] - own[i]) - gs[i]));
-  CHECK(worst < 1e-5, "ef-sign: books off by %g", worst);
-  double bad_eta = -1;
-  CHECK(ccomp_memory_new(ccomp_memory_find("ef-sign"), &bad_eta, d, err, sizeof err) == NULL &&
-            strstr(err, "eta"),
-        "ef-sign eta = -1: %s", err);
+  CHECK(worst < 1e-5, "%s: books off by %g", memory, worst);
+  /* the memory holds that e: compensating a zero gradient gives it back */
+  for (size_t i = 0; i < d; i++) g[i] = 0;
+  mem->type->compensate(mem->state, g, d, 0, own);
+  worst = 0;
+  for (size_t i = 0; i < d; i++) worst = fmax(worst, fabs(own[i] - (gs[i] - sent[i])));
+  CHECK(worst < 1e-5, "%s: the memory is not p - C(p): off by %g", memory, worst);
   free(g), free(p), free(own), free(sent), free(gs), free(w);
   ccomp_free(c);
   ccomp_memory_free(mem);
+}
+
+static void test_ef_sign_memory(void) {
+  const double eta = 0.1;
+  test_memory_books("ef-sign", &eta, eta, "ef-signsgd");
+  test_memory_books("residual", NULL, 1.0, "onebit");
+  char err[CCOMP_ERRLEN];
+  double bad_eta = -1;
+  CHECK(ccomp_memory_new(ccomp_memory_find("ef-sign"), &bad_eta, 300, err, sizeof err) == NULL &&
+            strstr(err, "eta"),
+        "ef-sign eta = -1: %s", err);
 }
 
 /* marsit memory: e = p - gamma ((1 - beta) sign(p) + beta s) after the
@@ -361,7 +376,8 @@ static void test_marsit_memory(void) {
   CHECK(mt && (mt->flags & CCOMP_MEM_AGGREGATE) && mt->nparams == 3,
         "marsit memory missing, without AGGREGATE, or not 3 parameters");
   for (int bi = 0; bi < 3; bi++) {
-    const double beta = bi * 0.5, gamma = 0.5, params[3] = {1.0, gamma, beta};
+    /* eta 0.5 once: the books then hold eta times the gradients */
+    const double beta = bi * 0.5, gamma = 0.5, eta = bi == 1 ? 0.5 : 1.0, params[3] = {eta, gamma, beta};
     ccomp_memory *mem = ccomp_memory_new(mt, params, d, err, sizeof err);
     CHECK(mem != NULL, "marsit memory: %s", err);
     if (!mem) return;
@@ -378,13 +394,13 @@ static void test_marsit_memory(void) {
       mem->type->aggregated(mem->state, s, d, 0);
       for (size_t i = 0; i < d; i++) {
         const double own = p[i] >= 0 ? 1.0 : -1.0;
-        applied[i] += gamma * ((1 - beta) * own + beta * s[i]), gs[i] += g[i];
+        applied[i] += gamma * ((1 - beta) * own + beta * s[i]), gs[i] += eta * g[i];
       }
     }
-    mem->type->compensate(mem->state, g, d, 0, p); /* p = e_T + g: recover e_T */
+    mem->type->compensate(mem->state, g, d, 0, p); /* p = e_T + eta g: recover e_T */
     double worst = 0, emax = 0;
     for (size_t i = 0; i < d; i++) {
-      const double e = (double)p[i] - g[i];
+      const double e = (double)p[i] - eta * g[i];
       worst = fmax(worst, fabs(applied[i] + e - gs[i]));
       if (i % 3) emax = fmax(emax, fabs(e)); /* where the aggregate agreed with this worker */
     }

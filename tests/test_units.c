@@ -17,6 +17,8 @@ int main(void) {
   CHECK(units_size("512B", &v) == 0 && v == 512, "512B = %g", v);
   CHECK(units_size("1.5GB", &v) == 0 && v == 1.5e9, "1.5GB = %g", v);
   CHECK(units_size("4KB", &v) == 0 && v == 4000, "4KB = %g", v);
+  CHECK(units_size("64b", &v) == 0 && v == 8, "64b (bits) = %g", v);
+  CHECK(units_size("8Kib", &v) == 0 && v == 1024, "8Kib (kibibits) = %g", v);
   CHECK(units_time("5us", &v) == 0 && fabs(v - 5e-6) < 1e-20, "5us = %g", v);
   CHECK(units_time("1.5ms", &v) == 0 && fabs(v - 1.5e-3) < 1e-18, "1.5ms = %g", v);
   CHECK(units_time("2s", &v) == 0 && v == 2, "2s = %g", v);

@@ -106,6 +106,7 @@ int bench_run(const bench_opts *o) {
   row *rows = calloc((count * 3 + 1) * (size_t)nsizes, sizeof *rows);
   if (!x || !x2 || !y || !rows) {
     fprintf(stderr, "ccsim bench: out of memory for %zu elements\n", maxn);
+    free(x), free(x2), free(y), free(rows);
     return 1;
   }
   grad_source g = {.distribution = GRAD_NORMAL, .scale = 0.01, .correlation = 0, .seed = 7};
@@ -116,7 +117,10 @@ int bench_run(const bench_opts *o) {
     rows[nrows++] = (row){"memcpy", "copy", sizes[k], time_memcpy(x, y, sizes[k], repeat)};
     for (size_t i = 0; i < count; i++)
       if (!only || !strcmp(only, reg[i]->name))
-        if (bench_type(reg[i], x, x2, y, sizes[k], repeat, rows, &nrows)) return 1;
+        if (bench_type(reg[i], x, x2, y, sizes[k], repeat, rows, &nrows)) {
+          free(x), free(x2), free(y), free(rows);
+          return 1;
+        }
   }
   json_t *out = json ? json_array() : NULL;
   if (!json) printf("%-14s %-8s %10s %12s %10s %9s %9s\n", "compressor", "op", "elements", "seconds",

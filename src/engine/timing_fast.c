@@ -178,7 +178,8 @@ static long link_of(void *l) {
     const size_t nc = F.lcap ? 2 * F.lcap : 256;
     void **nl = calloc(nc, sizeof *nl);
     uint32_t *ni = calloc(nc, sizeof *ni);
-    uint32_t *nb = realloc(F.link_busy, nc / 2 * sizeof *nb);
+    /* grown last: a failure of the others leaves F.link_busy as it was */
+    uint32_t *nb = nl && ni ? realloc(F.link_busy, nc / 2 * sizeof *nb) : NULL;
     if (!nl || !ni || !nb) return free(nl), free(ni), -1;
     F.link_busy = nb;
     for (size_t i = 0; i < F.lcap; i++)
