@@ -22,9 +22,9 @@ done
 /usr/bin/python3 - "$WORK" <<'PY'
 import csv, json, os, statistics, sys
 W = sys.argv[1]
-def steady(d):
+def steady(d, col="time_s"):
     with open(os.path.join(W, d, "iterations.csv")) as f:
-        t = [float(r["time_s"]) for r in csv.DictReader(f)]
+        t = [float(r[col]) for r in csv.DictReader(f)]
     return statistics.median(t[-4:])
 print("| device | comm.model | layer-wise (161 calls) | one buffer (y = 1) | MergeComp | its partition (probes) "
       "| MergeComp over layer-wise | = one call instead of 161 | × the partition |")
@@ -40,4 +40,16 @@ for dev, label in (("v100", "`v100` roofline"), ("h100-measured", "`h100-measure
               f"{1e3 * t['mergecomp']:.2f} ms | {part} ({s['probes']}) | "
               f"**{t['layerwise'] / t['mergecomp']:.2f}×** | {t['layerwise'] / t['single']:.2f}× | "
               f"{t['single'] / t['mergecomp']:.3f}× |")
+print()
+moves = []
+for dev in ("v100", "h100-measured"):
+    sp = {m: steady(f"{dev}-{m}-layerwise") / steady(f"{dev}-{m}-mergecomp") for m in ("ideal", "nccl")}
+    ex = {(m, k): 1e3 * steady(f"{dev}-{m}-{k}", "exposed_communicate_s")
+          for m in ("ideal", "nccl") for k in ("layerwise", "single")}
+    pct = f"{100 * (sp['nccl'] / sp['ideal'] - 1):+.1f}%".replace("-", "−")
+    moves.append(f"on `{dev}` the speed-up moves by {pct} "
+                 f"(exposed communication, ideal → nccl: layer-wise {ex[('ideal', 'layerwise')]:.2f} → "
+                 f"{ex[('nccl', 'layerwise')]:.2f} ms, one buffer {ex[('ideal', 'single')]:.2f} → "
+                 f"{ex[('nccl', 'single')]:.2f} ms)")
+print("Under nccl " + "; ".join(moves) + ".")
 PY
