@@ -107,7 +107,7 @@ def main(ideal, nccl):
     print(f"- **Why the gains shift**: of the {len(grow)} 4-GPU points, Global-QSGD's gain over QSGD grows under nccl at "
           f"{up}, shrinks at {down}. Under nccl a bandwidth-bound transfer (QSGD's all-gather, fp32's ring) moves at "
           "the NIC class's protocol efficiency, so it slows, while a message's latency is NCCL's per-step network "
-          "latency instead of the crossbar's 25 µs link latency, which Global-QSGD's ring all-reduce, with its "
+          "latency instead of the crossbar links' own (2 µs NVLink, 5 µs PCIe, 25 µs cloud), which Global-QSGD's ring all-reduce, with its "
           "2(n−1) small steps per bucket, pays most often (docs/comm-model.md); the exposed communication above "
           "shows both.")
     errors(I, ideal)
