@@ -69,7 +69,8 @@ for c, label in (("topk", "top-k 1% + residual"), ("ef-signsgd", "EF-signSGD")):
               + f" | {gain[(c, d)]:.2f}× | {t['layerwise'] / t['single']:.2f}× |")
 eff8 = {d: eff(S[(d, 8, "10Gbps")]) for d in ("h100", "h100-measured")}
 m100 = {k: P[("h100-measured", "100Gbps", "none")] / P[("h100-measured", "100Gbps", k)] for k, _ in names[1:]}
-pays = [k for k, v in m100.items() if v > 1.005]
+short = {"fp16": "fp16", "marsit": "Marsit", "topk-allgather": "top-k over all-gather"}
+pays = [short[k] for k, v in m100.items() if v > 1.005]
 mars = {d: P[(d, "10Gbps", "none")] / P[(d, "10Gbps", "marsit")] for d in ("h100", "h100-measured")}
 rng = lambda d: f"{min(gain[(c, d)] for c in ('topk', 'ef-signsgd')):.1f}–{max(gain[(c, d)] for c in ('topk', 'ef-signsgd')):.1f}×"  # noqa: E731
 rng1 = lambda d: f"{min(gain1[(c, d)] for c in ('topk', 'ef-signsgd')):.1f}–{max(gain1[(c, d)] for c in ('topk', 'ef-signsgd')):.1f}×"  # noqa: E731
@@ -79,7 +80,7 @@ print(f"What changed, and why: (1) compute is {comp['h100-measured'] / comp['h10
       f"{eff8['h100']:.1f}% on 8 GPUs at 10 Gbps); (2) a compression call costs what PyTorch pays per call, not a fused "
       "kernel at full bandwidth, and Marsit's ring pays one combine per hop: on the measured H100 at 100 Gbps "
       + ("no compressor pays (" if not pays else f"only {', '.join(pays)} pays (")
-      + ", ".join(f"{k} {100 * (v - 1):+.0f}%" for k, v in m100.items()).replace("-", "−")
+      + ", ".join(f"{short[k]} " + f"{100 * (v - 1):+.0f}%".replace("-", "−") for k, v in m100.items())
       + f"), and at 10 Gbps Marsit's gain falls from {mars['h100']:.1f}× to {mars['h100-measured']:.1f}×; (3) layer-wise "
       f"compression pays 161 calls of that per-call cost ({1e3 * M[('topk', 'h100-measured', 'layerwise')][1]:.0f} ms of "
       f"top-k per iteration), so MergeComp's gain over it grows from {rng('h100')} to {rng('h100-measured')} (one buffer alone: "
