@@ -50,6 +50,8 @@ def speedups(t):
             "qsgd_s": q, "fp32_s": f, "gqsgd_ring_s": it["gqsgd-ring"], "gqsgd_tree_s": it["gqsgd-tree"],
             "over_qsgd_ring": q / it["gqsgd-ring"], "over_qsgd_tree": q / it["gqsgd-tree"],
             "over_qsgd_best": q / best, "over_fp32_best": f / best, "qsgd_over_fp32": f / q,
+            "exposed_s": dict(zip(g["method"], g["time_breakdown_s.exposed_communicate"])),
+            "compute_s": float(g["time_breakdown_s.compute"].iloc[0]),
         }
         for _, r in g.iterrows():
             rows.append({**{k: r[k] for k in keys}, "method": r["method"],
@@ -91,9 +93,14 @@ def main():
     for model, g in s.groupby("model"):
         ws = sorted(g["workers"].unique())
         it = {(r["workers"], r["method"]): r["iteration_time_s"] for _, r in g.iterrows()}
+        ex = {(r["workers"], r["method"]): r["time_breakdown_s.exposed_communicate"] for _, r in g.iterrows()}
+        er = {(r["workers"], r["method"]): r["agg_rel_error"] for _, r in g.iterrows()}
         sp = [it[(w, "qsgd-allgather")] / it[(w, "gqsgd-ring")] for w in ws]
         claims["scale"][model] = {"workers": [int(w) for w in ws], "over_qsgd": sp,
                                   "over_fp32": [it[(w, "fp32-ring")] / it[(w, "gqsgd-ring")] for w in ws],
+                                  "exposed_s": {m: [ex[(w, m)] for w in ws] for m in ("fp32-ring", "qsgd-allgather",
+                                                                                      "gqsgd-ring")},
+                                  "error": {m: [er[(w, m)] for w in ws] for m in sorted({k[1] for k in er})},
                                   "first_workers_at_paper": next((int(w) for w, x in zip(ws, sp)
                                                                   if x >= PAPER_SPEEDUP), None)}
 
