@@ -7,7 +7,7 @@
 #
 # usage: [QUICK=1] [CCSIM=path/to/ccsim] [OUT=dir] [JOBS=2] bash workloads/papers/s2-reducer/run.sh
 #   QUICK=1  1 iteration of the embedding and the dense part, 60 training iterations
-#            (a few minutes on 2 cores); the full study runs 3 and 200.
+#            (a few minutes on 2 cores); the full study runs 3 and 1000.
 #   SETS="PATH=VALUE ..."  --set overrides for every run, for held-out variations, e.g.
 #            SETS="platform.bandwidth=10Gbps" or SETS="workers=16 platform.nodes=4"
 set -euo pipefail
@@ -23,23 +23,11 @@ JOBS=${JOBS:-2}
 EXTRA=()
 for kv in ${SETS:-}; do EXTRA+=(--set "$kv"); done
 PY=/usr/bin/python3
-if [ "$QUICK" = 1 ]; then EMB_IT=1; TEXT_IT=60; else EMB_IT=3; TEXT_IT=200; fi
+if [ "$QUICK" = 1 ]; then EMB_IT=1; TEXT_IT=60; else EMB_IT=3; TEXT_IT=1000; fi
 mkdir -p "$OUT"
 
-# label | compressor | collective  (the embedding and the text task).  dense-ring: the
-# uncompressed fp32 ring every framework uses without sparse support; agsparse: every
-# worker's non-zeros (index + value; threshold at 1e-30 keeps all of them) all-gathered;
-# parallax-ps: the same non-zeros pushed to sharded servers that answer with the
-# non-zeros of the sum (Parallax sends sparse variables through a parameter server)
-METHODS=(
-  'dense-ring|"none"|"allreduce/ring"'
-  's2-reducer|{"name": "s2-sketch", "cols": 650, "ratio": 0.05}|"allreduce/ring"'
-  'sparcml|"none"|"allreduce/sparcml"'
-  'omnireduce|"none"|"allreduce/omnireduce"'
-  'topk-allgather|{"name": "topk", "ratio": 0.01, "memory": "residual"}|"allgather/ring"'
-  'agsparse|{"name": "threshold", "tau": 1e-30}|"allgather/ring"'
-  'parallax-ps|{"name": "threshold", "tau": 1e-30}|{"name": "ps", "downlink": true}'
-)
+# the methods (label | compressor | collective), shared with scripts/docnumbers.d/s2-reducer-*.sh
+. "$HERE/methods.sh"
 
 # one ccsim run, quiet; a failure stops the study with the run's own message
 run() {
