@@ -29,17 +29,21 @@ mkdir -p "$OUT"
 # the methods (label | compressor | collective), shared with scripts/docnumbers.d/s2-reducer-*.sh
 . "$HERE/methods.sh"
 
-# one ccsim run, quiet; a failure stops the study with the run's own message
+# one ccsim run, quiet, unless OUT already holds the finished results of exactly that
+# experiment (--skip-finished compares the experiment hash; a changed workload or ccsim
+# version is rerun, --force replacing the old result), so a study can be resumed; a
+# failure prints the run's own message and leaves OUT/failed, which stops the study
 run() {
   local out=$1; shift
-  if ! "$CCSIM" run --quiet "$@" ${EXTRA[@]+"${EXTRA[@]}"} --out "$out" >"$out.log" 2>&1; then
+  if ! "$CCSIM" run --quiet --skip-finished --force "$@" ${EXTRA[@]+"${EXTRA[@]}"} --out "$out" >"$out.log" 2>&1; then
     cat "$out.log" >&2
     echo "run.sh: ccsim run $* failed" >&2
+    echo "$out" >>"$OUT/failed"
     return 1
   fi
 }
 
-pids=()
+rm -f "$OUT/failed"
 wait_slot() {
   while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.2; done
 }
@@ -53,15 +57,12 @@ for m in "${METHODS[@]}"; do
   wait_slot
   run "$OUT/embedding-$label" "$HERE/embedding.json" --set iterations=$EMB_IT \
     --set "compressor=$comp" --set "collective=$coll" &
-  pids+=($!)
   wait_slot
   run "$OUT/text-$label" "$HERE/text.json" --set iterations=$TEXT_IT \
     --set "compressor=$(text_comp "$comp")" --set "collective=$coll" &
-  pids+=($!)
 done
 wait_slot
 run "$OUT/dense-rest" "$HERE/dense-rest.json" --set iterations=$EMB_IT &
-pids+=($!)
 
 # the full study only: the embedding's sparsity (tokens per worker: batch 4 and 64 of 35
 # tokens) against S2 Reducer's fixed sketch, and the sketch's size against its error
@@ -72,16 +73,16 @@ if [ "$QUICK" != 1 ]; then
       wait_slot
       run "$OUT/tokens$tok-$label" "$HERE/embedding.json" --set iterations=1 --set gradients.tokens=$tok \
         --set "compressor=$comp" --set "collective=$coll" &
-      pids+=($!)
-    done
+        done
   done
   for ratio in 0.01 0.2 0.5; do
     wait_slot
     run "$OUT/ratio$ratio-s2-reducer" "$HERE/embedding.json" --set iterations=1 \
       --set "compressor={\"name\": \"s2-sketch\", \"cols\": 650, \"ratio\": $ratio}" &
-    pids+=($!)
-  done
+    done
 fi
-for p in "${pids[@]}"; do wait "$p"; done
+# every background run; a pid list would race with wait_slot's `jobs`, which reaps them
+wait
+[ ! -s "$OUT/failed" ] || { echo "run.sh: $(wc -l <"$OUT/failed") run(s) failed" >&2; exit 1; }
 
 "$PY" "$HERE/analyze.py" "$OUT"
