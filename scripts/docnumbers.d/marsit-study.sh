@@ -39,19 +39,21 @@ def per_iter(d):
         sys.exit(f"marsit-study: {d}: iterations of different times ({min(t)} to {max(t)} s)")
     return t[0]
 # the nccl time per iteration of each (workers, method), and the scale ideal -> nccl
-scale = {}
+scale, ideal = {}, {}
 for w in I:
     for m in analyze.METHODS:
         tn = per_iter(os.path.join(work, "nccl", f"w{w}", m))
-        ti = per_iter(os.path.join(work, "ideal", f"w{w}", "seed4", m))
-        scale[(w, m)] = tn / ti
+        ideal[(w, m)] = per_iter(os.path.join(work, "ideal", f"w{w}", "seed4", m))
+        scale[(w, m)] = tn / ideal[(w, m)]
 class NcclRun(analyze.Run):
     """An ideal run's trajectory, timed at the nccl time per iteration of its method."""
     def __init__(self, d):
         super().__init__(d)
-        per_iter(d)
         parts = os.path.normpath(d).split(os.sep)
-        f = scale[(parts[-3][1:], parts[-1])]
+        key = (parts[-3][1:], parts[-1])
+        if abs(per_iter(d) - ideal[key]) > 1e-9 * ideal[key]:  # the same at every seed, as at seed 4
+            sys.exit(f"marsit-study: {d}: another time per iteration than seed 4's")
+        f = scale[key]
         self.time = [t * f for t in self.time]
         self.sim_time *= f
 analyze.Run = NcclRun
