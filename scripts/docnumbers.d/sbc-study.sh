@@ -4,7 +4,7 @@
 # 10, 100, lstm at m = 1, 10 and vgg16 at m = 1, both p; LeNet-5 /
 # Fashion-MNIST, per-layer SBC at p = 1% and 0.1%, m = 10, seeds 4-6, 200
 # iterations), its traffic and accuracy tables and the claims' numbers.
-# About 6 CPU minutes (the ResNet-50 m = 100 runs are most of it).
+# About 10 CPU minutes (the ResNet-50 m = 100 runs are most of it).
 set -eu
 P="$SRC/workloads/papers/sbc"
 JOBS=2 bash "$P/run.sh" "$CCSIM" "$WORK/out" >"$WORK/log" 2>&1 || { tail -20 "$WORK/log" >&2; exit 1; }
