@@ -7,7 +7,7 @@
 #
 # usage: [QUICK=1] [CCSIM=path/to/ccsim] [OUT=dir] [JOBS=2] bash workloads/papers/s2-reducer/run.sh
 #   QUICK=1  1 iteration of the embedding and the dense part, 60 training iterations
-#            (a few minutes on 2 cores); the full study runs 3 and 200.
+#            (a few minutes on 2 cores); the full study runs 3 and 1000.
 #   SETS="PATH=VALUE ..."  --set overrides for every run, for held-out variations, e.g.
 #            SETS="platform.bandwidth=10Gbps" or SETS="workers=16 platform.nodes=4"
 set -euo pipefail
@@ -23,35 +23,27 @@ JOBS=${JOBS:-2}
 EXTRA=()
 for kv in ${SETS:-}; do EXTRA+=(--set "$kv"); done
 PY=/usr/bin/python3
-if [ "$QUICK" = 1 ]; then EMB_IT=1; TEXT_IT=60; else EMB_IT=3; TEXT_IT=200; fi
+if [ "$QUICK" = 1 ]; then EMB_IT=1; TEXT_IT=60; else EMB_IT=3; TEXT_IT=1000; fi
 mkdir -p "$OUT"
 
-# label | compressor | collective  (the embedding and the text task).  dense-ring: the
-# uncompressed fp32 ring every framework uses without sparse support; agsparse: every
-# worker's non-zeros (index + value; threshold at 1e-30 keeps all of them) all-gathered;
-# parallax-ps: the same non-zeros pushed to sharded servers that answer with the
-# non-zeros of the sum (Parallax sends sparse variables through a parameter server)
-METHODS=(
-  'dense-ring|"none"|"allreduce/ring"'
-  's2-reducer|{"name": "s2-sketch", "cols": 650, "ratio": 0.05}|"allreduce/ring"'
-  'sparcml|"none"|"allreduce/sparcml"'
-  'omnireduce|"none"|"allreduce/omnireduce"'
-  'topk-allgather|{"name": "topk", "ratio": 0.01, "memory": "residual"}|"allgather/ring"'
-  'agsparse|{"name": "threshold", "tau": 1e-30}|"allgather/ring"'
-  'parallax-ps|{"name": "threshold", "tau": 1e-30}|{"name": "ps", "downlink": true}'
-)
+# the methods (label | compressor | collective), shared with scripts/docnumbers.d/s2-reducer-*.sh
+. "$HERE/methods.sh"
 
-# one ccsim run, quiet; a failure stops the study with the run's own message
+# one ccsim run, quiet, unless OUT already holds the finished results of exactly that
+# experiment (--skip-finished compares the experiment hash; a changed workload or ccsim
+# version is rerun, --force replacing the old result), so a study can be resumed; a
+# failure prints the run's own message and leaves OUT/failed, which stops the study
 run() {
   local out=$1; shift
-  if ! "$CCSIM" run --quiet "$@" ${EXTRA[@]+"${EXTRA[@]}"} --out "$out" >"$out.log" 2>&1; then
+  if ! "$CCSIM" run --quiet --skip-finished --force "$@" ${EXTRA[@]+"${EXTRA[@]}"} --out "$out" >"$out.log" 2>&1; then
     cat "$out.log" >&2
     echo "run.sh: ccsim run $* failed" >&2
+    echo "$out" >>"$OUT/failed"
     return 1
   fi
 }
 
-pids=()
+rm -f "$OUT/failed"
 wait_slot() {
   while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do sleep 0.2; done
 }
@@ -65,15 +57,12 @@ for m in "${METHODS[@]}"; do
   wait_slot
   run "$OUT/embedding-$label" "$HERE/embedding.json" --set iterations=$EMB_IT \
     --set "compressor=$comp" --set "collective=$coll" &
-  pids+=($!)
   wait_slot
   run "$OUT/text-$label" "$HERE/text.json" --set iterations=$TEXT_IT \
     --set "compressor=$(text_comp "$comp")" --set "collective=$coll" &
-  pids+=($!)
 done
 wait_slot
 run "$OUT/dense-rest" "$HERE/dense-rest.json" --set iterations=$EMB_IT &
-pids+=($!)
 
 # the full study only: the embedding's sparsity (tokens per worker: batch 4 and 64 of 35
 # tokens) against S2 Reducer's fixed sketch, and the sketch's size against its error
@@ -84,16 +73,16 @@ if [ "$QUICK" != 1 ]; then
       wait_slot
       run "$OUT/tokens$tok-$label" "$HERE/embedding.json" --set iterations=1 --set gradients.tokens=$tok \
         --set "compressor=$comp" --set "collective=$coll" &
-      pids+=($!)
-    done
+        done
   done
   for ratio in 0.01 0.2 0.5; do
     wait_slot
     run "$OUT/ratio$ratio-s2-reducer" "$HERE/embedding.json" --set iterations=1 \
       --set "compressor={\"name\": \"s2-sketch\", \"cols\": 650, \"ratio\": $ratio}" &
-    pids+=($!)
-  done
+    done
 fi
-for p in "${pids[@]}"; do wait "$p"; done
+# every background run; a pid list would race with wait_slot's `jobs`, which reaps them
+wait
+[ ! -s "$OUT/failed" ] || { echo "run.sh: $(wc -l <"$OUT/failed") run(s) failed" >&2; exit 1; }
 
 "$PY" "$HERE/analyze.py" "$OUT"
