@@ -14,7 +14,9 @@ What it measures, with PyTorch on the GPUs of this machine:
 The link class's "bandwidth" in the file is the all-reduce bus bandwidth
 (what ccsim's nccl model calls Simple's achieved rate); the raw copy rates go
 under "measured".  With one GPU, the class gets the peer-less figures only
-(no all-reduce: nothing to put in "links"), and the file says so.
+(no all-reduce: nothing to put in "links"), and the file says so; such a
+file is a record, not a calibration (ccsim refuses a file without a link
+class), and goes to links/raw/NAME.json by default.
 
 Without a GPU (no torch, or torch without CUDA) it prints why and exits 0
 without writing anything (exit 1 with --require-gpu).
@@ -174,7 +176,10 @@ def main():
            "description": "measured by scripts/measure_links.py on %d x %s (%s)%s" % (
                n, meas["gpus"][0], date, "" if links else "; one GPU or --no-allreduce: no link class measured"),
            "links": links, "measured": meas}
-    out = o.out or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "links", o.name + ".json")
+    # a file without a link class is a record, not a calibration a platform
+    # can name (ccsim refuses one): it goes under links/raw/
+    where = ["links"] if links else ["links", "raw"]
+    out = o.out or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", *where, o.name + ".json")
     with open(out, "w") as f:
         json.dump(doc, f, indent=2)
         f.write("\n")
