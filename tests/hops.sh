@@ -3,14 +3,7 @@
 # gives each collective (the table's last column), numbered 1 .. H in every
 # iteration, and an all-reduce's last hop sums all N workers.  Seconds: one
 # iteration of 64 elements per case.
-set -u
-CCSIM=$(realpath "$1")
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-pass=0
-fail=0
-bad() { fail=$((fail + 1)); echo "FAIL $*" >&2; }
+. "$(dirname "$0")/lib.sh" "$@"
 cat >e.json <<'EOF'
 {"seed": 5, "workers": 6, "iterations": 2, "model": {"elements": 64},
  "platform": {"generate": "crossbar", "bandwidth": "10Gbps", "latency": "2us"},
@@ -55,5 +48,4 @@ case_ hierarchical 4 12 --set workers=12 --set 'collective={"name": "allreduce/h
 # 1, + 1 with a recompressed downlink
 case_ ps 1 - --set collective=ps
 case_ ps-downlink 2 - --set 'collective={"name": "ps", "downlink": true}'
-echo "hops: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish hops

@@ -9,13 +9,7 @@
 #  - two iterations replaying the same gradient (a trace whose iteration 1
 #    is a copy of iteration 0) are rounded differently: their aggregate
 #    errors differ.
-set -u
-CCSIM=$(realpath "$1")
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-fail=0
-bad() { fail=$((fail + 1)); echo "FAIL $*" >&2; }
+. "$(dirname "$0")/lib.sh" "$@"
 err_of() { sed -n 's/.*"agg_rel_error": \([0-9.e+-]*\).*/\1/p' "$1/summary.json"; }
 cat >e.json <<'EOF'
 {"seed": 4, "workers": 16, "iterations": 2, "model": {"elements": 20000},

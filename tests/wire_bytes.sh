@@ -6,14 +6,7 @@
 # would take: a fixed-size payload the full tensor's wire bytes, a
 # variable-size one its bytes scaled by full / sampled elements).
 # 5 workers; 1000 elements sampled out of 100000 cut into 5 chunks of 200.
-set -u
-CCSIM=$(realpath "$1")
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-pass=0
-fail=0
-bad() { fail=$((fail + 1)); echo "FAIL $*" >&2; }
+. "$(dirname "$0")/lib.sh" "$@"
 cat >e.json <<'EOF'
 {"seed": 9, "workers": 5, "iterations": 2, "model": {"elements": 1000},
  "platform": {"generate": "crossbar", "bandwidth": "10Gbps", "latency": "2us"},
@@ -66,5 +59,4 @@ expect ps-fp16 24000 "$(awk 'BEGIN { printf "%.17g", 4 / 3 }')" --set collective
 # global-qsgd, 8 bits: 2(N-1) N payloads of 200 bytes + a 4-byte max, and
 # the max-reduction before: N - 1 steps of 4 bytes from each of N workers
 expect global-qsgd $((40 * 204 + 20 * 4)) "$(awk 'BEGIN { printf "%.17g", 32000 / 8240 }')" --set compressor=global-qsgd
-echo "wire-bytes: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish wire-bytes
