@@ -25,15 +25,9 @@ shift 3
 CASES=${*:-memo sampled smpi}
 ROUNDS=${ROUNDS:-3}
 OPTS=${OPTS:-}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/lib.sh" # T, measure
 EXP=$SRC/tests/validation/ring_crossbar.json
 SG="--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --log=root.thresh:warning"
-measure() { # name command... -> "cpu_s wall_s peak_MB"; output in $T/name.log
-  local p=$T/$1; shift
-  /usr/bin/time -f "%U %S %e %M" -o "$p.time" "$@" >"$p.log" 2>&1 || { echo "failed: $*" >&2; tail -3 "$p.log" >&2; echo "- - -"; return 1; }
-  awk '{ printf "%.2f %.2f %.0f", $1 + $2, $3, $4 / 1024 }' "$p.time"
-}
 tex() { sed -n 's/.*timing executor \([0-9.e+-]*\) CPU s.*/\1/p' "$T/$1.log"; }
 per_it() { awk -v c="$1" -v t="$2" -v i="$3" 'BEGIN { if (t == "") t = 0; printf "%.3f", (c - t) / i }'; }
 ccsim_run() { # binary out N sample iterations

@@ -23,18 +23,8 @@ RING=$BUILD/tests/s4u_ring
 ITER_C=${ITER_C:-100}
 ITER_D=${ITER_D:-10}
 OPTS=${CCSIM_OPTS:-}
-if [ -n "${BENCH_KEEP:-}" ]; then
-  T=$(readlink -f "$BENCH_KEEP") && mkdir -p "$T" || exit 1
-else
-  T=$(mktemp -d)
-  trap 'rm -rf "$T"' EXIT
-fi
+. "$(dirname "$0")/lib.sh" # T, measure
 SG="--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --log=root.thresh:warning"
-measure() { # name command... -> "cpu_s wall_s peak_MB"; output in $T/name.log
-  local p=$T/$1; shift
-  /usr/bin/time -f "%U %S %e %M" -o "$p.time" "$@" >"$p.log" 2>&1 || { echo "failed: $*" >&2; tail -3 "$p.log" >&2; echo "- - -"; return 1; }
-  awk '{ printf "%.2f %.2f %.0f", $1 + $2, $3, $4 / 1024 }' "$p.time"
-}
 sim_of() { sed -n 's/.*"sim_time_s": \([0-9.eE+-]*\).*/\1/p' "$1/summary.json"; }
 field() { sed -n "s/.*\"$2\": \([0-9]*\).*/\1/p" "$1/summary.json"; }
 row() { # case what "cpu wall mb" sim ratio

@@ -21,17 +21,7 @@ CCSIM=$BUILD/src/ccsim
 E_N=${E_N:-16384}
 F_N=${F_N:-1024}
 OPTS=${CCSIM_OPTS:-}
-if [ -n "${BENCH_KEEP:-}" ]; then
-  T=$(readlink -f "$BENCH_KEEP") && mkdir -p "$T" || exit 1
-else
-  T=$(mktemp -d)
-  trap 'rm -rf "$T"' EXIT
-fi
-measure() { # name command... -> "cpu_s wall_s peak_MB"
-  local p=$T/$1; shift
-  /usr/bin/time -f "%U %S %e %M" -o "$p.time" "$@" >"$p.log" 2>&1 || { echo "failed: $*" >&2; tail -3 "$p.log" >&2; echo "- - -"; return 1; }
-  awk '{ printf "%.2f %.2f %.0f", $1 + $2, $3, $4 / 1024 }' "$p.time"
-}
+. "$(dirname "$0")/lib.sh" # T, measure
 paths() { # dir -> "analytical/total messages (share)"
   python3 -c 'import json,sys
 t = json.load(open(sys.argv[1] + "/summary.json"))["timing"]
