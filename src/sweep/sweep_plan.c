@@ -4,6 +4,7 @@
  * its experiment is done already, one whose experiment changed is run again:
  * a killed sweep resumes where it stopped (docs/outputs-and-sweeps.md).
  * DIR/sweep.csv lists every point with its headline figures. */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "experiment.h"
+#include "jsonmem.h"
 #include "outputs/outdir.h"
 #include "results.h"
 #include "sim/resources.h"
@@ -165,8 +167,18 @@ int sweep_write_index(const sweep *s, const point_run *pr, ccsim_error *err) {
     const point *p = &s->points[i];
     char have[17];
     json_t *j = NULL;
-    if (outdir_finished_hash(pr[i].dir, have) && !strcmp(have, pr[i].hash))
-      j = outdir_read_json(pr[i].dir, "summary.json");
+    const unsigned long denied = jsonmem_denied();
+    errno = 0;
+    const int finished = outdir_finished_hash(pr[i].dir, have) && !strcmp(have, pr[i].hash);
+    if (finished) j = outdir_read_json(pr[i].dir, "summary.json");
+    /* a finished point unread, or read without all its memory, is not to be
+     * listed as pending nor with figures the parser may have dropped a byte of */
+    if (jsonmem_denied() != denied || (finished && !j)) {
+      json_decref(j);
+      results_abandon(f);
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s/summary.json: cannot read it for sweep.csv: %s", pr[i].dir,
+                        jsonmem_denied() != denied ? "out of memory" : errno ? strerror(errno) : "unreadable");
+    }
     csv_text(f, p->id);
     for (int a = 0; a < s->naxes; a++) fprintf(f, ",%s", p->labels[a]); /* no ',' or '"' (label_of) */
     if (!j) {
