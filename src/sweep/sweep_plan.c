@@ -53,14 +53,15 @@ int sweep_plan_points(const sweep *s, point_run *pr, ccsim_error *err) {
       if (!strcmp(err->file, s->file)) return err->code; /* an axis' field or value */
       char msg[sizeof err->msg];
       snprintf(msg, sizeof msg, "%s", err->msg);
-      return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: point %s: %s", s->file, s->points[i].id, msg);
+      /* the experiment's own code: out of memory stays a runtime failure */
+      return ccsim_fail(err, err->code, "%s: point %s: %s", s->file, s->points[i].id, msg);
     }
     int rc = outdir_hash(e, pr[i].hash, err);
     resource_estimate est;
     resources_estimate(e, &est);
     pr[i].need = est.total;
     experiment_free(e);
-    if (rc) return rc;
+    if (rc) return ccsim_error_prefix(err, "point %s: ", s->points[i].id);
   }
   /* pairs found by sorting (100000 points: no n^2 comparisons) */
   size_t *ix = malloc((s->npoints + 1) * sizeof *ix);
