@@ -18,7 +18,9 @@
  *                           one that does not passes the variables on to
  *                           the processes it executes;
  *   CCSIM_FAULT_THREAD=other  only calls on threads other than the one that
- *                           runs main() count (the data executor's lanes);
+ *                           runs main() count (the data executor's lanes),
+ *                           from their start routine on (not the runtime's
+ *                           own start of a thread: ASan's allocates);
  *   CCSIM_FAULT_REPORT=FILE at exit, "alloc A io I injected J" into FILE:
  *                           the calls counted (so a driver knows how many
  *                           K to try) and how many faults were injected.
@@ -110,8 +112,10 @@ static void say(const char *path, const char *text, int append) {
   syscall(SYS_close, fd);
 }
 
+static __thread int in_start_routine; /* this thread runs its start routine */
 static int counting(void) {
-  return armed && getpid() == owner && !(others_only && pthread_equal(pthread_self(), main_thread));
+  return armed && getpid() == owner &&
+         !(others_only && (pthread_equal(pthread_self(), main_thread) || !in_start_routine));
 }
 
 /* 1 when this allocation is to fail. */
@@ -200,6 +204,29 @@ int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv,
   setup(argc, argv);
   real_main = main;
   return next(counted_main, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+/* threads: the start routine runs behind a trampoline that marks it */
+struct start {
+  void *(*fn)(void *);
+  void *arg;
+};
+static void *trampoline(void *p) {
+  const struct start st = *(struct start *)p;
+  real_free(p);
+  in_start_routine = 1;
+  return st.fn(st.arg);
+}
+int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
+  static int (*next)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+  if (!next) next = (__typeof__(next))dlsym(RTLD_NEXT, "pthread_create");
+  resolve();
+  struct start *st = real_malloc(sizeof *st); /* neither counted nor failed */
+  if (!st) return EAGAIN;
+  st->fn = fn, st->arg = arg;
+  const int rc = next(t, attr, trampoline, st);
+  if (rc) real_free(st);
+  return rc;
 }
 
 /* allocation */
