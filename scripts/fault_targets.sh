@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034 # the driver reads T_env and CMD by name
 # scripts/fault_targets.sh — sourced by scripts/fault_inject.sh: what each
 # target runs under a fault and how its outcome is checked.  A target T has
 #   T_argv DIR         sets CMD to the command, its output directory DIR

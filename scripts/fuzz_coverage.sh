@@ -43,7 +43,8 @@ if [ ! -f $B/build.ninja ]; then
     -Dc_link_args=-fprofile-instr-generate -Dcpp_link_args=-fprofile-instr-generate >/dev/null
 fi
 # a tool the build runs is instrumented too: its profile goes aside
-export LLVM_PROFILE_FILE="$(pwd)/$B/build-%p.profraw"
+LLVM_PROFILE_FILE="$(pwd)/$B/build-%p.profraw"
+export LLVM_PROFILE_FILE
 # shellcheck disable=SC2046
 ninja -C $B $(for h in $HARNESSES; do echo "tests/fuzz/fuzz_$h"; done) >/dev/null
 
