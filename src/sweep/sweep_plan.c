@@ -173,8 +173,9 @@ int sweep_write_index(const sweep *s, const point_run *pr, ccsim_error *err) {
     const int finished = outdir_finished_hash(pr[i].dir, have) && !strcmp(have, pr[i].hash);
     if (finished) j = outdir_read_json(pr[i].dir, "summary.json");
     /* a finished point unread, or read without all its memory, is not to be
-     * listed as pending nor with figures the parser may have dropped a byte of */
-    if (jsonmem_denied() != denied || (finished && !j)) {
+     * listed as pending nor with figures the parser may have dropped a byte of;
+     * nor is a point that ran (or was done) found unfinished */
+    if (jsonmem_denied() != denied || (finished && !j) || (!finished && (p->status == 1 || p->status == 2))) {
       json_decref(j);
       results_abandon(f);
       return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s/summary.json: cannot read it for sweep.csv: %s", pr[i].dir,
