@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # scripts/install-deps.sh — the Debian 12 packages ccsim needs to build, test
-# and plot, and to run the teaching notebooks (jupyter, nbconvert, ipykernel).
+# and plot, and to run the teaching notebooks (jupyter, nbconvert, ipykernel);
+# clang and llvm (llvm-profdata, llvm-cov) for the fuzz harnesses and their
+# coverage (scripts/fuzz.sh, scripts/fuzz_coverage.sh).
 # Run as root.  Skips apt entirely when everything is installed.
 set -eu
 PKGS="build-essential pkg-config meson ninja-build libsimgrid-dev libgsl-dev libjansson-dev zlib1g-dev libexpat1-dev

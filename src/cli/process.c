@@ -73,6 +73,19 @@ static void on_signal(int sig) {
   _exit(128 + sig);
 }
 
+/* abort() once jansson was refused memory: its lexer asserts when a failed
+ * allocation dropped a byte of the text it saved (load.c, lex_scan_string),
+ * which is out of memory, not a bug of ccsim's.  Any other abort stays one. */
+static void on_abort(int sig) {
+  if (getpid() == main_pid && jsonmem_denied()) {
+    results_abandon_all();
+    say("ccsim: out of memory", " (jansson aborted after an allocation failed)\n");
+    _exit(1);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 /* std::set_new_handler(process_out_of_memory): SimGrid's operator new calls
  * it when malloc fails, instead of throwing a std::bad_alloc that nothing
  * catches (abort).  ccsim is C, so the function is looked up by its
@@ -96,6 +109,9 @@ void process_install(void) {
     sigaction(sigs[i], &sa, NULL);
   }
   signal(SIGXFSZ, SIG_IGN);
+  struct sigaction ab = {.sa_handler = on_abort};
+  sigfillset(&ab.sa_mask);
+  sigaction(SIGABRT, &ab, NULL);
   new_handler();
   engine_contain_on = 1; /* SimGrid's setup in this process (engine.h) */
   jsonmem_denied();       /* jansson allocates through the counter from now on */

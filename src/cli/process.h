@@ -14,7 +14,8 @@
  *    which the writer reports (exit 1);
  *  - memory that C++ code (SimGrid's operator new) cannot get ends the run
  *    with "ccsim: out of memory ...", exit 1, temporaries removed, instead
- *    of an uncaught std::bad_alloc and abort();
+ *    of an uncaught std::bad_alloc and abort(); so does jansson's abort()
+ *    (an assertion of its lexer) once an allocation of its failed;
  *  - stdout that cannot be written (a full disk, /dev/full) is an error at
  *    exit (exit 1), not a summary silently lost. */
 #ifndef CCSIM_CLI_PROCESS_H

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "jsonmem.h"
 #include "outputs/provenance.h"
 #include "outputs/results.h"
 
@@ -27,13 +28,19 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
 
 int outdir_hash(const experiment *e, char out[17], ccsim_error *err) {
   uint64_t h = 0xcbf29ce484222325ull;
+  /* a copy or a text made without all its memory may lack a part (jsonmem.h):
+   * its hash would name another experiment */
+  const unsigned long denied = jsonmem_denied();
   json_t *r = json_deep_copy(e->resolved);
   if (!r) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", e->file);
   json_t *o = json_object_get(r, "output");
   if (json_is_object(o)) json_object_del(o, "dir");
   char *text = json_dumps(r, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
   json_decref(r);
-  if (!text) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", e->file);
+  if (!text || jsonmem_denied() != denied) {
+    free(text);
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: out of memory", e->file);
+  }
   h = fnv(h, text, strlen(text) + 1);
   free(text);
   h = fnv(h, CCSIM_VERSION, sizeof CCSIM_VERSION);

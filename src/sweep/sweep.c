@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,12 +105,18 @@ static int run_flags(const sweep_opts *o) {
 }
 
 /* Run the points marked 0, jobs at a time, each on `threads` threads; stop
- * (killing the children) on SIGINT or SIGTERM.  Returns how many failed. */
+ * (killing the children) on SIGINT or SIGTERM.  Returns how many failed;
+ * SIZE_MAX when there was no memory to run any. */
 static size_t run_points(sweep *s, point_run *pr, size_t todo, int jobs, int threads, int flags, int quiet) {
   pid_t *pids = calloc(s->npoints, sizeof *pids);
   int *errfds = calloc(s->npoints, sizeof *errfds);
   size_t finished = 0, failed = 0, next = 0, running = 0;
-  while (finished < todo && pids && errfds) {
+  if (!pids || !errfds) {
+    free(pids);
+    free(errfds);
+    return SIZE_MAX;
+  }
+  while (finished < todo) {
     while (!stop_signal && running < (size_t)jobs && next < s->npoints) {
       if (s->points[next].status == 0) {
         errfds[next] = memfd_create("ccsim-point-stderr", MFD_CLOEXEC);
@@ -299,6 +306,10 @@ int sweep_run(const sweep_opts *o) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   const size_t failed = run_points(&s, pr, todo, jobs, threads, run_flags(o), quiet);
+  if (failed == SIZE_MAX) {
+    rc = ccsim_fail(&err, CCSIM_ERR_RUNTIME, "%s: out of memory to start its %zu points", s.out, todo);
+    goto done;
+  }
   if ((rc = sweep_write_index(&s, pr, &err))) goto done;
   if (stop_signal) {
     rc = ccsim_fail(&err, CCSIM_ERR_RUNTIME, "%s: stopped by SIG%s; run the sweep again to resume", s.out,

@@ -71,7 +71,9 @@ size_t sweep_resume(sweep *s, point_run *pr, int dry, size_t *reused, size_t *ch
 
 /* Writes DIR/sweep.csv: every point, its status (done, failed with the
  * reason, pending) and, when done, its figures from its summary.json.
- * 0, or an exit code with err. */
+ * 0, or an exit code with err (also when a finished point's summary.json
+ * cannot be read whole: never listed as pending, nor with figures jansson
+ * read without all its memory). */
 int sweep_write_index(const sweep *s, const point_run *pr, ccsim_error *err);
 
 #endif

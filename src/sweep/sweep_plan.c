@@ -4,6 +4,7 @@
  * its experiment is done already, one whose experiment changed is run again:
  * a killed sweep resumes where it stopped (docs/outputs-and-sweeps.md).
  * DIR/sweep.csv lists every point with its headline figures. */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "experiment.h"
+#include "jsonmem.h"
 #include "outputs/outdir.h"
 #include "outputs/results.h"
 #include "sim/resources.h"
@@ -51,14 +53,15 @@ int sweep_plan_points(const sweep *s, point_run *pr, ccsim_error *err) {
       if (!strcmp(err->file, s->file)) return err->code; /* an axis' field or value */
       char msg[sizeof err->msg];
       snprintf(msg, sizeof msg, "%s", err->msg);
-      return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: point %s: %s", s->file, s->points[i].id, msg);
+      /* the experiment's own code: out of memory stays a runtime failure */
+      return ccsim_fail(err, err->code, "%s: point %s: %s", s->file, s->points[i].id, msg);
     }
     int rc = outdir_hash(e, pr[i].hash, err);
     resource_estimate est;
     resources_estimate(e, &est);
     pr[i].need = est.total;
     experiment_free(e);
-    if (rc) return rc;
+    if (rc) return ccsim_error_prefix(err, "point %s: ", s->points[i].id);
   }
   /* pairs found by sorting (100000 points: no n^2 comparisons) */
   size_t *ix = malloc((s->npoints + 1) * sizeof *ix);
@@ -165,8 +168,19 @@ int sweep_write_index(const sweep *s, const point_run *pr, ccsim_error *err) {
     const point *p = &s->points[i];
     char have[17];
     json_t *j = NULL;
-    if (outdir_finished_hash(pr[i].dir, have) && !strcmp(have, pr[i].hash))
-      j = outdir_read_json(pr[i].dir, "summary.json");
+    const unsigned long denied = jsonmem_denied();
+    errno = 0;
+    const int finished = outdir_finished_hash(pr[i].dir, have) && !strcmp(have, pr[i].hash);
+    if (finished) j = outdir_read_json(pr[i].dir, "summary.json");
+    /* a finished point unread, or read without all its memory, is not to be
+     * listed as pending nor with figures the parser may have dropped a byte of;
+     * nor is a point that ran (or was done) found unfinished */
+    if (jsonmem_denied() != denied || (finished && !j) || (!finished && (p->status == 1 || p->status == 2))) {
+      json_decref(j);
+      results_abandon(f);
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s/summary.json: cannot read it for sweep.csv: %s", pr[i].dir,
+                        jsonmem_denied() != denied ? "out of memory" : errno ? strerror(errno) : "unreadable");
+    }
     csv_text(f, p->id);
     for (int a = 0; a < s->naxes; a++) fprintf(f, ",%s", p->labels[a]); /* no ',' or '"' (label_of) */
     if (!j) {

@@ -13,6 +13,14 @@
  *                           still closes its stream;
  *   CCSIM_FAULT_PROGRAM=P   the program that counts (its base name; by
  *                           default ccsim): the tools that start it do not;
+ *   CCSIM_FAULT_MATCH=S     only a process one of whose arguments contains S
+ *                           counts (a sweep's point: its --out directory);
+ *                           one that does not passes the variables on to
+ *                           the processes it executes;
+ *   CCSIM_FAULT_THREAD=other  only calls on threads other than the one that
+ *                           runs main() count (the data executor's lanes),
+ *                           from their start routine on (not the runtime's
+ *                           own start of a thread: ASan's allocates);
  *   CCSIM_FAULT_REPORT=FILE at exit, "alloc A io I injected J" into FILE:
  *                           the calls counted (so a driver knows how many
  *                           K to try) and how many faults were injected.
@@ -20,16 +28,18 @@
  * Writes to stderr are neither counted nor failed (the error message must
  * get out).  Only the process that was started counts: a forked child (the
  * platform probe, the timing executor's replays) sees no fault, and the
- * variables are removed from the environment so that a process ccsim
- * executes (the timing executor's zygote) sees none either.  Counting uses
- * one atomic counter: with several threads allocating, K names a call only
- * for a run on one thread (--threads 1). */
+ * variables are removed from the environment of the process that counts so
+ * that a process it executes (the timing executor's zygote) sees none
+ * either.  Counting uses one atomic counter: with several threads
+ * allocating, K names a call only for a run on one thread (--threads 1) or
+ * on one other thread (CCSIM_FAULT_THREAD=other with --threads 2). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -44,6 +54,8 @@ static long alloc_at = -1, io_at = -1;
 static int alloc_sticky, io_errno = EIO;
 static int armed;          /* main() is running */
 static pid_t owner;        /* the process that counts */
+static int others_only;    /* CCSIM_FAULT_THREAD=other */
+static pthread_t main_thread;
 static char report[4096];  /* CCSIM_FAULT_REPORT */
 
 /* The next definitions, found once.  dlsym may itself allocate: those
@@ -100,7 +112,11 @@ static void say(const char *path, const char *text, int append) {
   syscall(SYS_close, fd);
 }
 
-static int counting(void) { return armed && getpid() == owner; }
+static __thread int in_start_routine; /* this thread runs its start routine */
+static int counting(void) {
+  return armed && getpid() == owner &&
+         !(others_only && (pthread_equal(pthread_self(), main_thread) || !in_start_routine));
+}
 
 /* 1 when this allocation is to fail. */
 static int alloc_fails(void) {
@@ -133,6 +149,7 @@ static void write_report(void) {
  * stops when main returns (exit handlers are not counted). */
 static int (*real_main)(int, char **, char **);
 static int counted_main(int argc, char **argv, char **envp) {
+  main_thread = pthread_self();
   armed = 1;
   const int rc = real_main(argc, argv, envp);
   armed = 0;
@@ -147,12 +164,23 @@ static long parse_k(const char *s, int *sticky) {
   return k > 0 ? k : -1;
 }
 
-static void setup(void) {
-  owner = getpid();
+/* 1 when one of argv[0..argc) contains s. */
+static int argv_has(int argc, char **argv, const char *s) {
+  for (int i = 0; i < argc; i++)
+    if (argv[i] && strstr(argv[i], s)) return 1;
+  return 0;
+}
+
+static void setup(int argc, char **argv) {
   /* only the program named (by default ccsim): not env, timeout or a shell
-   * that starts it */
-  const char *prog = getenv("CCSIM_FAULT_PROGRAM");
+   * that starts it; with CCSIM_FAULT_MATCH, only the process whose
+   * arguments name it: the others leave the variables to their children */
+  const char *prog = getenv("CCSIM_FAULT_PROGRAM"), *match = getenv("CCSIM_FAULT_MATCH");
   if (strcmp(program_invocation_short_name, prog ? prog : "ccsim")) return;
+  if (match && !argv_has(argc, argv, match)) return;
+  owner = getpid();
+  const char *th = getenv("CCSIM_FAULT_THREAD");
+  others_only = th && !strcmp(th, "other");
   const char *a = getenv("CCSIM_FAULT_ALLOC"), *io = getenv("CCSIM_FAULT_IO"), *r = getenv("CCSIM_FAULT_REPORT");
   if (a) alloc_at = parse_k(a, &alloc_sticky);
   if (io) {
@@ -166,15 +194,39 @@ static void setup(void) {
   if (r) snprintf(report, sizeof report, "%s", r);
   /* a process this one executes sees no fault (and writes no report) */
   unsetenv("CCSIM_FAULT_ALLOC"), unsetenv("CCSIM_FAULT_IO"), unsetenv("CCSIM_FAULT_REPORT");
+  unsetenv("CCSIM_FAULT_MATCH"), unsetenv("CCSIM_FAULT_THREAD");
 }
 
 int __libc_start_main(int (*main)(int, char **, char **), int argc, char **argv, void (*init)(void),
                       void (*fini)(void), void (*rtld_fini)(void), void *stack_end) {
   int (*next)(int (*)(int, char **, char **), int, char **, void (*)(void), void (*)(void), void (*)(void),
               void *) = (__typeof__(next))dlsym(RTLD_NEXT, "__libc_start_main");
-  setup();
+  setup(argc, argv);
   real_main = main;
   return next(counted_main, argc, argv, init, fini, rtld_fini, stack_end);
+}
+
+/* threads: the start routine runs behind a trampoline that marks it */
+struct start {
+  void *(*fn)(void *);
+  void *arg;
+};
+static void *trampoline(void *p) {
+  const struct start st = *(struct start *)p;
+  real_free(p);
+  in_start_routine = 1;
+  return st.fn(st.arg);
+}
+int pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
+  static int (*next)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+  if (!next) next = (__typeof__(next))dlsym(RTLD_NEXT, "pthread_create");
+  resolve();
+  struct start *st = real_malloc(sizeof *st); /* neither counted nor failed */
+  if (!st) return EAGAIN;
+  st->fn = fn, st->arg = arg;
+  const int rc = next(t, attr, trampoline, st);
+  if (rc) real_free(st);
+  return rc;
 }
 
 /* allocation */
