@@ -390,7 +390,7 @@ def main():
         ho = heldout(a.raw, meta)
         target = target_of(ho, a.target)
         q = " QUICK (a pipeline check: tiny data, numbers meaningless)" if meta.get("quick") == "1" else ""
-        full = {"epochs": "5", "tune_seeds": "1 2", "heldout_seeds": "11 12 13 14 15", "grid": "full",
+        full = {"epochs": "4", "tune_seeds": "1 2", "heldout_seeds": "11 12 13 14 15", "grid": "full",
                 "momenta0": "0 0.5 0.9", "max_rounds": "4", "train_samples": "0", "eff0": "",
                 "methods": "none ef-signsgd sbc topk marsit global-qsgd sign-ring"}
         diff = [f"{k} {meta.get(k)}" for k, v in full.items() if str(meta.get(k)) != v]
