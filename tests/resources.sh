@@ -35,21 +35,25 @@ maps=$(cat /proc/sys/vm/max_map_count)
 w=$(( maps / 4 + 100 ))
 expect2 map-count "workers need $((2 * w)) SimGrid actors" "$CCSIM" validate e.json --set workers=$w --set platform.hosts=$w --set model.elements=64
 # the terms of the estimate, exactly (src/sim/resources.c, docs/platform-checks.md),
-# at 10 workers and 10^6 elements, printed to 3 digits: workers' state 4 B an
-# element and worker (the gradient scratch), 12 with error feedback (+ the
-# memory and its compensated input); payloads in flight 20 B an element (the
-# payload's 4 and two float64 shadows) for 4n elements on a ring-like
-# all-reduce, N n on a gathering collective; 2 actor stacks of 36 KiB a
-# worker; the trace twice: 2 messages of 32 B a hop and worker (N - 1 hops)
-# and 4 KiB a worker
+# at 10 workers and 10^6 elements, printed to 3 digits, on one CPU (taskset:
+# each further lane of the data executor adds a tensor of payloads, so the
+# figure depends on the CPUs): workers' state 4 B an element and worker (the
+# gradient scratch), 12 with error feedback (+ the memory and its compensated
+# input); payloads in flight as the collective's descriptor holds them (4n
+# elements on the ring all-reduce, N n on a gathering collective), each 12 B
+# (the payload's 4 and the exact float64 shadow) or 20 B where the cascade is
+# measured (a lossy compressor: the ideal shadow too); 2 actor stacks of 36
+# KiB a worker; the trace once (one iteration): 16 B a message (the
+# descriptor's count: 2N(N - 1) for the ring all-reduce, N(N - 1) for the
+# all-gather) and 4 KiB a worker
 printf '{"workers": 10, "model": {"elements": 1000000}, "iterations": 1}\n' >t.json
-terms() { "$CCSIM" validate t.json --max-memory 1B "$@" 2>&1 | sed -n 's/.*(\(workers.*\), \.\.\.).*/\1/p'; }
-want="workers' state 38.1 MiB, payloads in flight 76.3 MiB, actor stacks 720 KiB, trace 91.2 KiB"
+terms() { taskset -c "$(cut -d, -f1 <<<"$(taskset -pc $$ | sed 's/.*: //')" | cut -d- -f1)" "$CCSIM" validate t.json --max-memory 1B "$@" 2>&1 | sed -n 's/.*(\(workers.*\), \.\.\.).*/\1/p'; }
+want="workers' state 38.1 MiB, payloads in flight 45.8 MiB, actor stacks 720 KiB, trace 42.8 KiB"
 [[ "$(terms)" == "$want, "* ]] && ok || bad "ring estimate: $(terms), expected $want"
-want="workers' state 38.1 MiB, payloads in flight 191 MiB, actor stacks 720 KiB, trace 91.2 KiB"
+want="workers' state 38.1 MiB, payloads in flight 114 MiB, actor stacks 720 KiB, trace 41.4 KiB"
 [[ "$(terms --set collective=allgather/ring)" == "$want, "* ]] && ok ||
   bad "all-gather estimate: $(terms --set collective=allgather/ring), expected $want"
-want="workers' state 114 MiB, payloads in flight 76.3 MiB, actor stacks 720 KiB, trace 91.2 KiB"
+want="workers' state 114 MiB, payloads in flight 76.3 MiB, actor stacks 720 KiB, trace 42.8 KiB"
 [[ "$(terms --set 'compressor={"name": "fp16", "memory": "residual"}')" == "$want, "* ]] && ok ||
   bad "error-feedback estimate: $(terms --set 'compressor={"name": "fp16", "memory": "residual"}'), expected $want"
 # a run that fits still runs
