@@ -24,9 +24,17 @@ tally() { # tally OUTPUT-FILE MESON-RC
   passed=$(( passed + ${ok:-0} + ${xf:-0} )); failed=$(( failed + f )); sk=$(( sk + ${s:-0} ))
 }
 tally "$B/test-output.txt" $rc
-# fuzz: each libFuzzer harness for 60 s, its own suite in its own clang
-# build (build-fuzz/); a crash fails and keeps its input (tests/fuzz/run.sh)
-bash scripts/fuzz.sh "${FUZZ_SECONDS:-60}" >"$B/fuzz-output.txt" 2>&1
+# gcc -fanalyzer over src/ and compressors/ in its own build (build-analyzer/):
+# every warning justified in scripts/analyzer.supp, or one failure
+# (docs/testing.md); about 5 CPU-minutes
+bash scripts/analyze.sh . gcc-analyzer build-analyzer >"$B/analyzer-output.txt" 2>&1
+arc=$?
+if [ $arc -eq 0 ]; then passed=$((passed + 1)); echo "analyzer: $(tail -1 "$B/analyzer-output.txt")"
+else failed=$((failed + 1)); echo "analyzer: FAIL"; tail -40 "$B/analyzer-output.txt"; fi
+# fuzz: each libFuzzer harness for 30 s, its own suite in its own clang
+# build (build-fuzz/); a crash fails and keeps its input (tests/fuzz/run.sh);
+# hours of it: docs/fuzzing.md
+bash scripts/fuzz.sh "${FUZZ_SECONDS:-30}" >"$B/fuzz-output.txt" 2>&1
 frc=$?
 grep -E '^ *[0-9]+/[0-9]+ ' "$B/fuzz-output.txt"
 [ $frc -ne 0 ] && tail -40 "$B/fuzz-output.txt"
