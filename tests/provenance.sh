@@ -3,16 +3,7 @@
 # (path and SHA-256) and the options that change them (docs/outputs.md); a
 # resumed sweep and --skip-finished rerun a point when the content of any
 # input or an option changed, and say which, in one stderr line.
-set -u
-CCSIM=$(realpath "$1")
-SRC=$(realpath "$2")
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*" >&2; }
+. "$(dirname "$0")/lib.sh" "$@"
 py=/usr/bin/python3
 field() { $py -c 'import json,sys; s=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"s": s}))' "$@"; }
 # scale NAME FILE FACTOR: every number whose key ends in _s (a device's
@@ -126,5 +117,4 @@ h=$(field rep/summary.json 's["experiment_hash"]')
 [ "$(field rep2/summary.json 's["experiment_hash"]')" = "$h" ] && [ "$(field rep3/summary.json 's["experiment_hash"]')" = "$h" ] &&
   ok || bad "the hash depends on the output directory"
 
-echo "provenance: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish provenance

@@ -2,15 +2,7 @@
 # tests/resources.sh CCSIM SRCDIR — validate prints the memory estimate; a
 # run that would not fit (--max-memory, or more workers than SimGrid has
 # memory maps for) is refused with exit 2 before anything is simulated.
-set -u
-CCSIM=$(realpath "$1")
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*" >&2; }
+. "$(dirname "$0")/lib.sh" "$@"
 expect2() {
   local name=$1 want=$2
   shift 2
@@ -58,5 +50,4 @@ want="workers' state 114 MiB, payloads in flight 76.3 MiB, actor stacks 720 KiB,
   bad "error-feedback estimate: $(terms --set 'compressor={"name": "fp16", "memory": "residual"}'), expected $want"
 # a run that fits still runs
 "$CCSIM" run e.json --max-memory 4GiB --out fits --quiet >/dev/null 2>err && ok || bad "a run that fits: $(cat err)"
-echo "resources: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish resources

@@ -5,15 +5,7 @@
 # "n/a" on stdout.  Two cases: a threshold no gradient crosses (nothing
 # sent: no compression ratio; a zero aggregate: no cosine) and gradients
 # that underflow in fp16 (a zero aggregate of a nonzero mean).
-set -u
-CCSIM=$(realpath "$1")
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL $*" >&2; }
+. "$(dirname "$0")/lib.sh" "$@"
 py=/usr/bin/python3
 # check DIR PYTHON-EXPRESSION over s (summary.json) and rows (iterations.csv as dicts)
 check() {
@@ -63,5 +55,4 @@ check fine '"undefined" not in s and s["agg_cosine"] > 0.99' && ok || bad "a def
 found=$(grep -rliE '(^|[,:[ ])[-+]?(nan|inf|infinity)([],} ]|$)' thr uf sw fine)
 [ -z "$found" ] && ok || bad "NaN or Inf in $found"
 
-echo "undefined: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish undefined
