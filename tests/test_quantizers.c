@@ -543,7 +543,10 @@ static void test_fp16_paths(void) {
   for (size_t i = 0; i < n; i++) {
     float s = ccomp_f16_to_f32((uint16_t)(w[2 * i] | w[2 * i + 1] << 8)) +
               ccomp_f16_to_f32((uint16_t)(w2[2 * i] | w2[2 * i + 1] << 8));
-    bad += (uint16_t)(o[2 * i] | o[2 * i + 1] << 8) != ccomp_f32_to_f16(s);
+    const uint16_t got = (uint16_t)(o[2 * i] | o[2 * i + 1] << 8);
+    /* a NaN sum: any NaN (the sign of NaN + NaN is the operand order's,
+     * which the compiler may swap: IEEE 754 does not specify it) */
+    bad += s != s ? !((got & 0x7c00) == 0x7c00 && (got & 0x3ff)) : got != ccomp_f32_to_f16(s);
   }
   CHECK(bad == 0, "fp16 combine: %d of %zu differ from half.h", bad, n);
   free(x), free(y), free(w), free(w2), free(o);
