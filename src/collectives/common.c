@@ -1,7 +1,7 @@
 /* src/collectives/common.c — what every collective shares: payload messages
- * and bundles, own encoding with its exact shadow, summable combination,
- * error accumulation, and the ring and binomial-tree building blocks the
- * algorithms are made of. */
+ * and bundles, own encoding with its exact shadow, summable combination
+ * (its measurement: err_acc.c), and the ring and binomial-tree building
+ * blocks the algorithms are made of. */
 #include <assert.h>
 #include <math.h>
 #include <stdint.h>
@@ -11,133 +11,10 @@
 
 #include "ccomp/rng.h"
 #include "collectives/collective.h"
+#include "collectives/err_acc.h"
 #include "collectives/numcheck.h"
 #include "comm/comm.h"
 #include "lanepool.h"
-#include "qbits.h" /* QB_CLONES */
-
-/* Four interleaved partial sums per quantity (lanes i mod 4), added up at
- * the end: the compiler can keep them in vector registers, and the order
- * of additions is fixed, so results stay deterministic.  The AVX2 clone
- * holds each quantity's four lanes in one register: the same operations
- * per lane, so the same sums (AVX2 brings no fused multiply-add). */
-typedef double v4d __attribute__((vector_size(32)));
-typedef float v4f __attribute__((vector_size(16)));
-
-/* The four quantities' lanes between blocks of one accumulation. */
-typedef struct err_lanes {
-  v4d e, r, o, d;
-} err_lanes;
-
-/* L += the lanes of y[0 .. n) against ref[0 .. n) x sc, n a multiple of 4
- * (the blocks of a longer accumulation keep the lanes, so a run of blocks
- * adds exactly what one call over them all would). */
-static inline __attribute__((always_inline)) void lanes_add(err_lanes *L, const float *y, const double *ref,
-                                                            size_t n, double ref_scale) {
-  const v4d sc = {ref_scale, ref_scale, ref_scale, ref_scale};
-  v4d ve = L->e, vr = L->r, vo = L->o, vd = L->d;
-  for (size_t i = 0; i + 4 <= n; i += 4) {
-    v4f yf;
-    v4d rf;
-    memcpy(&yf, y + i, sizeof yf);
-    memcpy(&rf, ref + i, sizeof rf);
-    const v4d r = rf * sc, v = __builtin_convertvector(yf, v4d), diff = v - r;
-    ve += diff * diff;
-    vr += r * r;
-    vo += v * v;
-    vd += v * r;
-  }
-  L->e = ve, L->r = vr, L->o = vo, L->d = vd;
-}
-
-/* a += L's lanes, with the elements [from, n) that did not fill a vector
- * added to lane 0 first. */
-static inline __attribute__((always_inline)) void lanes_end(err_acc *a, const err_lanes *L, const float *y,
-                                                            const double *ref, size_t from, size_t n,
-                                                            double ref_scale) {
-  double e2[4], r2[4], o2[4], d[4];
-  memcpy(e2, &L->e, sizeof e2);
-  memcpy(r2, &L->r, sizeof r2);
-  memcpy(o2, &L->o, sizeof o2);
-  memcpy(d, &L->d, sizeof d);
-  for (size_t i = from; i < n; i++) {
-    const double r = ref[i] * ref_scale, v = y[i], diff = v - r;
-    e2[0] += diff * diff;
-    r2[0] += r * r;
-    o2[0] += v * v;
-    d[0] += v * r;
-  }
-  a->err2 += (e2[0] + e2[1]) + (e2[2] + e2[3]);
-  a->ref2 += (r2[0] + r2[1]) + (r2[2] + r2[3]);
-  a->out2 += (o2[0] + o2[1]) + (o2[2] + o2[3]);
-  a->dot += (d[0] + d[1]) + (d[2] + d[3]);
-  a->count += 1;
-}
-
-QB_CLONES void err_acc_add(err_acc *a, const float *y, const double *ref, size_t n, double ref_scale) {
-  err_lanes L = {{0}, {0}, {0}, {0}};
-  const size_t n4 = n & ~(size_t)3;
-  lanes_add(&L, y, ref, n4, ref_scale);
-  lanes_end(a, &L, y, ref, n4, n, ref_scale);
-}
-
-/* The pass after a combine that is measured (coll_combine_measure), over
- * blocks small enough to stay in the first-level cache: the shadows of the
- * sum s = a + b made (sx = a's exact when copied, then += b's; the same for
- * the ideal), and y, the decoded sum, measured against both (e, c): one
- * pass where coll_combine and coll_measure made four, with the same
- * operations in the same order, so the same bits. */
-typedef struct fused_pass {
-  const float *y;
-  double *sx, *si;              /* s's shadows (si NULL: none) */
-  const double *ax, *ai;        /* copied into them first, or NULL */
-  const double *bx, *bi;        /* added, or NULL */
-  size_t n;
-} fused_pass;
-
-QB_CLONES static void fused_run(const fused_pass *f, err_acc *e, err_acc *c) {
-  enum { BLOCK = 512 };
-  err_lanes Le = {{0}, {0}, {0}, {0}}, Lc = Le;
-  const size_t n = f->n, n4 = n & ~(size_t)3;
-  for (size_t lo = 0; lo < n; lo += BLOCK) {
-    const size_t m = n - lo < BLOCK ? n - lo : BLOCK;
-    double *sx = f->sx + lo;
-    if (f->ax) memcpy(sx, f->ax + lo, m * sizeof *sx);
-    if (f->bx)
-      for (size_t i = 0; i < m; i++) sx[i] += f->bx[lo + i];
-    const size_t m4 = lo + m <= n4 ? m : n4 - lo; /* whole vectors of this block */
-    lanes_add(&Le, f->y + lo, sx, m4, 1.0);
-    if (!f->si) continue;
-    double *si = f->si + lo;
-    if (f->ai) memcpy(si, f->ai + lo, m * sizeof *si);
-    for (size_t i = 0; i < m; i++) si[i] += f->bi[lo + i];
-    lanes_add(&Lc, f->y + lo, si, m4, 1.0);
-  }
-  lanes_end(e, &Le, f->y, f->sx, n4, n, 1.0);
-  if (f->si) lanes_end(c, &Lc, f->y, f->si, n4, n, 1.0);
-}
-
-/* A zero reference is exact only when the output is zero too; otherwise no
- * relative error or gain exists, and NaN says so (the writers of result
- * files show it as absent, with the reason) rather than a 0 or a 1 that
- * reads as "perfect". */
-double err_acc_rel(const err_acc *a) {
-  if (a->ref2 > 0) return sqrt(a->err2 / a->ref2);
-  return a->err2 == 0 ? 0.0 : NAN;
-}
-
-/* A zero vector has no direction: no cosine exists (NaN), neither the 0 of
- * an orthogonal aggregate nor the 1 of a perfect one; the result files
- * show it as absent, with the reason (sim/run_results.c). */
-double err_acc_cos(const err_acc *a) {
-  if (a->ref2 > 0 && a->out2 > 0) return a->dot / sqrt(a->ref2 * a->out2);
-  return NAN;
-}
-
-double err_acc_gain(const err_acc *a) {
-  if (a->ref2 > 0) return a->dot / a->ref2;
-  return a->out2 == 0 ? 1.0 : NAN;
-}
 
 comm_req *coll_isend(coll_ctx *ctx, int dst, void *msg, double bytes) {
   coll_metrics_bytes(ctx->metrics, bytes);
@@ -284,14 +161,6 @@ ccomp_call coll_call(const coll_ctx *ctx, size_t offset, uint64_t salt) {
   return c;
 }
 
-void err_acc_merge(err_acc *a, const err_acc *part) {
-  a->err2 += part->err2;
-  a->ref2 += part->ref2;
-  a->out2 += part->out2;
-  a->dot += part->dot;
-  a->count += part->count;
-}
-
 /* The payload side of coll_encode_own (comm_work: this worker's input,
  * compressor and memory, and a new payload nobody else holds yet). */
 typedef struct encode_work {
@@ -362,7 +231,7 @@ static void combine_work_run(void *arg, int thread) {
     const fused_pass f = {.y = k->y, .sx = s->exact, .si = s->ideal, .n = s->n,
                           .ax = k->copy_exact ? a->exact : NULL, .ai = k->copy_ideal ? a->ideal : NULL,
                           .bx = b->exact, .bi = b->ideal};
-    fused_run(&f, &k->e, &k->c);
+    err_acc_fused(&f, &k->e, &k->c);
     return;
   }
   if (k->copy_exact && a->exact) memcpy(s->exact, a->exact, a->n * sizeof *s->exact);
