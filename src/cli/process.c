@@ -73,17 +73,14 @@ static void on_signal(int sig) {
   _exit(128 + sig);
 }
 
-/* abort() once jansson was refused memory: its lexer asserts when a failed
- * allocation dropped a byte of the text it saved (load.c, lex_scan_string),
- * which is out of memory, not a bug of ccsim's.  Any other abort stays one. */
-static void on_abort(int sig) {
-  if (getpid() == main_pid && jsonmem_denied()) {
-    results_abandon_all();
-    say("ccsim: out of memory", " (jansson aborted after an allocation failed)\n");
-    _exit(1);
-  }
-  signal(sig, SIG_DFL);
-  raise(sig);
+/* jansson asked for memory that malloc refused (jsonmem.h: it must never
+ * see the NULL): the out-of-memory end, before its parser can go on */
+static void json_refused(size_t n) {
+  (void)n;
+  engine_contained_fatal("out of memory");
+  results_abandon_all();
+  say("ccsim: out of memory", " (an allocation of the JSON library failed)\n");
+  _exit(1);
 }
 
 /* std::set_new_handler(process_out_of_memory): SimGrid's operator new calls
@@ -109,12 +106,10 @@ void process_install(void) {
     sigaction(sigs[i], &sa, NULL);
   }
   signal(SIGXFSZ, SIG_IGN);
-  struct sigaction ab = {.sa_handler = on_abort};
-  sigfillset(&ab.sa_mask);
-  sigaction(SIGABRT, &ab, NULL);
   new_handler();
   engine_contain_on = 1; /* SimGrid's setup in this process (engine.h) */
   jsonmem_denied();       /* jansson allocates through the counter from now on */
+  jsonmem_on_refusal(json_refused);
 }
 
 int process_finish(int rc) {

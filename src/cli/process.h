@@ -14,8 +14,9 @@
  *    which the writer reports (exit 1);
  *  - memory that C++ code (SimGrid's operator new) cannot get ends the run
  *    with "ccsim: out of memory ...", exit 1, temporaries removed, instead
- *    of an uncaught std::bad_alloc and abort(); so does jansson's abort()
- *    (an assertion of its lexer) once an allocation of its failed;
+ *    of an uncaught std::bad_alloc and abort(); so does an allocation
+ *    the JSON library (jansson) is refused, before jansson sees the NULL
+ *    it does not always survive (src/jsonmem.h);
  *  - stdout that cannot be written (a full disk, /dev/full) is an error at
  *    exit (exit 1), not a summary silently lost. */
 #ifndef CCSIM_CLI_PROCESS_H
