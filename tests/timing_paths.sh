@@ -11,8 +11,8 @@
 # Cases: crossbar rings at several N, a tree, rhd, torus2d, a hierarchical
 # all-reduce on multigpu, a compressed ring (Marsit with memory), a fat-tree
 # with contention, memo on and off, 1 and 2 threads, the quickstart, LV08,
-# a torus and a cloud platform, a ResNet-50 walltime point with a device
-# (backward overlapping the collective), and setups the path does not cover
+# a torus and a cloud platform, ResNet-50 walltime points with a device
+# (backward overlapping the collective, on hosts of one and two cores), and setups the path does not cover
 # (cross-traffic, SMPI's model, a --cfg option, comm.model "nccl").
 set -u
 CCSIM=$1
@@ -21,53 +21,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
 G="$SRC/tests/golden/small.json"
-compare() { # dirA dirB: 0 when equal within 1e-9 (times) / byte for byte (the rest)
-  python3 - "$1" "$2" <<'PY'
-import json, math, os, sys
-a, b = sys.argv[1], sys.argv[2]
-bad = []
-worst = [0.0]
-def close(x, y):
-    if x != y: worst[0] = max(worst[0], abs(x - y) / max(abs(x), abs(y)))
-    return x == y or abs(x - y) <= 1e-9 * max(abs(x), abs(y))
-skip = {"host_time_s", "peak_rss_mb", "timing", "provenance"}
-def walk(x, y, path):
-    if isinstance(x, dict) and isinstance(y, dict):
-        if set(x) != set(y): bad.append(f"summary.json {path}: keys differ")
-        for k in x:
-            if k in skip or k not in y: continue
-            walk(x[k], y[k], f"{path}.{k}")
-    elif isinstance(x, list) and isinstance(y, list):
-        if len(x) != len(y): bad.append(f"summary.json {path}: lengths differ"); return
-        for i, (u, v) in enumerate(zip(x, y)): walk(u, v, f"{path}[{i}]")
-    elif isinstance(x, float) or isinstance(y, float):
-        if not (isinstance(x, (int, float)) and isinstance(y, (int, float)) and close(float(x), float(y))):
-            bad.append(f"summary.json {path}: {x!r} vs {y!r}")
-    elif x != y:
-        bad.append(f"summary.json {path}: {x!r} vs {y!r}")
-walk(json.load(open(os.path.join(a, "summary.json"))), json.load(open(os.path.join(b, "summary.json"))), "")
-def num(s):
-    try: return float(s)
-    except ValueError: return None
-for f in sorted(os.listdir(a)):
-    if f == "summary.json" or f.startswith("."): continue
-    A, B = open(os.path.join(a, f), "rb").read(), open(os.path.join(b, f), "rb").read()
-    if f not in ("iterations.csv", "timeline.csv"):
-        if A != B: bad.append(f"{f} differs")
-        continue
-    la, lb = A.decode().splitlines(), B.decode().splitlines()
-    if len(la) != len(lb): bad.append(f"{f}: {len(la)} vs {len(lb)} lines"); continue
-    for i, (x, y) in enumerate(zip(la, lb)):
-        for u, v in zip(x.split(","), y.split(",")):
-            if u == v: continue
-            p, q = num(u), num(v)
-            if p is None or q is None or not close(p, q):
-                bad.append(f"{f} line {i + 1}: {u} vs {v}")
-for line in bad[:8]: print("   ", line)
-print("bit-identical" if worst[0] == 0 else "within %.1e relative" % worst[0])
-sys.exit(1 if bad else 0)
-PY
-}
+compare() { python3 "$SRC/tests/timing_compare.py" "$1" "$2"; } # dirA dirB: 0 when equal (timing_compare.py)
 paths() { # dir: "analytical_iterations simgrid_iterations analytical_messages simgrid_messages"
   python3 -c 'import json,sys; t=json.load(open(sys.argv[1]+"/summary.json"))["timing"]; print(t["analytical_iterations"], t["simgrid_iterations"], t["analytical_messages"], t["simgrid_messages"])' "$1"
 }
@@ -131,9 +85,16 @@ check torus-t2d any "$G" --set workers=16 --set 'collective={"name": "allreduce/
 check cloud any "$G" --set workers=16 --set 'platform={"generate": "cloud", "racks": 2, "hosts_per_rack": 8, "oversubscription": 4}'
 check quickstart fast "$SRC/workloads/quickstart.json" --set iterations=2
 R50="$SRC/workloads/walltime/resnet50.json"
-check resnet50-device any "$R50" --set workers=4 --set model.sample=4096 --set iterations=2
-check resnet50-single any "$R50" --set workers=4 --set model.sample=4096 --set iterations=2 --set 'schedule={"kind": "single"}'
-check resnet50-fp16 any "$R50" --set workers=6 --set model.sample=4096 --set iterations=2 --set compressor=fp16 --set output.timeline=true
+# backward's kernels and the buckets' encodes share a host's device: its
+# executions share its speed (processor sharing, one core or several)
+check resnet50-device fast "$R50" --set workers=4 --set model.sample=4096 --set iterations=2
+check resnet50-single fast "$R50" --set workers=4 --set model.sample=4096 --set iterations=2 --set 'schedule={"kind": "single"}'
+check resnet50-marsit fast "$R50" --set workers=16 --set model.sample=4096 --set iterations=2 \
+  --set 'compressor={"name": "marsit", "memory": "marsit"}'
+sed 's/speed="1Gf"/speed="1Gf" core="2"/' "$T/resnet50-marsit-auto/platform.xml" >"$T/two-cores.xml"
+grep -q 'core="2"' "$T/two-cores.xml" || { echo "FAIL no two-core platform made"; fail=1; }
+check resnet50-2cores fast "$R50" --set workers=16 --set model.sample=4096 --set iterations=2 --set platform="$T/two-cores.xml"
+check resnet50-fp16 fast "$R50" --set workers=6 --set model.sample=4096 --set iterations=2 --set compressor=fp16 --set output.timeline=true
 # a mode that is neither: exit 2, one line naming the option
 # `ccsim sweep --timing` reaches every point's run (and a Slurm task's line)
 printf '{"name": "tp", "base": "%s", "axes": [{"path": "workers", "values": [3, 5]}]}\n' "$(realpath "$G")" >"$T/sweep.json"

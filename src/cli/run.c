@@ -254,7 +254,7 @@ static const cli_option options[] = {
                                 "messages as an earlier one (the results are the same; docs/engine.md)"},
   {"timing", OPT_TIMING, "auto|simgrid", "how iterations are timed: \"auto\" (default) times one\n"
                                          "analytically when it provably equals SimGrid (no two flows\n"
-                                         "on a link, no two executions on a host), else in SimGrid;\n"
+                                         "on a link), else in SimGrid;\n"
                                          "\"simgrid\": always in SimGrid (docs/engine.md)"},
   {"threads", OPT_THREADS, "N", "threads the data executor runs the workers on (default: the\n"
                                "CPUs this process may use, as taskset or Slurm set them; one\n"

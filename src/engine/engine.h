@@ -104,7 +104,7 @@ double engine_timing_cpu(unsigned long long *count);
 /* `ccsim run --timing simgrid`: every replay in SimGrid.  0 (the default,
  * --timing auto): a replay first tries the exact analytical path
  * (timing_fast.c), which times the iteration when it can prove that no two
- * flows share a link and no two executions a host, and hands it to SimGrid
+ * flows share a link (executions sharing a host are priced), and hands it to SimGrid
  * otherwise (docs/engine.md).  Set before engine_timing_start. */
 extern int engine_timing_simgrid;
 /* Since engine_timing_start: the replays each path timed and their

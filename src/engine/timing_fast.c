@@ -14,13 +14,18 @@
  *                  (route latency, plus weight-S / bw per link), and
  *                  value = bound if bound x p < r, else r / p, with
  *                  bound = min(min link bw, TCP-gamma / (2 lat)).
- * Device work (SIM_EXEC) takes flops / speed, sleeps their duration, and the
- * clock advances as SimGrid's does (now += date - now), taking every event
- * within surf/precision (1e-9 s) of now at now, as SimGrid's models do.
+ * Device work (SIM_EXEC) is CpuCas01's (cpu_cas01.cpp, its lazy update):
+ * the k executions running on a host of c cores share its capacity c x speed,
+ * each at min(speed, c x speed / k); when k changes, each one's remains
+ * lose rate x (now - its last update) (SimGrid's double_update: below
+ * maxmin/precision x surf/precision, 1e-14, they are 0) and it completes at
+ * now + remains / rate.  Sleeps take their duration, and the clock advances
+ * as SimGrid's does (now += date - now), taking every event within
+ * surf/precision (1e-9 s) of now at now, as SimGrid's models do.
  *
- * It is exact only while nothing is shared, so it checks as it goes and
+ * It is exact only while no link is shared, so it checks as it goes and
  * gives up (returns 1: SimGrid times the whole iteration) when two flows are
- * in flight on one link at once, two executions on one host, or the trace's
+ * in flight on one link at once, or the trace's
  * matching could depend on SimGrid's scheduling order (two actors sending on
  * one mailbox, receiving on one, or acquiring one semaphore).  engine_fast_supported says which setups it covers at all. */
 #include "engine/timing_fast.h"
@@ -75,13 +80,25 @@ typedef struct fact {
   sim_cursor pc; /* where it is in its trace */
   uint32_t *sends, *recvs; /* handle -> message */
   int blocked;
+  /* its execution while one runs: flops left at `last`, its rate since, the
+   * seq of its completion event (an older one in the heap is stale) */
+  double remains, rate, last;
+  uint64_t exec_seq;
 } fact;
+
+typedef struct fhost { /* the executions running on a host */
+  uint32_t *run, n, cap;
+  int dirty; /* one completed at this instant: the others' rates change */
+} fhost;
 
 static struct {
   const sim_trace *t;
   sg_host_t *host;     /* [nhosts] */
   double *speed;       /* [nhosts] */
-  uint32_t *exec_busy; /* [nhosts] executions running (0 or 1) */
+  double *cores;       /* [nhosts] */
+  fhost *hx;           /* [nhosts] executions running */
+  uint32_t *dirty;     /* hosts whose executions changed at this instant */
+  size_t ndirty;
   froute *routes; /* [rused], in the order first asked for */
   size_t rdcap, rused;
   rslot *rslots; /* (src, dst) -> route, by open addressing */
@@ -109,6 +126,7 @@ static struct {
   uint32_t *semown; /* the one actor that acquires it + 1 (0: none yet) */
   uint32_t *semq; /* its waiter + 1 (0: none): at most one actor waits on a semaphore (checked) */
   double clock;
+  size_t nhosts;
   double latf, bwf, ws, gamma;
 } F;
 
@@ -353,6 +371,50 @@ static int post(fbox *b, uint32_t x, int sending, double bytes, long route, uint
   return 0;
 }
 
+/* The executions on host h, their remains brought to now at the rates they
+ * had (CpuCas01Action::update_remains_lazy). */
+static void exec_advance(uint32_t h) {
+  const fhost *hx = &F.hx[h];
+  for (uint32_t i = 0; i < hx->n; i++) {
+    fact *s = &F.acts[hx->run[i]];
+    if (s->remains > 0) {
+      s->remains -= s->rate * (F.clock - s->last);
+      if (s->remains < 1e-5 * FAST_PRECISION) s->remains = 0; /* double_update */
+    }
+    s->last = F.clock;
+  }
+}
+
+/* Their rates for the number running now, and their completions: the
+ * solver's share of the host's constraint, capacity cores x speed over k
+ * variables of penalty 1, each bounded by speed. */
+static int exec_reschedule(uint32_t h) {
+  const fhost *hx = &F.hx[h];
+  if (!hx->n) return 0;
+  double rate = F.cores[h] * F.speed[h] / (double)hx->n;
+  if (rate > F.speed[h]) rate = F.speed[h];
+  for (uint32_t i = 0; i < hx->n; i++) {
+    const uint32_t x = hx->run[i];
+    fact *s = &F.acts[x];
+    s->rate = rate;
+    s->exec_seq = F.seq; /* the seq heap_push gives it */
+    if (heap_push(F.clock + (s->remains > 0 ? s->remains / rate : 0.0), EV_EXEC, x)) return -1;
+  }
+  return 0;
+}
+
+/* The hosts an instant's completions changed: the others' new rates. */
+static int exec_flush(void) {
+  for (size_t i = 0; i < F.ndirty; i++) {
+    const uint32_t h = F.dirty[i];
+    F.hx[h].dirty = 0;
+    exec_advance(h);
+    if (exec_reschedule(h)) return -1;
+  }
+  F.ndirty = 0;
+  return 0;
+}
+
 /* Run actor x until it blocks or ends. 1: give up, -1: out of memory. */
 static int run_actor(uint32_t x, double *marks) {
   const sim_actor_trace *a = &F.t->actors[x];
@@ -396,10 +458,17 @@ static int run_actor(uint32_t x, double *marks) {
     }
     case SIM_EXEC: {
       const uint32_t h = (uint32_t)a->host;
-      if (F.exec_busy[h]++) return give_up("two executions share a host");
-      /* CpuCas01: a lone action runs at the host's speed; remains / rate */
-      const double flops = o->v * F.speed[h];
-      if (heap_push(F.clock + (flops > 0 ? flops / F.speed[h] : 0.0), EV_EXEC, x)) return -1;
+      fhost *hx = &F.hx[h];
+      exec_advance(h); /* the others' remains up to now, at their old rate */
+      if (hx->n == hx->cap) {
+        const uint32_t c = hx->cap ? 2 * hx->cap : 4;
+        uint32_t *r = realloc(hx->run, c * sizeof *r);
+        if (!r) return -1;
+        hx->run = r, hx->cap = c;
+      }
+      hx->run[hx->n++] = x;
+      s->remains = o->v * F.speed[h], s->last = F.clock; /* timing.c's flops */
+      if (exec_reschedule(h)) return -1;
       return s->blocked = 1, 0;
     }
     case SIM_SLEEP: {
@@ -457,13 +526,29 @@ static int on_event(const fev *e) {
     if (rw) release(e->id);
     return 0;
   }
-  case EV_EXEC: F.exec_busy[F.t->actors[e->id].host]--; /* fall through */
+  case EV_EXEC: {
+    fact *s = &F.acts[e->id];
+    if (e->seq != s->exec_seq) return 0; /* rescheduled since: stale */
+    const uint32_t h = (uint32_t)F.t->actors[e->id].host;
+    fhost *hx = &F.hx[h];
+    for (uint32_t i = 0; i < hx->n; i++)
+      if (hx->run[i] == e->id) {
+        hx->run[i] = hx->run[--hx->n];
+        break;
+      }
+    s->exec_seq = UINT64_MAX;
+    /* the others' rates change once every completion of the instant is in
+     * (SimGrid pops them all, then solves): fast_run calls exec_flush */
+    if (hx->n && !hx->dirty) hx->dirty = 1, F.dirty[F.ndirty++] = h;
+  } /* fall through */
   default: wake(e->id); return 0;
   }
 }
 
 static void fast_free(void) {
-  free(F.host), free(F.speed), free(F.exec_busy), free(F.routes), free(F.rslots), free(F.lk), free(F.links), free(F.link_id);
+  if (F.hx)
+    for (size_t h = 0; h < F.nhosts; h++) free(F.hx[h].run);
+  free(F.host), free(F.speed), free(F.cores), free(F.hx), free(F.dirty), free(F.routes), free(F.rslots), free(F.lk), free(F.links), free(F.link_id);
   free(F.link_busy), free(F.msgs), free(F.boxes), free(F.heap), free(F.batch), free(F.ready), free(F.sem), free(F.semq);
   free(F.semown);
   if (F.acts)
@@ -478,16 +563,20 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
   F.t = t;
   F.host = calloc(nhosts + 1, sizeof *F.host);
   F.speed = calloc(nhosts + 1, sizeof *F.speed);
-  F.exec_busy = calloc(nhosts + 1, sizeof *F.exec_busy);
+  F.cores = calloc(nhosts + 1, sizeof *F.cores);
+  F.hx = calloc(nhosts + 1, sizeof *F.hx);
+  F.dirty = calloc(nhosts + 1, sizeof *F.dirty);
+  F.nhosts = nhosts;
   F.acts = calloc(t->nactors + 1, sizeof *F.acts);
   F.ready = calloc(t->nactors + 1, sizeof *F.ready);
   F.sem = calloc(t->nsems + 1, sizeof *F.sem);
   F.semq = calloc(t->nsems + 1, sizeof *F.semq);
   F.semown = calloc(t->nsems + 1, sizeof *F.semown);
-  if (!F.host || !F.speed || !F.exec_busy || !F.acts || !F.ready || !F.sem || !F.semq || !F.semown) return -1;
+  if (!F.host || !F.speed || !F.cores || !F.hx || !F.dirty || !F.acts || !F.ready || !F.sem || !F.semq || !F.semown) return -1;
   for (size_t h = 0; h < nhosts; h++) {
     F.host[h] = sg_host_by_name(hosts[h]);
     F.speed[h] = sg_host_get_speed(F.host[h]);
+    F.cores[h] = (double)sg_host_core_count(F.host[h]);
   }
   /* mailboxes: one per pair that sends, made before the run */
   size_t pairs = 0;
@@ -547,7 +636,7 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
     }
     int rc = 0;
     for (size_t k = 0; k < nb && !rc; k++) rc = on_event(&F.batch[k]);
-    if (rc) return rc;
+    if (rc || (rc = exec_flush())) return rc;
   }
   for (size_t i = 0; i < t->nactors; i++)
     if (F.acts[i].pc.k < t->actors[i].n) return give_up("a deadlock"); /* SimGrid reports it */
