@@ -371,6 +371,9 @@ static int post(fbox *b, uint32_t x, int sending, double bytes, long route, uint
   return 0;
 }
 
+/* An execution's completion that was rescheduled since. */
+static int stale(const fev *e) { return e->kind == EV_EXEC && e->seq != F.acts[e->id].exec_seq; }
+
 /* The executions on host h, their remains brought to now at the rates they
  * had (CpuCas01Action::update_remains_lazy). */
 static void exec_advance(uint32_t h) {
@@ -528,7 +531,7 @@ static int on_event(const fev *e) {
   }
   case EV_EXEC: {
     fact *s = &F.acts[e->id];
-    if (e->seq != s->exec_seq) return 0; /* rescheduled since: stale */
+    if (stale(e)) return 0; /* rescheduled since (by an earlier event of this instant) */
     const uint32_t h = (uint32_t)F.t->actors[e->id].host;
     fhost *hx = &F.hx[h];
     for (uint32_t i = 0; i < hx->n; i++)
@@ -617,6 +620,9 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
       const int rc = run_actor(x, marks + mark0[x]);
       if (rc) return rc;
     }
+    /* an execution's completion rescheduled since is no event at all: the
+     * clock must not stop at it (SimGrid's moves from event to event) */
+    while (F.nheap && stale(&F.heap[0])) heap_pop();
     if (!F.nheap) break;
     /* the next instant: SimGrid's clock moves by (date - now) */
     fev e = heap_pop();
@@ -631,6 +637,7 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
     for (;;) {
       if (grow((void **)&F.batch, &F.bcap2, nb + 1, sizeof *F.batch)) return -1;
       F.batch[nb++] = e;
+      while (F.nheap && stale(&F.heap[0])) heap_pop();
       if (!F.nheap || !(fabs(F.heap[0].date - F.clock) < FAST_PRECISION)) break;
       e = heap_pop();
     }
