@@ -113,22 +113,6 @@ static int grow_u(uint32_t **buf, size_t *cap, size_t n) {
   return 0;
 }
 
-/* Exactly the k largest |x| (ties by index), from the whole tensor. */
-static size_t emit_topk(dgc_state *s, const float *x, size_t n, size_t k, uint8_t *out) {
-  size_t above;
-  uint32_t t = ccsel_kth(x, n, k, CCSEL_ABS, &s->scratch, &above);
-  size_t eq_left = k - above;
-  uint8_t *o = out;
-  for (size_t i = 0; i < n; i++) {
-    uint32_t key = ccsel_key(x[i], CCSEL_ABS);
-    if (key > t || (key == t && eq_left > 0)) {
-      eq_left -= (key == t);
-      o = ccsp_put(o, (uint32_t)i, x[i]);
-    }
-  }
-  return (size_t)(o - out);
-}
-
 static size_t dgc_encode(void *state, const float *x, size_t n, const ccomp_call *call,
                          uint8_t *out) {
   dgc_state *s = state;
@@ -136,7 +120,7 @@ static size_t dgc_encode(void *state, const float *x, size_t n, const ccomp_call
   const double density = 1.0 - dgc_sparsity_at(s, call->iteration);
   const size_t k = ccsp_count(density, n), m = ccsp_count(s->sample, n);
   if (m >= n || grow_f(&s->samp, &s->samp_cap, m))
-    return emit_topk(s, x, n, k, out); /* the sample is the population (or no memory) */
+    return ccsp_put_topk(x, n, k, &s->scratch, out); /* the sample is the population (or no memory) */
 
   /* 1-2: threshold from the sample */
   const uint64_t key = ccr_key(call->key, call->offset);
@@ -157,7 +141,7 @@ static size_t dgc_encode(void *state, const float *x, size_t n, const ccomp_call
   }
   /* 4: hierarchical top-k on the c selected entries */
   if (grow_u(&s->sel_idx, &s->sel_icap, c) || grow_f(&s->sel_val, &s->sel_vcap, c))
-    return emit_topk(s, x, n, k, out);
+    return ccsp_put_topk(x, n, k, &s->scratch, out);
   size_t j = 0;
   for (size_t i = 0; i < n; i++)
     if (ccsel_key(x[i], CCSEL_ABS) >= tau) s->sel_idx[j] = (uint32_t)i, s->sel_val[j++] = x[i];

@@ -22,6 +22,7 @@
 
 #include "bitstream.h"
 #include "ccomp/compressor.h"
+#include "select.h"
 
 #define CCSP_RECORD 8
 
@@ -38,6 +39,24 @@ static inline uint8_t *ccsp_put(uint8_t *out, uint32_t i, float v) {
   ccb_store_u32(out, i);
   ccb_store_f32(out + 4, v);
   return out + CCSP_RECORD;
+}
+
+/* The records of exactly the k largest |x[i]| (1 <= k <= n; ties by
+ * index), ascending, into out; the bytes written.  topk's encode, and dgc's
+ * when it selects from the whole tensor. */
+static inline size_t ccsp_put_topk(const float *x, size_t n, size_t k, ccsel_scratch *s, uint8_t *out) {
+  size_t above;
+  const uint32_t t = ccsel_kth(x, n, k, CCSEL_ABS, s, &above);
+  size_t eq_left = k - above;
+  uint8_t *o = out;
+  for (size_t i = 0; i < n; i++) {
+    const uint32_t key = ccsel_key(x[i], CCSEL_ABS);
+    if (key > t || (key == t && eq_left > 0)) {
+      eq_left -= (key == t);
+      o = ccsp_put(o, (uint32_t)i, x[i]);
+    }
+  }
+  return (size_t)(o - out);
 }
 
 /* y[n] = the values of in[nbytes] at their indices, zero elsewhere. */

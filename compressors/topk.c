@@ -51,18 +51,7 @@ static size_t topk_encode(void *state, const float *x, size_t n, const ccomp_cal
   topk_state *s = state;
   size_t k = ccsp_count(s->ratio, n);
   if (k == 0) return 0;
-  size_t above;
-  uint32_t t = ccsel_kth(x, n, k, CCSEL_ABS, &s->scratch, &above);
-  size_t eq_left = k - above;
-  uint8_t *o = out;
-  for (size_t i = 0; i < n; i++) {
-    uint32_t key = ccsel_key(x[i], CCSEL_ABS);
-    if (key > t || (key == t && eq_left > 0)) {
-      eq_left -= (key == t);
-      o = ccsp_put(o, (uint32_t)i, x[i]);
-    }
-  }
-  return (size_t)(o - out);
+  return ccsp_put_topk(x, n, k, &s->scratch, out);
 }
 
 /* Encode is modelled as the radix select it is: three passes reading x (the
