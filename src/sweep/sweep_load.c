@@ -96,6 +96,16 @@ void sweep_free(sweep *s) {
 }
 
 
+/* The point's next --set and where it came from, taken whole or not at all
+ * (any NULL: an allocation failed; all three freed, -1), so sweep_free's
+ * count never misses a half-made entry. */
+static int add_set(point *pt, char *path_at, char *value_at, char *set) {
+  if (!path_at || !value_at || !set) return free(path_at), free(value_at), free(set), -1;
+  pt->path_at[pt->nsets] = path_at, pt->value_at[pt->nsets] = value_at, pt->sets[pt->nsets] = set;
+  pt->nsets++;
+  return 0;
+}
+
 /* A field path of a --set: non-empty names joined by '.', and no '=' (which
  * would end the path of the assignment early). */
 static int field_path_ok(const char *p) {
@@ -328,10 +338,7 @@ int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error
       json_object_foreach(common, key, x) {
         char at[200];
         snprintf(at, sizeof at, "set.%s", key);
-        if (!(pt->path_at[pt->nsets] = strdup(at)) || !(pt->value_at[pt->nsets] = strdup(at)) ||
-            !(pt->sets[pt->nsets] = assignment(key, x)))
-          goto oom;
-        pt->nsets++;
+        if (add_set(pt, strdup(at), strdup(at), assignment(key, x))) goto oom;
       }
     }
     size_t rest = p;
@@ -349,10 +356,7 @@ int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error
       }
       strcat(pt->id, part);
       for (int k = 0; k < c->nsets; k++) {
-        if (!(pt->path_at[pt->nsets] = strdup(c->path_at[k])) || !(pt->value_at[pt->nsets] = strdup(c->value_at[k])) ||
-            !(pt->sets[pt->nsets] = strdup(c->sets[k])))
-          goto oom;
-        pt->nsets++;
+        if (add_set(pt, strdup(c->path_at[k]), strdup(c->value_at[k]), strdup(c->sets[k]))) goto oom;
       }
     }
   }
