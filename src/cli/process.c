@@ -53,12 +53,15 @@ static void say(const char *a, const char *b) {
   (void)unused;
 }
 
-void process_out_of_memory(void) {
+/* The out-of-memory end, "ccsim: out of memory" and what failed. */
+static void out_of_memory(const char *what) {
   engine_contained_fatal("out of memory"); /* inside SimGrid's setup: its line */
   results_abandon_all();
-  say("ccsim: out of memory", " (an allocation inside SimGrid failed)\n");
+  say("ccsim: out of memory", what);
   _exit(1);
 }
+
+void process_out_of_memory(void) { out_of_memory(" (an allocation inside SimGrid failed)\n"); }
 
 /* the process that installed the handlers; a process it forked (the platform
  * probe, the replay zygote) inherits them, and is signalled with it when the
@@ -77,10 +80,7 @@ static void on_signal(int sig) {
  * see the NULL): the out-of-memory end, before its parser can go on */
 static void json_refused(size_t n) {
   (void)n;
-  engine_contained_fatal("out of memory");
-  results_abandon_all();
-  say("ccsim: out of memory", " (an allocation of the JSON library failed)\n");
-  _exit(1);
+  out_of_memory(" (an allocation of the JSON library failed)\n");
 }
 
 /* std::set_new_handler(process_out_of_memory): SimGrid's operator new calls

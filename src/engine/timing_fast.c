@@ -98,7 +98,8 @@ typedef struct fact {
 } fact;
 
 typedef struct fhost { /* the executions running on a host */
-  uint32_t *run, n, cap;
+  uint32_t *run, n;
+  size_t cap;
   int dirty; /* one completed at this instant: the others' rates change */
 } fhost;
 
@@ -526,12 +527,7 @@ static int run_actor(uint32_t x, double *marks) {
       const uint32_t h = (uint32_t)a->host;
       fhost *hx = &F.hx[h];
       exec_advance(h); /* the others' remains up to now, at their old rate */
-      if (hx->n == hx->cap) {
-        const uint32_t c = hx->cap ? 2 * hx->cap : 4;
-        uint32_t *r = realloc(hx->run, c * sizeof *r);
-        if (!r) return -1;
-        hx->run = r, hx->cap = c;
-      }
+      if (grow((void **)&hx->run, &hx->cap, (size_t)hx->n + 1, sizeof *hx->run)) return -1;
       hx->run[hx->n++] = x;
       s->remains = o->v * F.speed[h], s->last = F.clock; /* timing.c's flops */
       if (exec_reschedule(h)) return -1;
@@ -593,8 +589,9 @@ static int on_event(const fev *e) {
     return 0;
   }
   case EV_EXEC: {
+    /* not stale: fast_run drops those before they reach here, and nothing
+     * reschedules an execution while an instant's events are taken */
     fact *s = &F.acts[e->id];
-    if (stale(e)) return 0; /* rescheduled since (by an earlier event of this instant) */
     const uint32_t h = (uint32_t)F.t->actors[e->id].host;
     fhost *hx = &F.hx[h];
     for (uint32_t i = 0; i < hx->n; i++)
