@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <simgrid/actor.h>
 #include <simgrid/engine.h>
@@ -24,7 +25,7 @@ const engine_setup *engine_current_setup(void) { return &setup; }
 int engine_init(const char *network_model, int crosstraffic, char *const *cfg, int ncfg,
                 int quiet, ccsim_error *err) {
   int argc = 0;
-  char **argv = calloc((size_t)ncfg + 9, sizeof *argv);
+  char **argv = calloc((size_t)ncfg + 10, sizeof *argv);
   if (!argv) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for SimGrid's arguments");
   char model[160], cross[64];
   snprintf(model, sizeof model, "--cfg=network/model:%s", network_model);
@@ -39,6 +40,7 @@ int engine_init(const char *network_model, int crosstraffic, char *const *cfg, i
   argv[argc++] = model;
   argv[argc++] = cross;
   if (engine_latency_free) argv[argc++] = "--cfg=network/latency-factor:0";
+  if (engine_unguarded) argv[argc++] = "--cfg=contexts/guard-size:0";
   for (int i = 0; i < ncfg; i++) argv[argc++] = cfg[i];
   argv[argc] = NULL;
   const int contained = engine_contain("starting");
@@ -115,6 +117,15 @@ const char *const *engine_hosts(size_t *count) {
 const char *engine_network_model(void) { return model_in_force; }
 
 int engine_latency_free;
+int engine_unguarded;
+
+void engine_actors_here(void) {
+  /* SimGrid calloc's a stack without a guard page: from a fresh map it
+   * stays untouched until used; from the heap (ccsim's own process keeps
+   * blocks up to 512 MiB there, src/cli/main.c) calloc clears, and so
+   * touches, the whole 256 KiB (0.3 GB more at 3000 workers) */
+  if (engine_unguarded) mallopt(M_MMAP_THRESHOLD, 128 << 10);
+}
 
 static nccl_plan plan = {.model = COMM_IDEAL, .proto = -1, .channels = 1};
 

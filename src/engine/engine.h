@@ -23,6 +23,16 @@ int engine_init(const char *network_model, int crosstraffic, char *const *cfg, i
  * latencies replace them: docs/comm-model.md).  The zygote inherits it. */
 extern int engine_latency_free;
 
+/* Set before engine_init: SimGrid's actors get no guard page below their
+ * stacks (contexts/guard-size:0, unless --cfg says otherwise), for runs
+ * whose actors would otherwise need more memory maps than
+ * vm.max_map_count allows (src/sim/resources.h).  The probe's child and
+ * the zygote inherit it. */
+extern int engine_unguarded;
+/* In a process that will create SimGrid's actors (the probe's child, the
+ * zygote), before it does: unguarded stacks come from fresh maps. */
+void engine_actors_here(void);
+
 /* Containment of SimGrid's setup in ccsim's own process (contain.c): with
  * engine_contain_on set (ccsim's main sets it; the probe's child and the
  * timing executor's zygote do not), engine_init and engine_load_platform

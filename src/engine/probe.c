@@ -116,6 +116,7 @@ static void child(const engine_probe_args *a) {
   ccsim_error err = {0};
   alarm(600); /* a platform SimGrid cannot finish with is refused, not waited for */
   set_stage("starting SimGrid with the network model and --cfg flags%s%s", "", "");
+  engine_actors_here();
   if (engine_init(a->network_model, a->crosstraffic, a->cfg, a->ncfg, 1, &err)) {
     fprintf(stderr, "[probe/RUNTIME] %s\n", err.msg);
     _exit(4);

@@ -323,6 +323,7 @@ static int replay_request(const zreq *q) {
 }
 
 static _Noreturn void zygote_main(int req, int ans) {
+  engine_actors_here();
   for (;;) {
     zreq q;
     if (full_io(req, &q, sizeof q, 0)) _exit(0); /* the parent is gone or done */
@@ -400,7 +401,8 @@ int engine_timing_start(ccsim_error *err) {
     snprintf(nums[1], sizeof nums[1], "%d", an[1]);
     snprintf(nums[2], sizeof nums[2], "%d", fd);
     snprintf(nums[3], sizeof nums[3], "%d", (int)parent);
-    snprintf(nums[4], sizeof nums[4], "%d", engine_latency_free * 4 + s->crosstraffic * 2 + s->quiet);
+    snprintf(nums[4], sizeof nums[4], "%d",
+             engine_unguarded * 8 + engine_latency_free * 4 + s->crosstraffic * 2 + s->quiet);
     for (int i = 0; i < 5; i++) av[n++] = nums[i];
     av[n++] = (char *)s->network_model;
     av[n++] = (char *)s->platform;
@@ -522,7 +524,7 @@ void engine_timing_paths(unsigned long long replays_[2], unsigned long long msgs
 int engine_zygote_exec;
 
 int engine_zygote_main(int argc, char **argv) {
-  /* ccsim FLAG REQ ANS MEMFD PARENT LATFREE*4+CROSS*2+QUIET MODEL PLATFORM CFG... */
+  /* ccsim FLAG REQ ANS MEMFD PARENT UNGUARDED*8+LATFREE*4+CROSS*2+QUIET MODEL PLATFORM CFG... */
   if (argc < 9) _exit(2);
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   prctl(PR_SET_NAME, "ccsim-zygote");
@@ -530,6 +532,7 @@ int engine_zygote_main(int argc, char **argv) {
   if (getppid() != (pid_t)atoi(argv[5])) _exit(0); /* the run is already gone */
   const int flags = atoi(argv[6]);
   engine_latency_free = flags >> 2 & 1;
+  engine_unguarded = flags >> 3 & 1;
   for (int i = 0; i < 3; i++) fcntl(i == 0 ? req : i == 1 ? ans : fd, F_SETFD, FD_CLOEXEC);
   ccsim_error err = {0};
   if (engine_init(argv[7], flags >> 1 & 1, argv + 9, argc - 9, flags & 1, &err) ||

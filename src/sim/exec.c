@@ -12,6 +12,7 @@
 
 #include "comm/comm.h"
 #include "sim/exec_internal.h"
+#include "sim/resources.h"
 
 /* The hand-made switch of coro.h (x86-64, no sanitizer): saves the
  * callee-saved registers on the current stack and swaps stack pointers. */
@@ -31,9 +32,33 @@ __asm__(".text\n"
 /* Stack of one actor: collectives and compressors keep their buffers on
  * the heap; a guard page below turns an overflow into a fault, not a
  * silent overwrite.  Reserved lazily (MAP_NORESERVE): only touched pages
- * cost memory. */
+ * cost memory.  A guard page splits the mapping in two, and
+ * vm.max_map_count (65,530 by default) caps the maps of a process: past
+ * 2 x actors + a spare (resources_guard_pages: above 15,358 workers by
+ * default) a stack has no guard page but a margin: its lowest SOFT_MARGIN
+ * bytes are never part of the coroutine's stack, and a pattern at the top
+ * of them is checked each time the actor gives its lane back, so an
+ * overflow of less than the margin ends the run with a message, not with
+ * another actor's stack overwritten.  (A frame that skips the whole margin
+ * without writing to its top would go unseen: the collectives' frames are
+ * small, their buffers on the heap.)  The mappings, all alike, then merge. */
 #define STACK_BYTES (1u << 20)
 #define GUARD_BYTES 4096u
+#define SOFT_MARGIN (64u << 10)
+enum { CANARY_WORDS = 8 };
+
+static uint64_t *canary_of(void *stack) { return (uint64_t *)((char *)stack + SOFT_MARGIN) - CANARY_WORDS; }
+static uint64_t canary_word(const uint64_t *w) { return 0x9e3779b97f4a7c15ULL ^ (uint64_t)(uintptr_t)w; }
+static void canary_set(void *stack) {
+  uint64_t *w = canary_of(stack);
+  for (int i = 0; i < CANARY_WORDS; i++) w[i] = canary_word(&w[i]);
+}
+static int canary_intact(void *stack) {
+  const uint64_t *w = canary_of(stack);
+  uint64_t bad = 0;
+  for (int i = 0; i < CANARY_WORDS; i++) bad |= w[i] ^ canary_word(&w[i]);
+  return !bad;
+}
 
 sim_exec *exec_now;
 __thread lane *exec_lane;
@@ -46,6 +71,7 @@ sim_exec *sim_exec_new(size_t max_actors, int threads, ccsim_error *err) {
   const size_t m = max_actors ? max_actors : 1;
   if (x) {
     x->max = max_actors;
+    x->guarded = resources_guard_pages((double)m);
     x->threads = threads > 1 ? threads : 1;
     x->actors = calloc(m, sizeof *x->actors);
     x->tr = calloc(m, sizeof *x->tr);
@@ -162,7 +188,10 @@ int sim_exec_spawn(sim_exec *x, int host, void (*fn)(void *), void *arg) {
       x->n--;
       return -1;
     }
-    mprotect(a->stack, GUARD_BYTES, PROT_NONE);
+    /* a guard page where the maps allow and mprotect grants it, else the
+     * checked margin */
+    a->soft = !x->guarded || mprotect(a->stack, GUARD_BYTES, PROT_NONE) != 0;
+    if (a->soft) canary_set(a->stack);
   }
   a->fn = fn;
   a->arg = arg;
@@ -171,7 +200,8 @@ int sim_exec_spawn(sim_exec *x, int host, void (*fn)(void *), void *arg) {
   a->wait_sem = NULL;
   a->wait_next = -1;
   a->oom = NULL;
-  coro_make(&a->ctx, (char *)a->stack + GUARD_BYTES, STACK_BYTES, entry, &x->lanes[0].main);
+  const size_t low = a->soft ? SOFT_MARGIN : GUARD_BYTES;
+  coro_make(&a->ctx, (char *)a->stack + low, GUARD_BYTES + STACK_BYTES - low, entry, &x->lanes[0].main);
   x->tr[i].host = host;
   return 0;
 }
@@ -205,11 +235,24 @@ void exec_wake(sim_exec *x, int a) {
   pthread_mutex_unlock(&l->lock);
 }
 
+/* An actor without a guard page wrote into its stack's margin: memory
+ * below its stack is no longer what it was, so nothing of the run can be
+ * trusted; a bug of ccsim's (a frame larger than the collectives need), as
+ * a fault on a guard page would be. */
+static _Noreturn void overflowed(const sim_exec *x, int a) {
+  fprintf(stderr,
+          "ccsim: internal error: worker %d's actor %d ran past its %u KiB stack (stacks have no guard page "
+          "here: vm.max_map_count allows too few memory maps)\n",
+          x->tr[a].host, a, (GUARD_BYTES + STACK_BYTES - SOFT_MARGIN) >> 10);
+  abort();
+}
+
 /* Run actor a until it blocks, ends or stops. */
 static void resume(sim_exec *x, lane *l, int a) {
   exec_cur = a;
   coro_swap(&l->main, &x->actors[a].ctx);
   exec_cur = -1;
+  if (x->actors[a].soft && !canary_intact(x->actors[a].stack)) overflowed(x, a);
 }
 
 /* No actor is ready or running any more: every lane's loop ends. */

@@ -42,6 +42,7 @@ typedef struct inbox {
 typedef struct actor {
   coro ctx;
   void *stack; /* mmap'ed: GUARD_BYTES + STACK_BYTES */
+  int soft;    /* no guard page: a checked margin instead (exec.c) */
   void (*fn)(void *);
   void *arg;
   int state;
@@ -88,6 +89,7 @@ struct sim_exec {
   sim_actor_trace *tr;
   size_t max, n;
   int threads;  /* lanes at most (sim_exec_new) */
+  int guarded;  /* the maps allow each stack a guard page (exec.c) */
   int nlanes;   /* lanes of the current run: min(threads, ranks) */
   int locking;  /* nlanes > 1: inboxes and semaphores take their locks */
   lane *lanes;  /* [threads] */

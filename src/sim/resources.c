@@ -25,9 +25,12 @@
 #include "data/source.h"
 #include "timemodel/profile.h"
 
-/* SimGrid 3.32 maps each actor's stack and its guard page: two maps an
- * actor, two actors a worker (compute and communication). */
-enum { MAPS_PER_WORKER = 4, MAPS_SPARE = 4096 };
+/* A worker has two actors (compute and communication) in each of two
+ * processes: the data executor's (src/sim/exec.c) and, where SimGrid times
+ * a replay, the timing executor's.  Each stack with its guard page is two
+ * memory maps; without guard pages adjacent stacks merge, and one map an
+ * actor is the worst case. */
+enum { MAPS_GUARDED = 2, MAPS_UNGUARDED = 1, MAPS_SPARE = 4096 };
 /* What an actor's stack costs once touched (measured: 16000 workers, 32000
  * actors, about 1.1 GiB above the run's other memory). */
 static const double STACK_RESIDENT = 36.0 * 1024;
@@ -129,7 +132,9 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
               coll_xmetrics_bytes(e->collective->hops(e->workers, e->coll_params),
                                   (int)fmin(N, (double)resources_cpus()));
   r->platform = HOST_BYTES * (e->platform.hosts > e->workers ? e->platform.hosts : e->workers);
-  r->stacks = 2 * N * STACK_RESIDENT;
+  /* a stack without a guard page (past the maps: src/sim/exec.c) also
+   * touches the page of its margin's pattern */
+  r->stacks = 2 * N * (STACK_RESIDENT + (resources_guard_pages(2 * N) ? 0 : 4096));
   r->trace = trace_bytes(e);
   r->total = r->workers_state + r->payloads + r->shared + r->platform + r->stacks + r->trace + 32.0 * (1 << 20);
 }
@@ -179,17 +184,32 @@ static double proc_value(const char *file, const char *key) {
   return -1;
 }
 
+double resources_max_maps(void) {
+  const char *v = getenv("CCSIM_MAX_MAP_COUNT");
+  if (v && *v) {
+    char *end;
+    const double m = strtod(v, &end);
+    if (*end == 0 && m > 0) return m;
+  }
+  return proc_value("/proc/sys/vm/max_map_count", "");
+}
+
+int resources_guard_pages(double actors) {
+  const double maps = resources_max_maps();
+  return maps <= 0 || actors * MAPS_GUARDED + MAPS_SPARE <= maps;
+}
+
 int resources_check(const experiment *e, double max_bytes, resource_estimate *out, ccsim_error *err) {
   resource_estimate r;
   resources_estimate(e, &r);
   if (out) *out = r;
-  const double maps = proc_value("/proc/sys/vm/max_map_count", "");
-  if (maps > 0 && (double)e->workers * MAPS_PER_WORKER + MAPS_SPARE > maps)
+  const double maps = resources_max_maps(), actors = 2.0 * e->workers;
+  if (maps > 0 && actors * MAPS_UNGUARDED + MAPS_SPARE > maps)
     return ccsim_fail(err, CCSIM_ERR_INPUT,
-                      "%s: workers: %d workers need %d SimGrid actors, %.0f memory maps for their stacks, "
-                      "but vm.max_map_count is %.0f here (at most %.0f workers; raise it with sysctl)",
-                      e->file, e->workers, 2 * e->workers, (double)e->workers * MAPS_PER_WORKER + MAPS_SPARE, maps,
-                      (maps - MAPS_SPARE) / MAPS_PER_WORKER);
+                      "%s: workers: %d workers need %.0f actors, %.0f memory maps for their stacks even without "
+                      "guard pages, but vm.max_map_count is %.0f here (at most %.0f workers; raise it with sysctl)",
+                      e->file, e->workers, actors, actors * MAPS_UNGUARDED + MAPS_SPARE, maps,
+                      floor((maps - MAPS_SPARE) / (2 * MAPS_UNGUARDED)));
   double limit = max_bytes;
   const char *what = "--max-memory";
   if (limit <= 0) {

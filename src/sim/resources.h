@@ -2,8 +2,8 @@
  *
  * An estimate of the memory a run needs, from the experiment alone, and a
  * check of it against what the machine has (MemAvailable in /proc/meminfo)
- * or --max-memory; and of the memory maps SimGrid needs for its actors'
- * stacks against vm.max_map_count (past it SimGrid aborts).  `validate`
+ * or --max-memory; and of the memory maps the actors' stacks need against
+ * vm.max_map_count (past it no stack can be mapped).  `validate`
  * prints the estimate; `validate` and `run` refuse a run that does not fit
  * (exit 2), before anything is simulated. */
 #ifndef CCSIM_RESOURCES_H
@@ -35,10 +35,21 @@ double resources_messages(const experiment *e, double calls);
  * default of --threads. */
 int resources_cpus(void);
 
+/* vm.max_map_count (CCSIM_MAX_MAP_COUNT, when set, stands for it: the
+ * tests' way to a small limit without changing the machine's), -1 when
+ * unknown. */
+double resources_max_maps(void);
+
+/* Whether `actors` stacks of one process fit under resources_max_maps()
+ * with a guard page each (two maps a stack; true when the limit is
+ * unknown).  Past it the data executor's stacks get a checked margin
+ * instead (src/sim/exec.c) and SimGrid's none (contexts/guard-size:0). */
+int resources_guard_pages(double actors);
+
 /* Estimate e's needs and refuse (CCSIM_ERR_INPUT, one line with the
  * estimate) when they exceed max_bytes (> 0: --max-memory), else the
- * machine's MemAvailable, or when the actors need more memory maps than
- * vm.max_map_count allows.  r (may be NULL) gets the estimate. */
+ * machine's MemAvailable, or when the actors' stacks need more memory maps
+ * than vm.max_map_count allows even without guard pages.  r (may be NULL) gets the estimate. */
 int resources_check(const experiment *e, double max_bytes, resource_estimate *r, ccsim_error *err);
 
 /* A sweep's points run `jobs` at a time: refuse (CCSIM_ERR_INPUT, naming
