@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "comm/itrace.h"
+#include "engine/hwin.h"
 #include "engine/timing_fast.h"
 #include "engine/timing_nccl.h"
 #include "progress.h"
@@ -107,13 +108,19 @@ static sg_mailbox_t box(int src, int dst) {
   return b->mb;
 }
 
+/* The comm or semaphore of handle h, waited for now; a trace that waits for
+ * a handle not in flight is ccsim's bug (the data executor made it): exit 6. */
+static uintptr_t in_flight(hwin *w, uint32_t h) {
+  const uintptr_t v = hwin_take(w, h);
+  if (!v) _exit(6);
+  return v;
+}
+
 /* One actor under comm.model "nccl": messages are priced by the plan
  * (timing_nccl.c), each collective call's protocol and pricing algorithm set
  * by its SIM_PROTO (aux = protocol | algorithm << 4). */
 static void actor_nccl(const sim_actor_trace *a, double *marks) {
-  sg_sem_t *sends = calloc(a->nsends + 1, sizeof *sends);
-  sg_sem_t *recvs = calloc(a->nirecvs + 1, sizeof *recvs);
-  if (!sends || !recvs) _exit(3);
+  hwin sends = {0}, recvs = {0};
   const double speed = sg_host_get_speed(sg_host_self());
   int proto = NCCL_SIMPLE, algo = R.plan.algo;
   sim_cursor cur = {0};
@@ -122,18 +129,26 @@ static void actor_nccl(const sim_actor_trace *a, double *marks) {
   while (sim_trace_next(a, &cur, &op)) {
     switch (o->kind) {
     case SIM_SEND:
-      sends[o->aux] = nccl_replay_send(a->host, (int)o->peer, o->v, algo, proto);
+      if (hwin_put(&sends, o->aux, (uintptr_t)nccl_replay_send(a->host, (int)o->peer, o->v, algo, proto))) _exit(3);
       progress_tick();
       break;
     /* a message's semaphores are used once: gone once waited for */
-    case SIM_WAIT: sg_sem_acquire(sends[o->aux]), sg_sem_destroy(sends[o->aux]); break;
+    case SIM_WAIT: {
+      const sg_sem_t s = (sg_sem_t)in_flight(&sends, o->aux);
+      sg_sem_acquire(s), sg_sem_destroy(s);
+      break;
+    }
     case SIM_RECV: {
       const sg_sem_t r = nccl_replay_recv((int)o->peer, a->host);
       sg_sem_acquire(r), sg_sem_destroy(r);
       break;
     }
-    case SIM_IRECV: recvs[o->aux] = nccl_replay_recv((int)o->peer, a->host); break;
-    case SIM_WAITRECV: sg_sem_acquire(recvs[o->aux]), sg_sem_destroy(recvs[o->aux]); break;
+    case SIM_IRECV: if (hwin_put(&recvs, o->aux, (uintptr_t)nccl_replay_recv((int)o->peer, a->host))) _exit(3); break;
+    case SIM_WAITRECV: {
+      const sg_sem_t r = (sg_sem_t)in_flight(&recvs, o->aux);
+      sg_sem_acquire(r), sg_sem_destroy(r);
+      break;
+    }
     case SIM_EXEC: sg_actor_execute(o->v * speed); break;
     case SIM_SLEEP: sg_actor_sleep_for(o->v); break;
     case SIM_ACQUIRE: sg_sem_acquire(R.sems[o->aux]); break;
@@ -142,8 +157,8 @@ static void actor_nccl(const sim_actor_trace *a, double *marks) {
     case SIM_PROTO: proto = (int)(o->aux & 15), algo = (int)(o->aux >> 4); break;
     }
   }
-  free(sends);
-  free(recvs);
+  hwin_free(&sends);
+  hwin_free(&recvs);
 }
 
 /* One actor: its operations in order, as the data executor recorded them. */
@@ -151,31 +166,32 @@ static void actor_main(int argc, char **argv) {
   (void)argc, (void)argv;
   const size_t i = (size_t)(uintptr_t)sg_actor_self_get_data();
   const sim_actor_trace *a = &R.t->actors[i];
-  sg_comm_t *sends = calloc(a->nsends + 1, sizeof *sends);
-  sg_comm_t *recvs = calloc(a->nirecvs + 1, sizeof *recvs);
   void *slot;
   const double speed = sg_host_get_speed(sg_host_self());
   double *marks = R.marks + R.mark0[i];
   if (R.plan.model == COMM_NCCL) {
     actor_nccl(a, marks);
-    free(sends);
-    free(recvs);
     R.done++;
     return;
   }
+  hwin sends = {0}, recvs = {0};
   sim_cursor cur = {0};
   sim_op op;
   const sim_op *o = &op;
   while (sim_trace_next(a, &cur, &op)) {
     switch (o->kind) {
     case SIM_SEND:
-      sends[o->aux] = sg_mailbox_put_async(box(a->host, (int)o->peer), &token, (long)(o->v + 0.5));
+      if (hwin_put(&sends, o->aux,
+                   (uintptr_t)sg_mailbox_put_async(box(a->host, (int)o->peer), &token, (long)(o->v + 0.5))))
+        _exit(3);
       progress_tick();
       break;
-    case SIM_WAIT: sg_comm_wait(sends[o->aux]); break;
+    case SIM_WAIT: sg_comm_wait((sg_comm_t)in_flight(&sends, o->aux)); break;
     case SIM_RECV: sg_mailbox_get(box((int)o->peer, a->host)); break;
-    case SIM_IRECV: recvs[o->aux] = sg_mailbox_get_async(box((int)o->peer, a->host), &slot); break;
-    case SIM_WAITRECV: sg_comm_wait(recvs[o->aux]); break;
+    case SIM_IRECV:
+      if (hwin_put(&recvs, o->aux, (uintptr_t)sg_mailbox_get_async(box((int)o->peer, a->host), &slot))) _exit(3);
+      break;
+    case SIM_WAITRECV: sg_comm_wait((sg_comm_t)in_flight(&recvs, o->aux)); break;
     case SIM_EXEC: sg_actor_execute(o->v * speed); break;
     case SIM_SLEEP: sg_actor_sleep_for(o->v); break;
     case SIM_ACQUIRE: sg_sem_acquire(R.sems[o->aux]); break;
@@ -184,8 +200,8 @@ static void actor_main(int argc, char **argv) {
     case SIM_PROTO: break; /* the ideal model has no protocols */
     }
   }
-  free(sends);
-  free(recvs);
+  hwin_free(&sends);
+  hwin_free(&recvs);
   R.done++;
 }
 
@@ -245,6 +261,9 @@ static int replay_status(int status, ccsim_error *err) {
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor ran out of memory");
   if (WEXITSTATUS(status) == 4)
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor deadlocked: the trace's actors never all finished");
+  if (WEXITSTATUS(status) == 6)
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor was given a trace that waits for a message never "
+                                              "sent (a bug of ccsim's: please report it with the experiment)");
   if (WEXITSTATUS(status) == 5)
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor could not start a replay (fork failed)");
   if (WEXITSTATUS(status) != 0)

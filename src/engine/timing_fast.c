@@ -40,6 +40,8 @@
 #include <xbt/config.h>
 #include <xbt/dynar.h>
 
+#include "engine/hwin.h"
+
 #define FAST_PRECISION 1e-9 /* SimGrid's surf/precision: events this close are one instant */
 
 typedef struct froute {
@@ -75,17 +77,6 @@ typedef struct fev {
 } fev;
 
 enum { EV_LATENCY, EV_MSG, EV_EXEC, EV_SLEEP };
-
-/* handle -> message for an actor's handles in flight: handles are numbered
- * in the order they are made, and each is waited for once, so a window
- * [lo, hi) that slides as the oldest are waited for holds them all (v[h &
- * (cap - 1)]; UINT32_MAX: waited for).  Memory follows what is in flight,
- * not the actor's whole trace (at N = 16,384 a ring's 32,766 handles an
- * actor, 4 bytes each, were 8.6 GB). */
-typedef struct hwin {
-  uint32_t *v;
-  uint32_t cap, lo, hi;
-} hwin;
 
 typedef struct fact {
   sim_cursor pc; /* where it is in its trace */
@@ -200,33 +191,6 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem) {
   if (!q) return -1;
   *p = q, *cap = c;
   return 0;
-}
-
-/* Handle h (the next one made: h >= lo) -> message m.  -1: out of memory. */
-static int hwin_put(hwin *w, uint32_t h, uint32_t m) {
-  if (h - w->lo >= w->cap) {
-    uint32_t c = w->cap ? 2 * w->cap : 8;
-    while (h - w->lo >= c) c *= 2;
-    uint32_t *v = malloc((size_t)c * sizeof *v);
-    if (!v) return -1;
-    memset(v, 0xff, (size_t)c * sizeof *v);
-    for (uint32_t k = w->lo; k != w->hi; k++) v[k & (c - 1)] = w->v[k & (w->cap - 1)];
-    free(w->v);
-    w->v = v, w->cap = c;
-  }
-  w->v[h & (w->cap - 1)] = m;
-  if (h - w->lo >= w->hi - w->lo) w->hi = h + 1;
-  return 0;
-}
-
-/* The message of handle h, which is waited for now (once); UINT32_MAX for
- * a handle not in flight (a trace that waits twice or for nothing). */
-static uint32_t hwin_take(hwin *w, uint32_t h) {
-  if (h - w->lo >= w->hi - w->lo) return UINT32_MAX;
-  const uint32_t m = w->v[h & (w->cap - 1)];
-  w->v[h & (w->cap - 1)] = UINT32_MAX;
-  while (w->lo != w->hi && w->v[w->lo & (w->cap - 1)] == UINT32_MAX) w->lo++;
-  return m;
 }
 
 /* The dense id of link l. */
@@ -491,12 +455,13 @@ static int run_actor(uint32_t x, double *marks) {
       const double bytes = (double)(long)(o->v + 0.5); /* what timing.c's put_async sends */
       uint32_t m;
       rc = post(box_of((uint32_t)a->host, o->peer), x, 1, bytes, r, &m);
-      if (!rc && hwin_put(&s->sends, o->aux, m)) return -1;
+      if (!rc && hwin_put(&s->sends, o->aux, (uintptr_t)m + 1)) return -1;
       break;
     }
     case SIM_WAIT: {
-      const uint32_t k = hwin_take(&s->sends, o->aux);
-      if (k == UINT32_MAX) return give_up("a wait for no message");
+      const uintptr_t k1 = hwin_take(&s->sends, o->aux);
+      if (!k1) return give_up("a wait for no message");
+      const uint32_t k = (uint32_t)(k1 - 1);
       fmsg *m = &F.msgs[k];
       if (!m->done) return m->swait = 1, s->blocked = 1, 0;
       release(k);
@@ -508,7 +473,7 @@ static int run_actor(uint32_t x, double *marks) {
       rc = post(box_of(o->peer, (uint32_t)a->host), x, 0, 0, 0, &m);
       if (rc) return rc;
       if (o->kind == SIM_IRECV) {
-        if (hwin_put(&s->recvs, o->aux, m)) return -1;
+        if (hwin_put(&s->recvs, o->aux, (uintptr_t)m + 1)) return -1;
         break;
       }
       if (!F.msgs[m].done) return F.msgs[m].rwait = 1, s->blocked = 1, 0;
@@ -516,8 +481,9 @@ static int run_actor(uint32_t x, double *marks) {
       break;
     }
     case SIM_WAITRECV: {
-      const uint32_t k = hwin_take(&s->recvs, o->aux);
-      if (k == UINT32_MAX) return give_up("a wait for no message");
+      const uintptr_t k1 = hwin_take(&s->recvs, o->aux);
+      if (!k1) return give_up("a wait for no message");
+      const uint32_t k = (uint32_t)(k1 - 1);
       fmsg *m = &F.msgs[k];
       if (!m->done) return m->rwait = 1, s->blocked = 1, 0;
       release(k);
@@ -615,7 +581,7 @@ static void fast_free(void) {
   free(F.link_busy), free(F.msgs), free(F.boxes), free(F.heap), free(F.batch), free(F.ready), free(F.sem), free(F.semq);
   free(F.semown);
   if (F.acts)
-    for (size_t i = 0; i < F.t->nactors; i++) free(F.acts[i].sends.v), free(F.acts[i].recvs.v);
+    for (size_t i = 0; i < F.t->nactors; i++) hwin_free(&F.acts[i].sends), hwin_free(&F.acts[i].recvs);
   free(F.acts);
   memset(&F, 0, sizeof F);
 }
