@@ -23,10 +23,8 @@ F_N=${F_N:-1024}
 OPTS=${CCSIM_OPTS:-}
 . "$(dirname "$0")/lib.sh" # T, measure
 paths() { # dir -> "analytical/total messages (share)"
-  python3 -c 'import json,sys
-t = json.load(open(sys.argv[1] + "/summary.json"))["timing"]
-a, s = t["analytical_messages"], t["simgrid_messages"]
-print("%d / %d (%.1f%%)" % (a, a + s, 100.0 * a / max(1, a + s)))' "$1" 2>/dev/null || echo -
+  python3 "$SRC/tests/timing_compare.py" --paths "$1" 2>/dev/null |
+    awk '{ t = $3 + $4; printf "%d / %d (%.1f%%)\n", $3, t, 100 * $3 / (t > 1 ? t : 1) }' | grep . || echo -
 }
 sim_of() { sed -n 's/.*"sim_time_s": \([0-9.eE+-]*\).*/\1/p' "$1/summary.json" 2>/dev/null; }
 printf '| case | run | CPU s | wall s | peak MB | simulated s | messages timed analytically |\n|---|---|---|---|---|---|---|\n'

@@ -25,7 +25,7 @@ while IFS= read -r f; do
   done
   if [ $ok = 0 ]; then bad=1; continue; fi
   how=$(python3 "$SRC/tests/timing_compare.py" "$T/auto" "$T/simgrid") || bad=1
-  read -r fa sa fm sm <<<"$(python3 -c 'import json,sys; t=json.load(open(sys.argv[1]+"/summary.json"))["timing"]; print(t["analytical_iterations"], t["simgrid_iterations"], t["analytical_messages"], t["simgrid_messages"])' "$T/auto")"
+  read -r fa sa fm sm <<<"$(python3 "$SRC/tests/timing_compare.py" --paths "$T/auto")"
   why=$(sed -n 's/^ccsim: analytical timing gave up at [^:]*: //p' "$T/err-auto" | sort -u | paste -sd ';' -)
   [ "$sa" != 0 ] && [ -z "$why" ] && why="not covered: $(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print((d.get("comm") or {}).get("model", "the setup"))' "$f")"
   printf '| %s | %s | %s (%s) | %s (%s) | %s |\n' "$rel" "$(tr '\n' ' ' <<<"$how" | sed 's/ *$//')" "$fa" "$fm" "$sa" "$sm" "$why"

@@ -4,8 +4,16 @@ timed two ways (--timing auto and --timing simgrid), agree: every simulated
 time (summary.json's numbers, iterations.csv's and timeline.csv's fields)
 within 1e-9 relative, every other result file byte for byte.  Prints up to 8
 differences, then "bit-identical" or "within X relative"; exit 1 on any.
-Used by tests/timing_paths.sh and scripts/timing_workloads.sh."""
+Used by tests/timing_paths.sh and scripts/timing_workloads.sh.
+
+tests/timing_compare.py --paths DIR — what each timing path timed in one run:
+"analytical_iterations simgrid_iterations analytical_messages
+simgrid_messages", from summary.json's "timing" (also bench/scale.sh)."""
 import json, math, os, sys
+if sys.argv[1] == "--paths":
+    t = json.load(open(os.path.join(sys.argv[2], "summary.json")))["timing"]
+    print(t["analytical_iterations"], t["simgrid_iterations"], t["analytical_messages"], t["simgrid_messages"])
+    sys.exit(0)
 a, b = sys.argv[1], sys.argv[2]
 bad = []
 worst = [0.0]

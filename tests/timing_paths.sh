@@ -23,7 +23,7 @@ fail=0
 G="$SRC/tests/golden/small.json"
 compare() { python3 "$SRC/tests/timing_compare.py" "$1" "$2"; } # dirA dirB: 0 when equal (timing_compare.py)
 paths() { # dir: "analytical_iterations simgrid_iterations analytical_messages simgrid_messages"
-  python3 -c 'import json,sys; t=json.load(open(sys.argv[1]+"/summary.json"))["timing"]; print(t["analytical_iterations"], t["simgrid_iterations"], t["analytical_messages"], t["simgrid_messages"])' "$1"
+  python3 "$SRC/tests/timing_compare.py" --paths "$1"
 }
 check() { # name fast|slow|any experiment [run options and --set ...]
   local name=$1 want=$2 exp=$3
