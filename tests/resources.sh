@@ -22,16 +22,37 @@ expect2 max-memory-run 'more than --max-memory, 10 MiB' "$CCSIM" run e.json --ma
 expect2 max-memory-unit '--max-memory' "$CCSIM" run e.json --max-memory lots --out o --quiet
 # the machine's available memory is the default limit: a 4 TB tensor on 64 workers does not fit
 expect2 memavailable 'more than the memory available (MemAvailable)' "$CCSIM" validate e.json --set model.elements=1000000000000 --set workers=64 --set collective=allgather/ring
-# more workers than vm.max_map_count gives actor stacks to, even without
-# guard pages: 2 actors a worker, at least a map each, and 4096 to spare
-# (past 4 maps a worker the stacks go without guard pages: tests/test_stacks.c)
+# memory maps (vm.max_map_count; CCSIM_MAX_MAP_COUNT stands for it): a
+# process holds its actors' stacks, 2 a worker, each 2 maps with a guard
+# page, and a map for each actor whose trace passes 64 KiB (at most the
+# trace's bytes / 64 KiB, at most one a worker), and 4096 to spare.  8 workers, a ring of 64
+# elements: the trace is 2 x 8 x 7 messages x 16 B + 8 x 4 KiB (34,560 B: no map),
+# so guard pages fit while 4096 + 32 <= maps, and the run fits (stacks
+# counted a map each without guard pages) while 4096 + 16 <= maps.
+printf '{"workers": 8, "model": {"elements": 64}, "iterations": 1}\n' >m.json
+guard_note='actor stacks without guard pages'
+CCSIM_MAX_MAP_COUNT=4128 "$CCSIM" validate m.json >out 2>err && ! grep -q "$guard_note" out && ok ||
+  bad "4128 maps: guard pages expected: $(cat out err)"
+CCSIM_MAX_MAP_COUNT=4127 "$CCSIM" validate m.json >out 2>err && grep -q "$guard_note" out && ok ||
+  bad "4127 maps: no guard pages expected: $(cat out err)"
+CCSIM_MAX_MAP_COUNT=4112 "$CCSIM" run m.json --out m4112 --quiet >/dev/null 2>err && ok ||
+  bad "4112 maps: the run without guard pages failed: $(cat err)"
+# and it gives the results it gives with them
+"$CCSIM" run m.json --out mdef --quiet >/dev/null 2>&1 && cmp -s mdef/iterations.csv m4112/iterations.csv &&
+  cmp -s mdef/hops.csv m4112/hops.csv && ok || bad "results differ without guard pages"
+expect2 map-count-edge "m.json: workers: 8 workers need 16 actors and 4112 memory maps (their stacks, even without guard pages, and their traces), but vm.max_map_count is 4111 here: fewer workers, or sysctl -w vm.max_map_count=4112" \
+  env CCSIM_MAX_MAP_COUNT=4111 "$CCSIM" validate m.json
+# traces count: 128 workers on the ring exchange 2 x 128 x 127 messages,
+# 520,192 B of trace + 512 KiB: 15 maps; guard pages need 4096 + 4 x 128 + 15
+printf '{"workers": 128, "model": {"elements": 1024}, "iterations": 1}\n' >t128.json
+CCSIM_MAX_MAP_COUNT=4623 "$CCSIM" validate t128.json >out 2>err && ! grep -q "$guard_note" out && ok ||
+  bad "128 workers, 4623 maps: guard pages expected: $(cat out err)"
+CCSIM_MAX_MAP_COUNT=4622 "$CCSIM" validate t128.json >out 2>err && grep -q "$guard_note" out && ok ||
+  bad "128 workers, 4622 maps: no guard pages expected: $(cat out err)"
+# the machine's own limit: a count past it is refused with the value to raise it to
 maps=$(cat /proc/sys/vm/max_map_count)
 w=$(( maps / 2 + 100 ))
-expect2 map-count "$w workers need $((2 * w)) actors, $((2 * w + 4096)) memory maps" "$CCSIM" validate e.json --set workers=$w --set platform.hosts=$w --set model.elements=64
-# the edge, exactly (CCSIM_MAX_MAP_COUNT stands for the machine's limit)
-expect2 map-count-edge "2953 workers need 5906 actors, 10002 memory maps for their stacks even without guard pages, but vm.max_map_count is 10000 here (at most 2952 workers" \
-  env CCSIM_MAX_MAP_COUNT=10000 "$CCSIM" validate e.json --set workers=2953 --set platform.hosts=2953 --set model.elements=64
-CCSIM_MAX_MAP_COUNT=10000 "$CCSIM" validate e.json --set workers=2952 --set platform.hosts=2952 --set model.elements=64 >out 2>err && ok || bad "2952 workers under 10000 maps: $(cat err)"
+expect2 map-count "$w workers need $((2 * w)) actors and" "$CCSIM" validate e.json --set workers=$w --set platform.hosts=$w --set model.elements=64
 # the terms of the estimate, exactly (src/sim/resources.c, docs/platform-checks.md),
 # at 10 workers and 10^6 elements, printed to 3 digits, on one CPU (taskset:
 # each further lane of the data executor adds a tensor of payloads, so the

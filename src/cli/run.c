@@ -216,9 +216,9 @@ int cli_experiment_main(const cli_command *self, int argc, char **argv, int vali
     char mem[32];
     resources_format(rep.memory_estimate, mem, sizeof mem);
     printf("%s: ok (%d workers on %zu hosts, %s, compressor %s, %zu elements, %d iterations; "
-           "needs about %s of memory)\n",
-           file, e->workers, rep.hosts, e->collective->name, e->compressor->name,
-           e->model.elements, e->iterations, mem);
+           "needs about %s of memory%s)\n",
+           file, e->workers, rep.hosts, e->collective->name, e->compressor->name, e->model.elements, e->iterations,
+           mem, rep.unguarded ? "; actor stacks without guard pages: vm.max_map_count has no room for them" : "");
   } else if (rep.skipped) {
     printf("%s: already holds the finished results of this experiment; not rerun\n", rep.out_dir);
   } else {

@@ -12,7 +12,6 @@
 
 #include "comm/comm.h"
 #include "sim/exec_internal.h"
-#include "sim/resources.h"
 
 /* The hand-made switch of coro.h (x86-64, no sanitizer): saves the
  * callee-saved registers on the current stack and swaps stack pointers. */
@@ -33,9 +32,9 @@ __asm__(".text\n"
  * the heap; a guard page below turns an overflow into a fault, not a
  * silent overwrite.  Reserved lazily (MAP_NORESERVE): only touched pages
  * cost memory.  A guard page splits the mapping in two, and
- * vm.max_map_count (65,530 by default) caps the maps of a process: past
- * 2 x actors + a spare (resources_guard_pages: above 15,358 workers by
- * default) a stack has no guard page but a margin: its lowest SOFT_MARGIN
+ * vm.max_map_count (65,530 by default) caps the maps of a process: where
+ * 2 a stack do not fit (resources_guard_pages decides, the run says so:
+ * sim_exec_guard_pages) a stack has no guard page but a margin: its lowest SOFT_MARGIN
  * bytes are never part of the coroutine's stack, and a pattern at the top
  * of them is checked each time the actor gives its lane back, so an
  * overflow of less than the margin ends the run with a message, not with
@@ -71,7 +70,7 @@ sim_exec *sim_exec_new(size_t max_actors, int threads, ccsim_error *err) {
   const size_t m = max_actors ? max_actors : 1;
   if (x) {
     x->max = max_actors;
-    x->guarded = resources_guard_pages((double)m);
+    x->guarded = 1;
     x->threads = threads > 1 ? threads : 1;
     x->actors = calloc(m, sizeof *x->actors);
     x->tr = calloc(m, sizeof *x->tr);
@@ -175,6 +174,8 @@ static void entry(void) {
   exec_switch_out(x);
   abort(); /* a finished actor is never resumed */
 }
+
+void sim_exec_guard_pages(sim_exec *x, int on) { x->guarded = on; }
 
 int sim_exec_spawn(sim_exec *x, int host, void (*fn)(void *), void *arg) {
   if (x->n == x->max) abort(); /* a caller's bug: more actors than it asked room for */

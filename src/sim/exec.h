@@ -28,6 +28,15 @@ typedef struct sim_exec sim_exec;
 sim_exec *sim_exec_new(size_t max_actors, int threads, ccsim_error *err);
 void sim_exec_free(sim_exec *x);
 
+/* Stacks made from now on get a guard page (on, the default) or a checked
+ * margin (off: where vm.max_map_count has no room for a guard page each,
+ * sim/resources.h; exec.c says what the margin catches). */
+void sim_exec_guard_pages(sim_exec *x, int on);
+
+/* An actor's trace words past this many bytes are a memory mapping of
+ * their own (exec_comm.c), a map each in vm.max_map_count's count. */
+#define SIM_TRACE_MAP_BYTES (64 << 10)
+
 /* Start an iteration afresh: no actors, an empty trace. */
 void sim_exec_reset(sim_exec *x);
 /* Add an actor running fn(arg) on rank host's host; actors are numbered

@@ -14,13 +14,11 @@
 #include "lanepool.h"
 #include "progress.h"
 
-/* An actor's words grow in the heap up to TRACE_MAP_BYTES, then as a
+/* An actor's words grow in the heap up to SIM_TRACE_MAP_BYTES, then as a
  * mapping of their own (mremap: no copy), so that a trace the timing
  * executor takes (engine.h) gives its pages back at once: a freed heap
  * block stays resident, and the trace would be held twice. */
-enum { TRACE_MAP_BYTES = 64 << 10 };
-
-static int words_mapped(size_t cap) { return cap * sizeof(sim_word) >= TRACE_MAP_BYTES; }
+static int words_mapped(size_t cap) { return cap * sizeof(sim_word) >= SIM_TRACE_MAP_BYTES; }
 
 /* Room for 2 more words in t. */
 static void trace_reserve(sim_actor_trace *t) {

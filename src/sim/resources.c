@@ -23,6 +23,7 @@
 #include "comm/itrace.h"
 #include "data/gradients.h"
 #include "data/source.h"
+#include "sim/exec.h"
 #include "timemodel/profile.h"
 
 /* A worker has two actors (compute and communication) in each of two
@@ -134,7 +135,7 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
   r->platform = HOST_BYTES * (e->platform.hosts > e->workers ? e->platform.hosts : e->workers);
   /* a stack without a guard page (past the maps: src/sim/exec.c) also
    * touches the page of its margin's pattern */
-  r->stacks = 2 * N * (STACK_RESIDENT + (resources_guard_pages(2 * N) ? 0 : 4096));
+  r->stacks = 2 * N * (STACK_RESIDENT + (resources_guard_pages(e) ? 0 : 4096));
   r->trace = trace_bytes(e);
   r->total = r->workers_state + r->payloads + r->shared + r->platform + r->stacks + r->trace + 32.0 * (1 << 20);
 }
@@ -194,22 +195,33 @@ double resources_max_maps(void) {
   return proc_value("/proc/sys/vm/max_map_count", "");
 }
 
-int resources_guard_pages(double actors) {
+/* The memory maps of a process of e's run beside its actors' stacks: a
+ * mapping for each actor whose trace words pass SIM_TRACE_MAP_BYTES
+ * (src/sim/exec_comm.c): at most the trace's bytes over that, and at most
+ * one a worker (its communication actor: the compute actor records device
+ * work and marks, a few words a layer); and MAPS_SPARE for the rest
+ * (libraries, heaps, the lanes' arenas and stacks, SimGrid's own). */
+static double maps_beside_stacks(const experiment *e) {
+  return fmin(e->workers, floor(trace_bytes(e) / SIM_TRACE_MAP_BYTES)) + MAPS_SPARE;
+}
+
+int resources_guard_pages(const experiment *e) {
   const double maps = resources_max_maps();
-  return maps <= 0 || actors * MAPS_GUARDED + MAPS_SPARE <= maps;
+  return maps <= 0 || 2.0 * e->workers * MAPS_GUARDED + maps_beside_stacks(e) <= maps;
 }
 
 int resources_check(const experiment *e, double max_bytes, resource_estimate *out, ccsim_error *err) {
   resource_estimate r;
   resources_estimate(e, &r);
   if (out) *out = r;
-  const double maps = resources_max_maps(), actors = 2.0 * e->workers;
-  if (maps > 0 && actors * MAPS_UNGUARDED + MAPS_SPARE > maps)
+  const double maps = resources_max_maps(), actors = 2.0 * e->workers,
+               need = actors * MAPS_UNGUARDED + maps_beside_stacks(e);
+  if (maps > 0 && need > maps)
     return ccsim_fail(err, CCSIM_ERR_INPUT,
-                      "%s: workers: %d workers need %.0f actors, %.0f memory maps for their stacks even without "
-                      "guard pages, but vm.max_map_count is %.0f here (at most %.0f workers; raise it with sysctl)",
-                      e->file, e->workers, actors, actors * MAPS_UNGUARDED + MAPS_SPARE, maps,
-                      floor((maps - MAPS_SPARE) / (2 * MAPS_UNGUARDED)));
+                      "%s: workers: %d workers need %.0f actors and %.0f memory maps (their stacks, even without "
+                      "guard pages, and their traces), but vm.max_map_count is %.0f here: fewer workers, or "
+                      "sysctl -w vm.max_map_count=%.0f",
+                      e->file, e->workers, actors, need, maps, need);
   double limit = max_bytes;
   const char *what = "--max-memory";
   if (limit <= 0) {

@@ -40,16 +40,18 @@ int resources_cpus(void);
  * unknown. */
 double resources_max_maps(void);
 
-/* Whether `actors` stacks of one process fit under resources_max_maps()
- * with a guard page each (two maps a stack; true when the limit is
- * unknown).  Past it the data executor's stacks get a checked margin
- * instead (src/sim/exec.c) and SimGrid's none (contexts/guard-size:0). */
-int resources_guard_pages(double actors);
+/* Whether each of e's actors' stacks can have a guard page: 2 memory maps a
+ * stack, beside the maps of the actors' traces and a spare, within
+ * resources_max_maps() (true when the limit is unknown).  If not, the data
+ * executor's stacks get a checked margin instead (src/sim/exec.c) and
+ * SimGrid's none (contexts/guard-size:0). */
+int resources_guard_pages(const experiment *e);
 
 /* Estimate e's needs and refuse (CCSIM_ERR_INPUT, one line with the
  * estimate) when they exceed max_bytes (> 0: --max-memory), else the
- * machine's MemAvailable, or when the actors' stacks need more memory maps
- * than vm.max_map_count allows even without guard pages.  r (may be NULL) gets the estimate. */
+ * machine's MemAvailable, or when the actors' stacks (counted as a map
+ * each: without guard pages) and traces need more memory maps than
+ * vm.max_map_count allows.  r (may be NULL) gets the estimate. */
 int resources_check(const experiment *e, double max_bytes, resource_estimate *r, ccsim_error *err);
 
 /* A sweep's points run `jobs` at a time: refuse (CCSIM_ERR_INPUT, naming

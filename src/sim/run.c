@@ -64,7 +64,7 @@ static int prepare(const experiment *e, const run_opts *o, const char *dir, run_
   rep->memory_estimate = est.total;
   /* past what guard pages fit in, SimGrid's stacks go without (the probe's
    * child and the zygote inherit this) as the data executor's do */
-  engine_unguarded = !resources_guard_pages(2.0 * e->workers);
+  engine_unguarded = rep->unguarded = !resources_guard_pages(e);
   if ((rc = platform_guard(e, o->cfg, o->ncfg, e->platform.file, err))) return rc;
   if (o->validate_only && !e->platform.file) {
     rep->hosts = (size_t)e->platform.hosts;

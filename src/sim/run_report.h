@@ -16,6 +16,7 @@ typedef struct run_report {
   unsigned long long timing_replays;
   size_t hosts;
   double memory_estimate; /* bytes the run is expected to need (sim/resources.h) */
+  int unguarded;          /* actor stacks without guard pages: vm.max_map_count (sim/resources.h) */
   char out_dir[PATH_MAX];
   int skipped; /* skip_finished and out_dir was finished: nothing ran, nothing was written */
   float *aggregate; /* [elements], when keep_aggregate; the caller frees it */
