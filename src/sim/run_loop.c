@@ -15,6 +15,7 @@
  * iterations are settled in order as their timings arrive.  The results
  * are those of doing everything in turn, byte for byte; so are the errors
  * (an earlier iteration's first). */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,10 @@ static int data_iteration(run_state *sh, int it, ccsim_error *err) {
     w->plan = plan;
     w->compress_s = w->busy = 0;
     if (sim_exec_spawn(sh->exec, r, worker_compute_iter, w) || sim_exec_spawn(sh->exec, r, worker_comm_iter, w))
-      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: worker %d: no memory for its actors' stacks", it, r);
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME,
+                        "iteration %d: worker %d: no memory for its actors' stacks (%s: the memory, or the memory "
+                        "maps vm.max_map_count allows, ran out)",
+                        it, r, strerror(errno));
   }
   const int rc = sim_exec_run(sh->exec, err);
   coll_metrics_settle(&sh->fig.metrics[it]);
