@@ -69,6 +69,10 @@ typedef struct sim_actor_trace {
    * thread then only combines them); digested: dg holds it */
   uint64_t dg[2];
   int digested;
+  /* words it is likely to repeat (the replay in flight's, sim/exec.h):
+   * while ref_ops is set, words [0, n) are ref_ops' and not stored in ops */
+  const sim_word *ref_ops;
+  size_t ref_n;
 } sim_actor_trace;
 
 /* Where a reader of one actor's trace is. */

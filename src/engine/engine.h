@@ -80,6 +80,10 @@ int engine_replay(sim_trace *t, double *marks, ccsim_error *err);
  * for it and store its marks. */
 int engine_replay_start(sim_trace *t, ccsim_error *err);
 int engine_replay_finish(double *marks, ccsim_error *err);
+/* While a replay is in flight (started, not yet finished): actor i's words
+ * as the timing executor was given them, valid until engine_replay_finish.
+ * 1, or 0 when no replay is in flight or it has no actor i. */
+int engine_replay_words(size_t i, const sim_word **ops, size_t *n);
 
 /* What engine_init and engine_load_platform were last given. */
 typedef struct engine_setup {

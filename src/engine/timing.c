@@ -303,6 +303,7 @@ static struct {
   int busy;                   /* a replay was started and not yet finished */
   uint64_t nmarks, marks_off; /* its marks in the memfd */
   uint64_t nsends;            /* its messages */
+  size_t nactors;             /* its actors (engine_replay_words) */
 } Z;
 
 static int full_io(int fd, void *buf, size_t n, int writing) {
@@ -486,7 +487,7 @@ static int replay_start(sim_trace *t, ccsim_error *err) {
   }
   progress_state_save(q.progress);
   fflush(NULL);
-  Z.busy = 1, Z.nmarks = q.nmarks, Z.marks_off = marks_off, Z.nsends = nsends;
+  Z.busy = 1, Z.nmarks = q.nmarks, Z.marks_off = marks_off, Z.nsends = nsends, Z.nactors = t->nactors;
   if (full_io(Z.req, &q, sizeof q, 1)) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor's zygote died");
   return CCSIM_OK;
 }
@@ -524,6 +525,13 @@ int engine_replay_start(sim_trace *t, ccsim_error *err) {
 int engine_replay_finish(double *marks, ccsim_error *err) {
   if (!Z.busy) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "no replay to finish (engine_replay_start)");
   return replay_finish(marks, err);
+}
+
+int engine_replay_words(size_t i, const sim_word **ops, size_t *n) {
+  if (!Z.busy || !Z.map || i >= Z.nactors) return 0;
+  const zactor *za = (const zactor *)Z.map + i;
+  *ops = (const sim_word *)(Z.map + za->off), *n = za->n;
+  return 1;
 }
 
 int engine_replay(sim_trace *t, double *marks, ccsim_error *err) {

@@ -139,6 +139,7 @@ void sim_exec_reset(sim_exec *x) {
     x->tr[i].n = x->tr[i].nv = 0;
     x->tr[i].nmarks = x->tr[i].nsends = x->tr[i].nirecvs = 0;
     x->tr[i].digested = 0;
+    x->tr[i].ref_ops = NULL, x->tr[i].ref_n = 0;
   }
   x->n = 0;
   atomic_store(&x->stopped, 0);
@@ -153,7 +154,9 @@ static void actor_digest(sim_actor_trace *s) {
   uint64_t b = exec_mix64(0xbb67ae8584caa73bULL + (uint64_t)s->host * 0x9e3779b97f4a7c15ULL + s->n);
   sim_cursor c = {0};
   sim_op o;
-  while (sim_trace_next(s, &c, &o)) {
+  sim_actor_trace view = *s; /* under a reference, its words are the reference's (its values its own) */
+  if (s->ref_ops) view.ops = (sim_word *)(uintptr_t)s->ref_ops;
+  while (sim_trace_next(&view, &c, &o)) {
     uint64_t w[2] = {(uint64_t)o.kind | (uint64_t)o.peer << 4 | (uint64_t)o.aux << 32, 0};
     if (sim_op_has_value(o.kind)) memcpy(&w[1], &o.v, sizeof w[1]);
     a = exec_mix64(a ^ w[0]) + w[1];

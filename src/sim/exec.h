@@ -47,6 +47,19 @@ int sim_exec_spawn(sim_exec *x, int host, void (*fn)(void *), void *arg);
  * that ran out of memory is named), if they deadlock (actors left
  * waiting), or leave a message unreceived or a semaphore above 0. */
 int sim_exec_run(sim_exec *x, ccsim_error *err);
+/* Actor i (spawned) is likely to record the words ops[0..n) again (the
+ * replay in flight's: engine_replay_words): its words are then
+ * compared with those as it makes them and stored only from the first
+ * difference on, so that an iteration that repeats the trace being
+ * replayed holds no second copy of it.  The reference must stay valid
+ * until the next reset, or until sim_exec_trace_own.  A trace read while
+ * it has one (sim_trace_hash) reads the reference's words. */
+void sim_exec_trace_ref(sim_exec *x, size_t i, const sim_word *ops, size_t n);
+/* Every actor's words its own (copied from its reference where it still
+ * has one), before the reference goes (the replay is finished) or the
+ * trace is handed on: 0, or -1 without memory. */
+int sim_exec_trace_own(sim_exec *x);
+
 /* The trace of the last run (the executor's; valid until the next reset). */
 sim_trace *sim_exec_trace(sim_exec *x);
 

@@ -20,27 +20,55 @@
  * block stays resident, and the trace would be held twice. */
 static int words_mapped(size_t cap) { return cap * sizeof(sim_word) >= SIM_TRACE_MAP_BYTES; }
 
-/* Room for 2 more words in t. */
-static void trace_reserve(sim_actor_trace *t) {
-  if (t->n + 2 <= t->cap) return;
-  const size_t cap = t->cap ? 2 * t->cap : 256, bytes = cap * sizeof(sim_word);
-  sim_word *w;
-  if (!words_mapped(cap)) {
-    w = realloc(t->ops, bytes);
-  } else if (!words_mapped(t->cap)) {
-    w = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (w == MAP_FAILED) w = NULL;
-    if (w) {
-      if (t->n) memcpy(w, t->ops, t->n * sizeof *w);
-      free(t->ops);
+/* Room for `need` words in t: 0, or -1 without memory. */
+static int trace_grow(sim_actor_trace *t, size_t need) {
+  while (need > t->cap) {
+    const size_t cap = t->cap ? 2 * t->cap : 256, bytes = cap * sizeof(sim_word);
+    sim_word *w;
+    if (!words_mapped(cap)) {
+      w = realloc(t->ops, bytes);
+    } else if (!words_mapped(t->cap)) {
+      w = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (w == MAP_FAILED) w = NULL;
+      if (w) {
+        if (t->n) memcpy(w, t->ops, t->n * sizeof *w);
+        free(t->ops);
+      }
+    } else {
+      w = mremap(t->ops, t->cap * sizeof(sim_word), bytes, MREMAP_MAYMOVE);
+      if (w == MAP_FAILED) w = NULL;
     }
-  } else {
-    w = mremap(t->ops, t->cap * sizeof(sim_word), bytes, MREMAP_MAYMOVE);
-    if (w == MAP_FAILED) w = NULL;
+    if (!w) return -1;
+    t->ops = w;
+    t->cap = cap;
   }
-  if (!w) exec_out_of_memory("the iteration's trace");
-  t->ops = w;
-  t->cap = cap;
+  return 0;
+}
+
+/* t's words so far, equal to its reference's, stored as its own from now
+ * on: 0, or -1 without memory (t keeps its reference then). */
+static int trace_own(sim_actor_trace *t) {
+  if (!t->ref_ops) return 0;
+  const size_t n = t->n;
+  t->n = 0; /* nothing of its own to keep while it grows */
+  if (trace_grow(t, n + 2)) {
+    t->n = n;
+    return -1;
+  }
+  if (n) memcpy(t->ops, t->ref_ops, n * sizeof *t->ops);
+  t->n = n;
+  t->ref_ops = NULL, t->ref_n = 0;
+  return 0;
+}
+
+void sim_exec_trace_ref(sim_exec *x, size_t i, const sim_word *ops, size_t n) {
+  x->tr[i].ref_ops = ops, x->tr[i].ref_n = n;
+}
+
+int sim_exec_trace_own(sim_exec *x) {
+  for (size_t i = 0; i < x->n; i++)
+    if (trace_own(&x->tr[i])) return -1;
+  return 0;
 }
 
 void sim_actor_trace_release(sim_actor_trace *a) {
@@ -68,13 +96,39 @@ static sim_word value_word(sim_actor_trace *t, double v) {
 }
 
 /* Append an operation (itrace.h: its kind, its argument, and v when the
- * kind takes a value) to the current actor's trace. */
+ * kind takes a value) to the current actor's trace.  Under a reference, a
+ * word equal to the reference's next is counted, not stored; at the first
+ * difference the words so far become the actor's own (trace_own) and it
+ * records as without one.  The values a word cannot hold, few, are the
+ * actor's own either way: a word that indexes them is the same word
+ * whatever value it indexes, and the trace is those words with these
+ * values. */
 static void record(unsigned kind, uint32_t arg, double v) {
   sim_actor_trace *t = &exec_now->tr[exec_cur];
   if (arg > SIM_ARG_MAX) exec_out_of_memory("the iteration's trace (an operand above 2^28 - 1)");
-  trace_reserve(t);
-  t->ops[t->n++] = (sim_word)kind | (sim_word)arg << 4;
-  if (sim_op_has_value(kind)) t->ops[t->n++] = value_word(t, v);
+  const sim_word w = (sim_word)kind | (sim_word)arg << 4;
+  const int valued = sim_op_has_value(kind);
+  if (t->ref_ops) {
+    if (t->n + (size_t)valued < t->ref_n && t->ref_ops[t->n] == w) {
+      if (!valued) {
+        t->n++;
+        return;
+      }
+      const sim_word vw = value_word(t, v);
+      if (t->ref_ops[t->n + 1] == vw) {
+        t->n += 2;
+        return;
+      }
+      if (trace_own(t) || trace_grow(t, t->n + 2)) exec_out_of_memory("the iteration's trace");
+      t->ops[t->n++] = w;
+      t->ops[t->n++] = vw;
+      return;
+    }
+    if (trace_own(t)) exec_out_of_memory("the iteration's trace");
+  }
+  if (trace_grow(t, t->n + 2)) exec_out_of_memory("the iteration's trace");
+  t->ops[t->n++] = w;
+  if (valued) t->ops[t->n++] = value_word(t, v);
 }
 
 int exec_inboxes_reset(sim_exec *x, size_t nranks) {

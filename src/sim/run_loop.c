@@ -58,6 +58,16 @@ static int data_iteration(run_state *sh, int it, ccsim_error *err) {
                         "maps vm.max_map_count allows, ran out)",
                         it, r, strerror(errno));
   }
+  /* an iteration that repeats the trace being replayed (the memo's usual
+   * case) holds no second copy of it: each actor compares its words with
+   * the replay's (sim/exec.h); time_iteration makes them its own before
+   * that replay is finished, where they are still needed */
+  for (size_t i = 0; i < 2 * (size_t)sh->e->workers; i++) {
+    const sim_word *ops;
+    size_t n;
+    if (!engine_replay_words(i, &ops, &n)) break;
+    sim_exec_trace_ref(sh->exec, i, ops, n);
+  }
   const int rc = sim_exec_run(sh->exec, err);
   coll_metrics_settle(&sh->fig.metrics[it]);
   if (!rc) { /* the source hears of the aggregates in rank order, on this thread */
@@ -309,6 +319,9 @@ static int time_iteration(run_state *sh, loop_timing *lt, int it, ccsim_error *e
       }
     }
   }
+  /* the replay in flight's words go with it: any this trace shares become its own first */
+  if (sim_exec_trace_own(sh->exec))
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: out of memory for its trace", it);
   if (finish_replay(sh, lt, err)) return err->code;
   if (lt->memo && (known = sim_memo_find(lt->memo, p->h, nmarks))) /* what just finished */
     return memo_hit(sh, lt, p, known, err);
