@@ -17,7 +17,7 @@ set -u
 BUILD=$(readlink -f "$1")
 SRC=$(readlink -f "$2")
 shift 2
-CASES=${*:-a b c d}
+CASES=${*:-${CASES:-a b c d}} # the arguments, else $CASES, else all
 CCSIM=$BUILD/src/ccsim
 RING=$BUILD/tests/s4u_ring
 ITER_C=${ITER_C:-100}

@@ -16,7 +16,7 @@ set -u
 BUILD=$(readlink -f "$1")
 SRC=$(readlink -f "$2")
 shift 2
-CASES=${*:-e f}
+CASES=${*:-${CASES:-e f}} # the arguments, else $CASES (e.g. CASES=e), else both
 CCSIM=$BUILD/src/ccsim
 E_N=${E_N:-16384}
 F_N=${F_N:-1024}
