@@ -17,7 +17,8 @@
 #  3. broken programs exit 2 with one line naming the program file, the
 #     step's JSON path and what is wrong: a deadlock, a send never
 #     received, a chunk never delivered, a sum that misses a rank, a recv
-#     whose chunks differ from the send's, a bad expression, an unknown key.
+#     whose chunks differ from the send's, a bad expression, an unknown key,
+#     a loop's variable set in its body.
 set -u
 CCSIM=$1
 SRC=$(cd "$2" && pwd)
@@ -137,6 +138,10 @@ bad neverwaited 'program[1]' 'a send never waited for' '[{"encode": "r"}, {"send
 bad syntax 'program[0].encode' 'column' '[{"encode": "(r + 1 % N"}]'
 bad unknownkey 'program[0]' 'unknown key "too"' '[{"send": 0, "too": 1}]'
 bad chunkrange 'program[0]: rank 3' 'expected an integer in [0, 3]' '[{"encode": "r + 1"}]'
+# a loop's variable is its counter: a let or a for of its name in its body is
+# refused (a let that reset it kept a fuzzed program's loop from ever ending)
+bad letloopvar 'program[0].do[0].let.s' '"s" is the variable of the loop at program[0]' '[{"for": "s", "from": 0, "to": 2, "do": [{"let": {"s": "(r - s) % N"}}]}]'
+bad forloopvar 'program[0].do[0].do[0].for' '"s" is the variable of the loop at program[0]' '[{"for": "s", "from": 0, "to": 2, "do": [{"for": "t", "from": 0, "to": 1, "do": [{"for": "s", "from": 0, "to": 1, "do": []}]}]}]'
 # reduce steps need a summable compressor: a program that takes any may not have them
 printf '{"name": "anyreduce", "requires": "any", "chunks": 1, "hops": 1, "dense_bytes": 0, "program": [{"if": 0, "then": [{"reduce": 0, "hop": 1}]}]}\n' >"$T/anyreduce.json"
 "$CCSIM" run "$T/base.json" -q -o "$T/bad" --set "collective={\"program\": \"$T/anyreduce.json\"}" >/dev/null 2>"$T/err"

@@ -31,7 +31,17 @@ typedef struct loader {
   program *p;
   char *err;
   size_t errlen;
+  /* the variables of the loops around the step being read, and where each
+   * loop is: a loop's variable is its counter, which nothing in its body
+   * may set (a let or a for of that name would change how often it runs,
+   * or keep it from ending) */
+  int loops[PROG_DEPTH];
+  const char *loop_path[PROG_DEPTH];
+  int nloops;
 } loader;
+
+/* 0, or a failure at path when `var` is an enclosing loop's variable. */
+static int lnot_loop_var(loader *ld, int var, const char *name, const char *path);
 
 static int lfail(loader *ld, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int lfail(loader *ld, const char *path, const char *fmt, ...) {
@@ -74,6 +84,14 @@ static int lname(loader *ld, const char *name, const char *path, int *slot) {
   if (s < PV_PARAM0 + (int)ld->p->nparams)
     return lfail(ld, path, "\"%s\" is the rank, N, n or a parameter: it cannot be assigned", name);
   *slot = s;
+  return 0;
+}
+
+static int lnot_loop_var(loader *ld, int var, const char *name, const char *path) {
+  for (int i = 0; i < ld->nloops; i++)
+    if (ld->loops[i] == var)
+      return lfail(ld, path, "\"%s\" is the variable of the loop at %s, which only that loop sets (use another name)",
+                   name, ld->loop_path[i]);
   return 0;
 }
 
@@ -160,13 +178,19 @@ static int lstep(loader *ld, const json_t *o, const char *path, pstep *st, int d
   switch (st->kind) {
   case PS_FOR:
     if (!json_is_string(kv)) return lfail(ld, SUB("for"), "expected the loop variable's name");
-    if (lname(ld, json_string_value(kv), SUB("for"), &st->var)) return -1;
+    if (lname(ld, json_string_value(kv), SUB("for"), &st->var) ||
+        lnot_loop_var(ld, st->var, json_string_value(kv), SUB("for")))
+      return -1;
     if (!json_object_get(o, "from") || !json_object_get(o, "to") || !json_object_get(o, "do"))
       return lfail(ld, path, "a for step needs from, to (exclusive) and do");
     if (lexpr(ld, json_object_get(o, "from"), SUB("from"), &st->from)) return -1;
     if (lexpr(ld, json_object_get(o, "to"), SUB("to"), &st->to)) return -1;
     if (json_object_get(o, "by") && lexpr(ld, json_object_get(o, "by"), SUB("by"), &st->by)) return -1;
-    return lblock(ld, json_object_get(o, "do"), SUB("do"), &st->body, depth + 1);
+    if (ld->nloops == PROG_DEPTH) return lfail(ld, path, "steps nested more than %d deep", PROG_DEPTH - 2);
+    ld->loops[ld->nloops] = st->var, ld->loop_path[ld->nloops++] = st->path;
+    const int rc = lblock(ld, json_object_get(o, "do"), SUB("do"), &st->body, depth + 1);
+    ld->nloops--;
+    return rc;
   case PS_IF:
     if (lexpr(ld, kv, SUB("if"), &st->cond)) return -1;
     if (!json_object_get(o, "then")) return lfail(ld, path, "an if step needs then (and may have else)");
@@ -185,7 +209,9 @@ static int lstep(loader *ld, const json_t *o, const char *path, pstep *st, int d
     json_object_foreach((json_t *)kv, key, v) {
       char lp[600];
       PATHF(lp, "%s.let.%s", path, key);
-      if (lname(ld, key, lp, &st->let_var[i]) || lexpr(ld, v, lp, &st->let_expr[i])) return -1;
+      if (lname(ld, key, lp, &st->let_var[i]) || lnot_loop_var(ld, st->let_var[i], key, lp) ||
+          lexpr(ld, v, lp, &st->let_expr[i]))
+        return -1;
       i++;
     }
     return 0;
@@ -504,7 +530,7 @@ const collective_type *program_load(const char *path, char *err, size_t errlen) 
     snprintf(err, errlen, "%s: out of memory", path);
     return NULL;
   }
-  loader ld = {p, err, errlen};
+  loader ld = {.p = p, .err = err, .errlen = errlen};
   json_error_t je;
   json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
   if (!root) {
