@@ -141,6 +141,10 @@ bad chunkrange 'program[0]: rank 3' 'expected an integer in [0, 3]' '[{"encode":
 # a loop's variable is its counter: a let or a for of its name in its body is
 # refused (a let that reset it kept a fuzzed program's loop from ever ending)
 bad letloopvar 'program[0].do[0].let.s' '"s" is the variable of the loop at program[0]' '[{"for": "s", "from": 0, "to": 2, "do": [{"let": {"s": "(r - s) % N"}}]}]'
+# and a walk ends: a loop of more than 2^24 turns, or more than 2^28 steps
+# (turns of empty loops included) on a rank, is refused with a message
+bad longloop 'program[0]' 'the loop would run 1099511627776 times (at most 2^24)' '[{"for": "s", "from": 0, "to": 1099511627776, "do": []}]'
+bad manysteps 'program[0].do[0]' 'more than 2^28 steps on this rank' '[{"for": "s", "from": 0, "to": 16000000, "do": [{"for": "t", "from": 0, "to": 16000000, "do": []}]}]'
 bad forloopvar 'program[0].do[0].do[0].for' '"s" is the variable of the loop at program[0]' '[{"for": "s", "from": 0, "to": 2, "do": [{"for": "t", "from": 0, "to": 1, "do": [{"for": "s", "from": 0, "to": 1, "do": []}]}]}]'
 # reduce steps need a summable compressor: a program that takes any may not have them
 printf '{"name": "anyreduce", "requires": "any", "chunks": 1, "hops": 1, "dense_bytes": 0, "program": [{"if": 0, "then": [{"reduce": 0, "hop": 1}]}]}\n' >"$T/anyreduce.json"

@@ -165,6 +165,8 @@ int prog_iter_next(prog_iter *it, prog_op *op, char *err, size_t errlen) {
     if (f->i == f->b->n) {
       if (f->loop) {
         const int v = f->loop->var;
+        if (++it->steps > PROG_STEPS_MAX) /* a turn of a loop counts as a step: an empty body too */
+          return step_fail(it, f->loop, err, errlen, "more than 2^28 steps on this rank (loops that run too long)");
         it->env.v[v] += f->by;
         if (f->by > 0 ? it->env.v[v] < f->end : it->env.v[v] > f->end) {
           f->i = 0;
@@ -175,6 +177,8 @@ int prog_iter_next(prog_iter *it, prog_op *op, char *err, size_t errlen) {
       continue;
     }
     const pstep *st = &f->b->s[f->i++];
+    if (++it->steps > PROG_STEPS_MAX)
+      return step_fail(it, st, err, errlen, "more than 2^28 steps on this rank (loops that run too long)");
     *op = (prog_op){.st = st};
     switch (st->kind) {
     case PS_FOR: {
@@ -185,6 +189,11 @@ int prog_iter_next(prog_iter *it, prog_op *op, char *err, size_t errlen) {
         return step_fail(it, st, err, errlen, e);
       if (by == 0) return step_fail(it, st, err, errlen, "by is 0: the loop would not end");
       if (by > 0 ? from >= to : from <= to) continue;
+      const long trips = by > 0 ? (to - from + by - 1) / by : (from - to - by - 1) / -by;
+      if (trips > PROG_LOOP_MAX) {
+        snprintf(e, sizeof e, "the loop would run %ld times (at most 2^24)", trips);
+        return step_fail(it, st, err, errlen, e);
+      }
       if (it->depth == PROG_DEPTH) return step_fail(it, st, err, errlen, "nested too deeply");
       it->env.v[st->var] = (double)from;
       it->env.set[st->var] = 1;

@@ -121,8 +121,13 @@ typedef struct prog_op {
   long c0, c1, peer, hop;
 } prog_op;
 
-/* Walks a rank's steps in order, yielding operations. */
+/* Walks a rank's steps in order, yielding operations.  A loop runs at most
+ * PROG_LOOP_MAX times and a rank's walk takes at most PROG_STEPS_MAX steps
+ * (a loop nested in loops, a body of lets): past either the walk fails
+ * with a message rather than run for hours. */
 #define PROG_DEPTH 32
+#define PROG_LOOP_MAX (1L << 24)
+#define PROG_STEPS_MAX (1L << 28)
 typedef struct prog_iter {
   const program *p;
   penv env;
@@ -134,6 +139,7 @@ typedef struct prog_iter {
     double end, by;
   } stack[PROG_DEPTH];
   int depth;
+  long steps;      /* steps walked so far (PROG_STEPS_MAX) */
   const pstep *at; /* the step a failure of prog_iter_next is in */
 } prog_iter;
 
