@@ -145,6 +145,13 @@ static int step_fail(prog_iter *it, const pstep *st, char *err, size_t errlen, c
   return -1;
 }
 
+/* One more step of the walk (a step taken, or a turn of a loop at st):
+ * -1 with a message past PROG_STEPS_MAX. */
+static int count_step(prog_iter *it, const pstep *st, char *err, size_t errlen) {
+  if (++it->steps <= PROG_STEPS_MAX) return 0;
+  return step_fail(it, st, err, errlen, "more than 2^28 steps on this rank (loops that run too long)");
+}
+
 /* A chunk operand as [c0, c1). */
 static int chunk_range(prog_iter *it, const pstep *st, prog_op *op, char *err, size_t errlen) {
   char e[256];
@@ -165,8 +172,7 @@ int prog_iter_next(prog_iter *it, prog_op *op, char *err, size_t errlen) {
     if (f->i == f->b->n) {
       if (f->loop) {
         const int v = f->loop->var;
-        if (++it->steps > PROG_STEPS_MAX) /* a turn of a loop counts as a step: an empty body too */
-          return step_fail(it, f->loop, err, errlen, "more than 2^28 steps on this rank (loops that run too long)");
+        if (count_step(it, f->loop, err, errlen)) return -1; /* a turn counts: an empty body's too */
         it->env.v[v] += f->by;
         if (f->by > 0 ? it->env.v[v] < f->end : it->env.v[v] > f->end) {
           f->i = 0;
@@ -177,8 +183,7 @@ int prog_iter_next(prog_iter *it, prog_op *op, char *err, size_t errlen) {
       continue;
     }
     const pstep *st = &f->b->s[f->i++];
-    if (++it->steps > PROG_STEPS_MAX)
-      return step_fail(it, st, err, errlen, "more than 2^28 steps on this rank (loops that run too long)");
+    if (count_step(it, st, err, errlen)) return -1;
     *op = (prog_op){.st = st};
     switch (st->kind) {
     case PS_FOR: {
