@@ -33,7 +33,7 @@ __asm__(".text\n"
  * silent overwrite.  Reserved lazily (MAP_NORESERVE): only touched pages
  * cost memory.  A guard page splits the mapping in two, and
  * vm.max_map_count (65,530 by default) caps the maps of a process: where
- * 2 a stack do not fit (resources_guard_pages decides, the run says so:
+ * 2 a stack do not fit (the resource estimate decides, the run says so:
  * sim_exec_guard_pages) a stack has no guard page but a margin: its lowest SOFT_MARGIN
  * bytes are never part of the coroutine's stack, and a pattern at the top
  * of them is checked each time the actor gives its lane back, so an

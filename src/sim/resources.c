@@ -98,6 +98,16 @@ int resources_cpus(void) {
   return c > 0 ? (int)c : 1;
 }
 
+/* The memory maps of a process of e's run beside its actors' stacks: a
+ * mapping for each actor whose trace words pass SIM_TRACE_MAP_BYTES
+ * (src/sim/exec_comm.c): at most the trace's bytes over that, and at most
+ * one a worker (its communication actor: the compute actor records device
+ * work and marks, a few words a layer); and MAPS_SPARE for the rest
+ * (libraries, heaps, the lanes' arenas and stacks, SimGrid's own). */
+static double maps_beside_stacks(const experiment *e) {
+  return fmin(e->workers, floor(trace_bytes(e) / SIM_TRACE_MAP_BYTES)) + MAPS_SPARE;
+}
+
 void resources_estimate(const experiment *e, resource_estimate *r) {
   memset(r, 0, sizeof *r);
   const double N = e->workers;
@@ -133,9 +143,15 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
               coll_xmetrics_bytes(e->collective->hops(e->workers, e->coll_params),
                                   (int)fmin(N, (double)resources_cpus()));
   r->platform = HOST_BYTES * (e->platform.hosts > e->workers ? e->platform.hosts : e->workers);
-  /* a stack without a guard page (past the maps: src/sim/exec.c) also
-   * touches the page of its margin's pattern */
-  r->stacks = 2 * N * (STACK_RESIDENT + (resources_guard_pages(e) ? 0 : 4096));
+  /* memory maps: the stacks with a guard page each if they fit, else
+   * without; a stack without one (src/sim/exec.c) also touches the page of
+   * its margin's pattern */
+  r->max_maps = resources_max_maps();
+  const double beside = maps_beside_stacks(e);
+  r->maps_guarded = 2 * N * MAPS_GUARDED + beside;
+  r->maps_unguarded = 2 * N * MAPS_UNGUARDED + beside;
+  r->guard_pages = r->max_maps <= 0 || r->maps_guarded <= r->max_maps;
+  r->stacks = 2 * N * (STACK_RESIDENT + (r->guard_pages ? 0 : 4096));
   r->trace = trace_bytes(e);
   r->total = r->workers_state + r->payloads + r->shared + r->platform + r->stacks + r->trace + 32.0 * (1 << 20);
 }
@@ -195,33 +211,16 @@ double resources_max_maps(void) {
   return proc_value("/proc/sys/vm/max_map_count", "");
 }
 
-/* The memory maps of a process of e's run beside its actors' stacks: a
- * mapping for each actor whose trace words pass SIM_TRACE_MAP_BYTES
- * (src/sim/exec_comm.c): at most the trace's bytes over that, and at most
- * one a worker (its communication actor: the compute actor records device
- * work and marks, a few words a layer); and MAPS_SPARE for the rest
- * (libraries, heaps, the lanes' arenas and stacks, SimGrid's own). */
-static double maps_beside_stacks(const experiment *e) {
-  return fmin(e->workers, floor(trace_bytes(e) / SIM_TRACE_MAP_BYTES)) + MAPS_SPARE;
-}
-
-int resources_guard_pages(const experiment *e) {
-  const double maps = resources_max_maps();
-  return maps <= 0 || 2.0 * e->workers * MAPS_GUARDED + maps_beside_stacks(e) <= maps;
-}
-
 int resources_check(const experiment *e, double max_bytes, resource_estimate *out, ccsim_error *err) {
   resource_estimate r;
   resources_estimate(e, &r);
   if (out) *out = r;
-  const double maps = resources_max_maps(), actors = 2.0 * e->workers,
-               need = actors * MAPS_UNGUARDED + maps_beside_stacks(e);
-  if (maps > 0 && need > maps)
+  if (r.max_maps > 0 && r.maps_unguarded > r.max_maps)
     return ccsim_fail(err, CCSIM_ERR_INPUT,
-                      "%s: workers: %d workers need %.0f actors and %.0f memory maps (their stacks, even without "
+                      "%s: workers: %d workers need %d actors and %.0f memory maps (their stacks, even without "
                       "guard pages, and their traces), but vm.max_map_count is %.0f here: fewer workers, or "
                       "sysctl -w vm.max_map_count=%.0f",
-                      e->file, e->workers, actors, need, maps, need);
+                      e->file, e->workers, 2 * e->workers, r.maps_unguarded, r.max_maps, r.maps_unguarded);
   double limit = max_bytes;
   const char *what = "--max-memory";
   if (limit <= 0) {

@@ -20,6 +20,14 @@ typedef struct resource_estimate {
   double stacks;        /* actor stacks, as far as they are touched */
   double trace;         /* the iteration's trace of messages, for the timing executor */
   double total;
+  /* memory maps a process of the run needs (its actors' stacks, with or
+   * without a guard page each, its traces' mappings and a spare), the
+   * limit (resources_max_maps; <= 0: unknown), and whether each stack can
+   * have a guard page: if not, the data executor's stacks get a checked
+   * margin instead (src/sim/exec.c) and SimGrid's none
+   * (contexts/guard-size:0) */
+  double maps_guarded, maps_unguarded, max_maps;
+  int guard_pages;
 } resource_estimate;
 
 /* Fill r for e. */
@@ -39,13 +47,6 @@ int resources_cpus(void);
  * tests' way to a small limit without changing the machine's), -1 when
  * unknown. */
 double resources_max_maps(void);
-
-/* Whether each of e's actors' stacks can have a guard page: 2 memory maps a
- * stack, beside the maps of the actors' traces and a spare, within
- * resources_max_maps() (true when the limit is unknown).  If not, the data
- * executor's stacks get a checked margin instead (src/sim/exec.c) and
- * SimGrid's none (contexts/guard-size:0). */
-int resources_guard_pages(const experiment *e);
 
 /* Estimate e's needs and refuse (CCSIM_ERR_INPUT, one line with the
  * estimate) when they exceed max_bytes (> 0: --max-memory), else the

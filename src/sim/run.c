@@ -23,6 +23,7 @@
 #include "outputs/timeline.h"
 #include "platform.h"
 #include "platforms/guard.h"
+#include "sim/exec.h"
 #include "sim/resources.h"
 #include "sim/run_results.h"
 #include "sim/run_state.h"
@@ -64,7 +65,7 @@ static int prepare(const experiment *e, const run_opts *o, const char *dir, run_
   rep->memory_estimate = est.total;
   /* past what guard pages fit in, SimGrid's stacks go without (the probe's
    * child and the zygote inherit this) as the data executor's do */
-  engine_unguarded = rep->unguarded = !resources_guard_pages(e);
+  engine_unguarded = rep->unguarded = !est.guard_pages;
   if ((rc = platform_guard(e, o->cfg, o->ncfg, e->platform.file, err))) return rc;
   if (o->validate_only && !e->platform.file) {
     rep->hosts = (size_t)e->platform.hosts;
@@ -146,6 +147,7 @@ static int run_prepared(const experiment *e, const run_opts *o, feed *fd, const 
                         (e->collective->requires & COLL_OUT_FROM_ONE);
   int rc = run_state_init(&sh, e, fd, o->private_outputs || feed_private_outputs(fd) || unordered, threads, err);
   if (rc) goto out;
+  sim_exec_guard_pages(sh.exec, !rep->unguarded); /* before the first actor's stack: prepare() decided */
   if (e->timeline && !(sh.timeline = timeline_open(dir, err))) {
     rc = CCSIM_ERR_RUNTIME;
     goto out;

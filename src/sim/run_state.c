@@ -9,7 +9,6 @@
 #include "collectives/phases.h"
 #include "timemodel/measured.h"
 #include "sim/run_state.h"
-#include "sim/resources.h"
 #include "data/source.h"
 
 /* Seconds of the device for flops of work (0 without a device). */
@@ -187,7 +186,6 @@ int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_out
   if (!run_lanes_safe(sh)) threads = 1;
   if (threads > e->workers) threads = e->workers; /* a lane holds at least one worker */
   if (!(sh->exec = sim_exec_new(2 * (size_t)e->workers, threads, err))) return err->code;
-  sim_exec_guard_pages(sh->exec, resources_guard_pages(e));
   if (!(sh->xm = coll_xmetrics_new(H, comm_threads())))
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for the metrics of %zu hops", H);
   if (phased && !(sh->phases = coll_phases_new(n)))
