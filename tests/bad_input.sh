@@ -267,18 +267,23 @@ expect comm-channels-text 'cchan2.json: comm.channels: expected "auto" or an int
 exp clinks '{"workers": 2, "comm": {"model": "nccl", "links": "h900"}, '"$ok"'}'
 expect comm-links-unknown 'clinks.json: comm.links: expected a link-calibration file' "$CCSIM" validate "$T/clinks.json"
 exp clinks2 '{"workers": 2, "comm": {"links": "nosuch/dir.json"}, '"$ok"'}'
-expect comm-links-ideal 'nosuch/dir.json: cannot open link-calibration file' "$CCSIM" validate "$T/clinks2.json"
+expect comm-links-ideal 'clinks2.json: comm.links: '"$T"'/nosuch/dir.json: cannot open link-calibration file' "$CCSIM" validate "$T/clinks2.json"
 exp clinks3 '{"workers": 2, "comm": {"model": "nccl", "links": 3}, '"$ok"'}'
 expect comm-links-type 'clinks3.json: comm.links: expected the name of a file in links/ or a path' "$CCSIM" validate "$T/clinks3.json"
 printf '{"links": {"nvlink": {"bandwidth": "fast", "latency": "3us", "source": "x"}}}\n' >"$T/badlinks.json"
 exp clinks4 '{"workers": 2, "comm": {"model": "nccl", "links": "badlinks.json"}, '"$ok"'}'
-expect comm-links-file 'badlinks.json: links.nvlink.bandwidth: expected a bandwidth' "$CCSIM" validate "$T/clinks4.json"
+expect comm-links-file 'clinks4.json: comm.links: '"$T"'/badlinks.json: links.nvlink.bandwidth: expected a bandwidth' "$CCSIM" validate "$T/clinks4.json"
 printf '{"links": {"nvlink": {"bandwidth": "300GBps", "latency": "3us"}}}\n' >"$T/nosrc.json"
 exp clinks5 '{"workers": 2, "comm": {"model": "nccl", "links": "nosrc.json"}, '"$ok"'}'
-expect comm-links-source 'nosrc.json: links.nvlink.source: missing' "$CCSIM" validate "$T/clinks5.json"
+expect comm-links-source 'clinks5.json: comm.links: '"$T"'/nosrc.json: links.nvlink.source: missing' "$CCSIM" validate "$T/clinks5.json"
 printf '{"links": {"infiniband": {}}}\n' >"$T/badclass.json"
 exp clinks6 '{"workers": 2, "comm": {"model": "nccl", "links": "badclass.json"}, '"$ok"'}'
-expect comm-links-class 'badclass.json: links.infiniband: unknown key "infiniband"' "$CCSIM" validate "$T/clinks6.json"
+expect comm-links-class 'clinks6.json: comm.links: '"$T"'/badclass.json: links.infiniband: unknown key "infiniband"' "$CCSIM" validate "$T/clinks6.json"
+exp clinks7 '{"workers": 2, "comm": {"model": "nccl", "links": "/dev/zero"}, '"$ok"'}'
+expect comm-links-special 'clinks7.json: comm.links: /dev/zero: is a character device; expected the link-calibration file (a regular file)' "$CCSIM" validate "$T/clinks7.json"
+printf '{"links": \n' >"$T/trunclinks.json"
+exp clinks8 '{"workers": 2, "comm": {"model": "nccl", "links": "trunclinks.json"}, '"$ok"'}'
+expect comm-links-malformed 'clinks8.json: comm.links: '"$T"'/trunclinks.json:2:0: malformed JSON' "$CCSIM" validate "$T/clinks8.json"
 exp ckey '{"workers": 2, "comm": {"modle": "nccl"}, '"$ok"'}'
 expect comm-unknown-key 'ckey.json: comm.modle: unknown key "modle"' "$CCSIM" validate "$T/ckey.json"
 

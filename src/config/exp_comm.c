@@ -40,6 +40,13 @@ static int read_link(cfg_reader *rd, json_t *links, int hw, double *bw, double *
   return 0;
 }
 
+/* A failure inside the link-calibration file, as the experiment's
+ * comm.links (its code kept: exit 2 for a bad file, 1 where memory ran out). */
+static int links_fail(cfg_reader *rd, const ccsim_error *lerr) {
+  cfg_fail(rd, "comm.links", "%s", lerr->msg);
+  return rd->err->code = lerr->code;
+}
+
 /* The link-calibration file `name` (a name in links/, or a path relative to
  * the experiment): per class, the measured Simple bandwidth (bw, bytes/s;
  * 0: not given) and per-step latency (lat, s; -1: not given). */
@@ -72,9 +79,12 @@ static int read_links(cfg_reader *rd, experiment *e, const char *name, double *b
     }
     fclose(f);
   }
-  json_t *root = cfg_load_json(file, "link-calibration file", CFG_MAX_JSON, rd->err);
-  if (!root) return rd->err->code;
-  cfg_reader lr = {file, rd->err};
+  /* the file's own faults are reported as the experiment's comm.links,
+   * like a profile's or a device file's: "EXP: comm.links: FILE:LINE: ..." */
+  ccsim_error lerr = {0};
+  json_t *root = cfg_load_json(file, "link-calibration file", CFG_MAX_JSON, &lerr);
+  if (!root) return links_fail(rd, &lerr);
+  cfg_reader lr = {file, &lerr};
   int rc = 0;
   char b[80];
   if (!json_is_object(root)) {
@@ -100,7 +110,7 @@ static int read_links(cfg_reader *rd, experiment *e, const char *name, double *b
   e->comm_links = strdup(file);
 out:
   json_decref(root);
-  return rc;
+  return rc && lerr.code ? links_fail(rd, &lerr) : rc;
 }
 
 /* The platform's shape as the model sees it: workers per node, NICs per
