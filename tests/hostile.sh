@@ -337,7 +337,10 @@ x2 max-memory-newline 'ccsim validate: --max-memory: expected a size such as "8G
 x2 jobs-zero 'ccsim sweep: --jobs: expected an integer in [1, 4096], got "0"' "$CCSIM" sweep noname.json --jobs 0
 x2 out-dev-null '/dev/null: cannot create output directory: /dev/null is not a directory' "$CCSIM" run good.json --out /dev/null --quiet
 x2 out-under-a-file 'good.json/sub: cannot create output directory: good.json is not a directory' "$CCSIM" run good.json --out good.json/sub --quiet
-x2 out-in-proc 'good.json: iterations: 1 iterations need at least 90 B of result files (iterations.csv, hops.csv), but the file system of /proc/1/nonexistent/x has 0 B free' "$CCSIM" run good.json --out /proc/1/nonexistent/x --quiet
+# a pseudo file system (no blocks) has no free space to count: the directory
+# that cannot be made says why, not "0 B free", which blamed the iterations
+x1 out-in-proc '/proc/1/nonexistent/x: cannot create output directory /proc/1/nonexistent: No such file or directory' "$CCSIM" run good.json --out /proc/1/nonexistent/x --quiet
+x1 out-in-sys '/sys/ccsim-x: cannot create output directory /sys/ccsim-x: ' "$CCSIM" run good.json --out /sys/ccsim-x --quiet
 x2 record-trace-into-file '--record-trace: good.json: cannot create output directory: good.json is not a directory' "$CCSIM" run good.json --out o2 --record-trace good.json --quiet
 # a planted symbolic link in a trace being recorded is refused, not written through
 mkdir -p trp victim2 && ln -s ../victim2 trp/w0

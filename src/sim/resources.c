@@ -244,21 +244,25 @@ static double free_bytes(const char *path) {
   char *p = strdup(path);
   if (!p) return -1;
   struct statvfs st;
-  double v = -1;
+  int ok = 0;
   for (;;) {
     if (statvfs(*p ? p : ".", &st) == 0) {
-      v = (double)st.f_bavail * (double)st.f_frsize;
+      ok = 1;
       break;
     }
     char *slash = strrchr(p, '/');
     if (!slash || slash == p) {
-      if (statvfs(slash ? "/" : ".", &st) == 0) v = (double)st.f_bavail * (double)st.f_frsize;
+      ok = statvfs(slash ? "/" : ".", &st) == 0;
       break;
     }
     *slash = 0;
   }
   free(p);
-  return v;
+  /* a file system with no blocks (proc, sys) or mounted read-only has no
+   * room to count: creating the directory or its files fails there, and
+   * says why (not "0 B free", which blames the experiment's size) */
+  if (!ok || st.f_blocks == 0 || (st.f_flag & ST_RDONLY)) return -1;
+  return (double)st.f_bavail * (double)st.f_frsize;
 }
 
 /* The fewest bytes a row of each result file takes ("0,1.2e-05,...\n"). */
