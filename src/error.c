@@ -106,3 +106,8 @@ int ccsim_error_prefix(ccsim_error *err, const char *fmt, ...) {
   render(err);
   return err->code;
 }
+
+const char *ccsim_json_reason(const char *text) {
+  if (strstr(text, "JSON_ALLOW_NUL")) return "a string holds a NUL character (\\u0000), which ccsim does not take";
+  return text;
+}

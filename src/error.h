@@ -55,6 +55,11 @@ int ccsim_vfail_at(ccsim_error *err, int code, const char *file, const char *pat
  * its own messages through it too. */
 void ccsim_one_line(char *s, size_t len);
 
+/* jansson's reason for a parse error (json_error_t.text) as a user reads it:
+ * the one that names jansson's own flag (a NUL in a string) is said in
+ * words; any other is returned as it is. */
+const char *ccsim_json_reason(const char *text);
+
 /* Put context in front of err's text, keeping its location ("point X: ...");
  * returns err->code. */
 int ccsim_error_prefix(ccsim_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

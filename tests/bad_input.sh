@@ -284,6 +284,8 @@ expect comm-links-special 'clinks7.json: comm.links: /dev/zero: is a character d
 printf '{"links": \n' >"$T/trunclinks.json"
 exp clinks8 '{"workers": 2, "comm": {"model": "nccl", "links": "trunclinks.json"}, '"$ok"'}'
 expect comm-links-malformed 'clinks8.json: comm.links: '"$T"'/trunclinks.json:2:0: malformed JSON' "$CCSIM" validate "$T/clinks8.json"
+printf '{"name": "a\\u0000b", '"$ok"'}\n' >"$T/nulname.json"
+expect nul-in-string 'nulname.json:1:19: malformed JSON: a string holds a NUL character (\u0000), which ccsim does not take' "$CCSIM" validate "$T/nulname.json"
 exp ckey '{"workers": 2, "comm": {"modle": "nccl"}, '"$ok"'}'
 expect comm-unknown-key 'ckey.json: comm.modle: unknown key "modle"' "$CCSIM" validate "$T/ckey.json"
 

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "collectives/program.h"
+#include "error.h"
 
 /* A JSON path into out[n] (a path too long for it is cut: it names a
  * step in messages only). */
@@ -534,7 +535,7 @@ const collective_type *program_load(const char *path, char *err, size_t errlen) 
   json_error_t je;
   json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
   if (!root) {
-    if (je.line > 0) snprintf(err, errlen, "%s:%d:%d: malformed JSON: %s", path, je.line, je.column, je.text);
+    if (je.line > 0) snprintf(err, errlen, "%s:%d:%d: malformed JSON: %s", path, je.line, je.column, ccsim_json_reason(je.text));
     else snprintf(err, errlen, "%s: cannot read the collective program: %s", path, je.text);
     program_free(p);
     return NULL;

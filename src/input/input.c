@@ -122,9 +122,9 @@ json_t *cfg_parse_json(const char *file, const char *text, size_t len, size_t fl
       ccsim_fail_at(err, CCSIM_ERR_RUNTIME, file, NULL, 0, 0, "out of memory while reading the JSON");
     else if (jerr.line > 0)
       ccsim_fail_at(err, CCSIM_ERR_INPUT, file, NULL, jerr.line, jerr.column < 0 ? 0 : jerr.column,
-                    "malformed JSON: %s", jerr.text);
+                    "malformed JSON: %s", ccsim_json_reason(jerr.text));
     else
-      ccsim_fail_at(err, CCSIM_ERR_INPUT, file, NULL, 0, 0, "malformed JSON: %s", jerr.text);
+      ccsim_fail_at(err, CCSIM_ERR_INPUT, file, NULL, 0, 0, "malformed JSON: %s", ccsim_json_reason(jerr.text));
   }
   return root;
 }
