@@ -74,6 +74,12 @@ for n in 5 6 7; do
   clean "n$n" no "ulimit -n $n"
 done
 
+# a sweep with too few descriptors to list its directory: exit 1, and the
+# line says what it could not do (not "cannot read")
+printf '{"base": "%s", "axes": [{"path": "workers", "values": [2, 4]}]}\n' "$EXP" >nsweep.json
+(ulimit -n 4; exec timeout -k 2 60 "$CCSIM" sweep nsweep.json --out sn4) >out 2>err
+expect "ulimit -n 4 (sweep)" 1 "sn4: cannot list the output directory (for stale temporary files): Too many open files" $?
+
 # 4. stdout on /dev/full: the summary cannot be printed, which is an error
 timeout -k 2 60 "$CCSIM" run "$EXP" --out full --quiet >/dev/full 2>err
 expect "stdout on /dev/full (run)" 1 "standard output: cannot write: No space left on device" $?

@@ -230,7 +230,11 @@ char *results_component(const char *text) {
 
 int results_remove_stale(const char *dir, ccsim_error *err) {
   DIR *d = opendir(dir);
-  if (!d) return errno == ENOENT ? 0 : ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: cannot read: %s", dir, strerror(errno));
+  if (!d)
+    return errno == ENOENT ? 0
+                           : ccsim_fail(err, CCSIM_ERR_RUNTIME,
+                                        "%s: cannot list the output directory (for stale temporary files): %s", dir,
+                                        strerror(errno));
   int rc = 0;
   for (struct dirent *de; (de = readdir(d)) && !rc;) {
     if (strncmp(de->d_name, ".tmp-", 5) || strlen(de->d_name) != 21) continue;
