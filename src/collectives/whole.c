@@ -263,6 +263,17 @@ static void complete(coll_ctx *ctx, coll_whole *w) {
 
 int coll_whole_deliver(coll_ctx *ctx, const coll_msg *m, size_t lo, int final) {
   if (is_whole(ctx, m, lo)) return !final && ctx->out_shared; /* decode it, unless nobody needs it */
+  if (m->n == 0) {
+    /* an empty chunk (more workers than elements) stands for no unit and
+     * waits for none: with a chunk that is the whole tensor beside it, the
+     * units never pass through here, and a range waiting for them would
+     * wait for ever.  Measured as a decode of no elements is (a count of
+     * one, every sum 0), as complete() would. */
+    const err_acc none = {.count = 1};
+    if (final && m->exact) coll_metrics_add(ctx->metrics, &ctx->metrics->final, &none, m->workers);
+    if (final && m->ideal) coll_metrics_add(ctx->metrics, &ctx->metrics->final_cascade, &none, m->workers);
+    return 1;
+  }
   coll_whole *w = whole_get(ctx);
   size_t u0, u1;
   unit_range(w, lo, lo + m->n, &u0, &u1);
