@@ -62,6 +62,10 @@ exp negbw '{"workers": 2, "platform": {"bandwidth": "-1Gbps"}, '"$ok"'}'
 expect negative-bandwidth 'negbw.json: platform.bandwidth: expected a bandwidth' "$CCSIM" validate "$T/negbw.json"
 exp unit '{"workers": 2, "platform": {"bandwidth": "25Gbs"}, '"$ok"'}'
 expect bad-unit 'unit.json: platform.bandwidth: expected a bandwidth such as "25Gbps" or "10GBps", got "25Gbs" (unknown unit)' "$CCSIM" validate "$T/unit.json"
+exp unitrange '{"workers": 2, "platform": {"generate": "crossbar", "bandwidth": "1e400Gbps"}, '"$ok"'}'
+expect unit-out-of-range 'unitrange.json: platform.bandwidth: expected a bandwidth such as "25Gbps" or "10GBps", got "1e400Gbps" (the number is out of range)' "$CCSIM" validate "$T/unitrange.json"
+exp nounit '{"workers": 2, "platform": {"generate": "crossbar", "latency": "5"}, '"$ok"'}'
+expect no-unit 'nounit.json: platform.latency: expected a time such as "5us" or "1.5ms", got "5" (no unit)' "$CCSIM" validate "$T/nounit.json"
 exp lat '{"workers": 2, "platform": {"latency": "5 parsecs"}, '"$ok"'}'
 expect bad-time-unit 'lat.json: platform.latency: expected a time' "$CCSIM" validate "$T/lat.json"
 exp sizeunit '{"workers": 2, "model": {"size": "4 megs"}}'

@@ -26,15 +26,38 @@ int main(void) {
   CHECK(units_time("0s", &v) == 0 && v == 0, "0s = %g", v);
   CHECK(units_time("1e-3s", &v) == 0 && v == 1e-3, "1e-3s = %g", v);
   CHECK(units_bandwidth("2.5E+1Gbps", &v) == 0 && v == 25e9 / 8, "2.5E+1Gbps = %g", v);
-  static const char *const bad_bw[] = {"", "fast", "25", "25Gb", "25 Gbps x", "Gbps", "25GHz", "nan Gbps", "0x10Gbps",
-                                       "infGbps", "1e400Gbps", "1eGbps", ".Gbps",
-                                       /* finite number, product out of range (fuzz finding) */
-                                       "1e300PBps", "1e-330bps", "1e-310Gbps", NULL};
-  for (int i = 0; bad_bw[i]; i++) CHECK(units_bandwidth(bad_bw[i], &v) == -1, "accepted bandwidth \"%s\"", bad_bw[i]);
-  static const char *const bad_size[] = {"", "4", "4Mb/s", "4 meg", "MB", "4MBB", "1.7e308KiB", "1e-330b", NULL};
-  for (int i = 0; bad_size[i]; i++) CHECK(units_size(bad_size[i], &v) == -1, "accepted size \"%s\"", bad_size[i]);
-  static const char *const bad_time[] = {"", "5", "5 sec", "us", "5uss", "inf s", "0x1p-3s", "1e5e5s",
-                                         "1e307min", "1e306h", "1e-320ps", NULL};
-  for (int i = 0; bad_time[i]; i++) CHECK(units_time(bad_time[i], &v) == -1, "accepted time \"%s\"", bad_time[i]);
+  /* each refusal with its reason (units_why) */
+  static const struct {
+    char kind; /* b, s, t */
+    const char *text;
+    int code;
+  } bad[] = {
+      {'b', "", UNITS_NOT_A_NUMBER}, {'b', "fast", UNITS_NOT_A_NUMBER}, {'b', "25", UNITS_NO_UNIT},
+      {'b', "25Gb", UNITS_UNKNOWN}, {'b', "25 Gbps x", UNITS_UNKNOWN}, {'b', "Gbps", UNITS_NOT_A_NUMBER},
+      {'b', "25GHz", UNITS_UNKNOWN}, {'b', "nan Gbps", UNITS_NOT_A_NUMBER}, {'b', "0x10Gbps", UNITS_NOT_A_NUMBER},
+      {'b', "infGbps", UNITS_NOT_A_NUMBER}, {'b', "1e400Gbps", UNITS_RANGE}, {'b', "1eGbps", UNITS_NOT_A_NUMBER},
+      {'b', ".Gbps", UNITS_NOT_A_NUMBER},
+      /* finite number, product out of range (fuzz finding) */
+      {'b', "1e300PBps", UNITS_RANGE}, {'b', "1e-330bps", UNITS_RANGE}, {'b', "1e-310Gbps", UNITS_RANGE},
+      {'b', "5Gbpsxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", UNITS_UNKNOWN},
+      {'s', "", UNITS_NOT_A_NUMBER}, {'s', "4", UNITS_NO_UNIT}, {'s', "4Mb/s", UNITS_UNKNOWN},
+      {'s', "4 meg", UNITS_UNKNOWN}, {'s', "MB", UNITS_NOT_A_NUMBER}, {'s', "4MBB", UNITS_UNKNOWN},
+      {'s', "1.7e308KiB", UNITS_RANGE}, {'s', "1e-330b", UNITS_RANGE},
+      {'t', "", UNITS_NOT_A_NUMBER}, {'t', "5", UNITS_NO_UNIT}, {'t', "5 sec", UNITS_UNKNOWN},
+      {'t', "us", UNITS_NOT_A_NUMBER}, {'t', "5uss", UNITS_UNKNOWN}, {'t', "inf s", UNITS_NOT_A_NUMBER},
+      {'t', "0x1p-3s", UNITS_NOT_A_NUMBER}, {'t', "1e5e5s", UNITS_UNKNOWN}, {'t', "1e307min", UNITS_RANGE},
+      {'t', "1e306h", UNITS_RANGE}, {'t', "1e-320ps", UNITS_RANGE},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    const int got = bad[i].kind == 'b'   ? units_bandwidth(bad[i].text, &v)
+                    : bad[i].kind == 's' ? units_size(bad[i].text, &v)
+                                         : units_time(bad[i].text, &v);
+    CHECK(got == bad[i].code, "\"%s\" (%c): %d (%s), expected %d (%s)", bad[i].text, bad[i].kind, got,
+          got ? units_why(got) : "accepted", bad[i].code, units_why(bad[i].code));
+  }
+  CHECK(!strcmp(units_why(UNITS_RANGE), "the number is out of range") && !strcmp(units_why(UNITS_NO_UNIT), "no unit") &&
+            !strcmp(units_why(UNITS_UNKNOWN), "unknown unit") &&
+            !strcmp(units_why(UNITS_NOT_A_NUMBER), "not a number followed by a unit"),
+        "units_why's words");
   return check_status("test_units");
 }

@@ -370,7 +370,7 @@ int cfg_unit(cfg_reader *rd, json_t *obj, const char *path, const char *key, con
     int bad = kind == CFG_BANDWIDTH ? units_bandwidth(json_string_value(v), &x)
               : kind == CFG_SIZE    ? units_size(json_string_value(v), &x)
                                     : units_time(json_string_value(v), &x);
-    if (bad) return cfg_fail(rd, p, "expected %s, got %s (unknown unit)", what[kind], cfg_show(v, b, sizeof b));
+    if (bad) return cfg_fail(rd, p, "expected %s, got %s (%s)", what[kind], cfg_show(v, b, sizeof b), units_why(bad));
   } else {
     return cfg_fail(rd, p, "expected %s, got %s", what[kind], cfg_type_name(v));
   }
