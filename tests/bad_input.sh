@@ -64,6 +64,8 @@ exp unit '{"workers": 2, "platform": {"bandwidth": "25Gbs"}, '"$ok"'}'
 expect bad-unit 'unit.json: platform.bandwidth: expected a bandwidth such as "25Gbps" or "10GBps", got "25Gbs" (unknown unit)' "$CCSIM" validate "$T/unit.json"
 exp unitrange '{"workers": 2, "platform": {"generate": "crossbar", "bandwidth": "1e400Gbps"}, '"$ok"'}'
 expect unit-out-of-range 'unitrange.json: platform.bandwidth: expected a bandwidth such as "25Gbps" or "10GBps", got "1e400Gbps" (the number is out of range)' "$CCSIM" validate "$T/unitrange.json"
+exp bwreal '{"workers": 2, "platform": {"generate": "crossbar", "bandwidth": 1e-30}, '"$ok"'}'
+expect number-shown-as-written 'bwreal.json: platform.bandwidth: expected a bandwidth such as "25Gbps" or "10GBps" from 1bps to 8000Pbps (1e18 bytes/s), got 1e-30' "$CCSIM" validate "$T/bwreal.json"
 exp nounit '{"workers": 2, "platform": {"generate": "crossbar", "latency": "5"}, '"$ok"'}'
 expect no-unit 'nounit.json: platform.latency: expected a time such as "5us" or "1.5ms", got "5" (no unit)' "$CCSIM" validate "$T/nounit.json"
 exp lat '{"workers": 2, "platform": {"latency": "5 parsecs"}, '"$ok"'}'

@@ -153,6 +153,17 @@ void cfg_join(char *out, size_t len, const char *path, const char *key) {
 }
 
 const char *cfg_show(const json_t *v, char *buf, size_t len) {
+  if (json_is_real(v)) { /* the shortest digits that read back as the same number: 1e-30, not 1.0000000000000001e-30 */
+    const double x = json_real_value(v);
+    char t[40];
+    for (int prec = 1; prec <= 17; prec++) {
+      snprintf(t, sizeof t, "%.*g", prec, x);
+      if (strtod(t, NULL) == x) break;
+    }
+    if (!strpbrk(t, ".eEni")) strcat(t, ".0"); /* still reads as a real, as jansson writes it */
+    snprintf(buf, len, "%s", t);
+    return buf;
+  }
   char *s = v ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
   if (!s) return v ? "?" : "nothing";
   if (strlen(s) > 60) strcpy(s + 57, "...");
