@@ -19,6 +19,16 @@ exp malformed '{"workers": 4,, "model": {"elements": 8}}'
 expect malformed "malformed.json:1:15: malformed JSON" "$CCSIM" validate "$T/malformed.json"
 exp truncated $'{"workers": 4,\n "model": {"elements"'
 expect truncated "truncated.json:3:0: malformed JSON: ':' expected near end of file" "$CCSIM" validate "$T/truncated.json"
+# an empty file, white space only, UTF-16: said as what they are; a UTF-8
+# byte-order mark is ignored (RFC 8259 8.1)
+: >"$T/empty.json"
+expect empty-file "empty.json: the file is empty; expected a JSON object" "$CCSIM" validate "$T/empty.json"
+printf ' \n\t\n' >"$T/blank.json"
+expect blank-file "blank.json: the file is empty (white space only); expected a JSON object" "$CCSIM" validate "$T/blank.json"
+printf '{"model": {"elements": 64}}' | iconv -f UTF-8 -t UTF-16 >"$T/utf16.json"
+expect utf16-file "utf16.json: the file is UTF-16 (it starts with a UTF-16 byte-order mark); expected JSON in UTF-8" "$CCSIM" validate "$T/utf16.json"
+printf '\xef\xbb\xbf{"workers": 2, "model": {"elements": 64}}' >"$T/bom.json"
+if "$CCSIM" validate "$T/bom.json" >/dev/null 2>&1; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL a UTF-8 byte-order mark refused" >&2; fi
 exp empty ''
 expect empty "empty.json:" "$CCSIM" validate "$T/empty.json"
 exp dupkey '{"workers": 4, "workers": 5, '"$ok"'}'

@@ -110,6 +110,21 @@ int cfg_oom(cfg_reader *rd, const char *path) {
 unsigned long cfg_json_denied(void) { return jsonmem_denied(); }
 
 json_t *cfg_parse_json(const char *file, const char *text, size_t len, size_t flags, ccsim_error *err) {
+  /* RFC 8259 8.1: a parser may ignore a UTF-8 byte-order mark (editors on
+   * Windows write one); UTF-16 and an empty file are said as what they are */
+  if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) text += 3, len -= 3;
+  if (len >= 2 && (!memcmp(text, "\xFF\xFE", 2) || !memcmp(text, "\xFE\xFF", 2))) {
+    ccsim_fail_at(err, CCSIM_ERR_INPUT, file, NULL, 0, 0,
+                  "the file is UTF-16 (it starts with a UTF-16 byte-order mark); expected JSON in UTF-8");
+    return NULL;
+  }
+  size_t blank = 0;
+  while (blank < len && strchr(" \t\r\n", text[blank]) && text[blank]) blank++;
+  if (blank == len) {
+    ccsim_fail_at(err, CCSIM_ERR_INPUT, file, NULL, 0, 0, "the file is empty%s; expected a JSON object",
+                  len ? " (white space only)" : "");
+    return NULL;
+  }
   json_error_t jerr;
   const unsigned long denied = cfg_json_denied();
   json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | flags, &jerr);
