@@ -29,6 +29,12 @@ printf '{"model": {"elements": 64}}' | iconv -f UTF-8 -t UTF-16 >"$T/utf16.json"
 expect utf16-file "utf16.json: the file is UTF-16 (it starts with a UTF-16 byte-order mark); expected JSON in UTF-8" "$CCSIM" validate "$T/utf16.json"
 printf '\xef\xbb\xbf{"workers": 2, "model": {"elements": 64}}' >"$T/bom.json"
 if "$CCSIM" validate "$T/bom.json" >/dev/null 2>&1; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL a UTF-8 byte-order mark refused" >&2; fi
+{ printf '\xef\xbb\xbf'; cat "$SRC/workloads/collectives/ring.json"; } >"$T/bomprog.json"
+if "$CCSIM" validate "$T/bom.json" --set "collective={\"program\": \"$T/bomprog.json\"}" >/dev/null 2>&1; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1)); echo "FAIL a program file with a UTF-8 byte-order mark refused" >&2
+fi
 exp empty ''
 expect empty "empty.json:" "$CCSIM" validate "$T/empty.json"
 exp dupkey '{"workers": 4, "workers": 5, '"$ok"'}'

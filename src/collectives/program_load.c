@@ -532,8 +532,19 @@ const collective_type *program_load(const char *path, char *err, size_t errlen) 
     return NULL;
   }
   loader ld = {.p = p, .err = err, .errlen = errlen};
-  json_error_t je;
-  json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+  json_error_t je = {.line = -1};
+  json_t *root = NULL;
+  FILE *f = fopen(path, "rb");
+  char *text = f ? malloc((size_t)st.st_size + 1) : NULL;
+  size_t len = text ? fread(text, 1, (size_t)st.st_size + 1, f) : 0;
+  if (!f || !text || ferror(f)) {
+    snprintf(je.text, sizeof je.text, "%s", !f ? strerror(errno) : !text ? "out of memory" : "a read failed");
+  } else {
+    const size_t bom = len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0; /* ignored, as in every input */
+    root = json_loadb(text + bom, len - bom, JSON_REJECT_DUPLICATES, &je);
+  }
+  free(text);
+  if (f) fclose(f);
   if (!root) {
     if (je.line > 0) snprintf(err, errlen, "%s:%d:%d: malformed JSON: %s", path, je.line, je.column, ccsim_json_reason(je.text));
     else snprintf(err, errlen, "%s: cannot read the collective program: %s", path, je.text);
