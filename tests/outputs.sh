@@ -107,7 +107,7 @@ for _ in $(seq 1 100); do grep -q slow killed/.ccsim-experiment 2>/dev/null && b
 kill -9 $pid 2>/dev/null
 wait $pid 2>/dev/null
 [ ! -e killed/summary.json ] && ok || bad "a killed run left summary.json"
-expect2 killed-other 'killed: holds the results of another experiment ("slow"' "$CCSIM" run exp.json --out killed --quiet
+expect2 killed-other 'killed: holds an unfinished run of another experiment ("slow"' "$CCSIM" run exp.json --out killed --quiet
 
 echo "outputs: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -140,11 +140,15 @@ int outdir_claim(const char *dir, const experiment *e, int force, ccsim_error *e
   else
     for (const char *const *n = result_files; *n && !other; n++)
       if (strcmp(*n, "platform.xml") && results_present(dir, *n)) other = 1, snprintf(have, sizeof have, "unknown");
-  if (other && !force)
+  if (other && !force) {
+    /* the marker without summary.json: a run of it started and never
+     * finished (killed, or failed): no results, but still not this one's */
+    const int finished = results_present(dir, "summary.json") || !results_present(dir, OUTDIR_MARKER);
     return ccsim_fail(err, CCSIM_ERR_INPUT,
-                      "%s: holds the results of another experiment (\"%s\", hash %s; this one is %s): "
-                      "use --force to replace them, or another --out",
-                      dir, who, have, want);
+                      "%s: holds %s of another experiment (\"%s\", hash %s; this one is %s): "
+                      "use --force to replace %s, or another --out",
+                      dir, finished ? "the results" : "an unfinished run", who, have, want, finished ? "them" : "it");
+  }
   if ((rc = results_remove_stale(dir, err))) return rc;
   for (const char *const *n = result_files; *n; n++) {
     char *path = results_path(dir, *n, err);
