@@ -112,5 +112,22 @@ for sig in INT TERM HUP; do
   done
 done
 
+# 6. a sweep stopped by SIGINT, SIGTERM or SIGHUP stops its points, writes
+# sweep.csv, exits 1 with "stopped by SIGxxx; run the sweep again to
+# resume", leaves no temporary in any point, and the next sweep finishes
+printf '{"base": "%s", "name": "sig", "set": {"iterations": 1000000, "model.elements": 20000},
+  "axes": [{"path": "seed", "values": [1, 2]}]}\n' "$EXP" >sigsweep.json
+for sig in INT TERM HUP; do
+  d="sweep-$sig"
+  timeout -k 2 120 env --default-signal=INT,TERM,HUP "$CCSIM" sweep sigsweep.json --out "$d" --quiet >out 2>err &
+  pid=$!
+  for _ in $(seq 1 100); do [ -e "$d/seed=1/.ccsim-experiment" ] && break; sleep 0.05; done
+  kill -s "$sig" "$(pgrep -P $pid)" 2>/dev/null
+  wait $pid
+  rc=$?
+  expect "sweep, SIG$sig" 1 "$d: stopped by SIG$sig; run the sweep again to resume" $rc
+  [ -s "$d/sweep.csv" ] && ok || bad "sweep, SIG$sig: no sweep.csv"
+  clean "$d/seed=1" no "sweep, SIG$sig"
+done
 echo "limits: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -28,7 +28,7 @@
 #include "sweep/sweep_internal.h"
 #include "sweep/sweep_slurm.h"
 
-static volatile sig_atomic_t stop_signal; /* SIGINT or SIGTERM received */
+static volatile sig_atomic_t stop_signal; /* SIGINT, SIGTERM or SIGHUP received */
 static void on_stop(int sig) { stop_signal = sig; }
 
 /* Start `ccsim run` for point p in its directory, on `threads` threads (0:
@@ -66,6 +66,7 @@ static pid_t start(const sweep *s, const point *p, const point_run *pr, int thre
     if (getppid() != parent) _exit(1); /* the parent died before prctl */
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
     /* the run's one-screen summary is in its summary.json: keep the terminal quiet */
     if (!freopen("/dev/null", "w", stdout) || dup2(errfd, 2) < 0) _exit(1);
     execv("/proc/self/exe", argv);
@@ -105,7 +106,7 @@ static int run_flags(const sweep_opts *o) {
 }
 
 /* Run the points marked 0, jobs at a time, each on `threads` threads; stop
- * (killing the children) on SIGINT or SIGTERM.  Returns how many failed;
+ * (killing the children) on SIGINT, SIGTERM or SIGHUP.  Returns how many failed;
  * SIZE_MAX when there was no memory to run any. */
 static size_t run_points(sweep *s, point_run *pr, size_t todo, int jobs, int threads, int flags, int quiet) {
   pid_t *pids = calloc(s->npoints, sizeof *pids);
@@ -145,16 +146,26 @@ static size_t run_points(sweep *s, point_run *pr, size_t todo, int jobs, int thr
     for (size_t i = 0; i < s->npoints; i++)
       if (pids[i] == pid) {
         const int ok = WIFEXITED(st) && WEXITSTATUS(st) == 0;
+        /* a point the sweep stopped (its SIGTERM, or the terminal's signal
+         * to the whole group: the run's exit 143, 130 or 129) did not fail:
+         * its line is not an error, and sweep.csv says why it has no result */
+        const int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1, sig = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+        const int stopped = !ok && stop_signal &&
+                            (code == 143 || code == 130 || code == 129 || sig == SIGTERM || sig == SIGINT || sig == SIGHUP);
         s->points[i].status = ok ? 2 : 3;
-        if (!ok) failure_reason(st, errfds[i], pr[i].reason, sizeof pr[i].reason);
+        if (stopped)
+          snprintf(pr[i].reason, sizeof pr[i].reason, "stopped with the sweep (SIG%s): run the sweep again",
+                   sigabbrev_np(stop_signal));
+        else if (!ok)
+          failure_reason(st, errfds[i], pr[i].reason, sizeof pr[i].reason);
         close(errfds[i]);
         pids[i] = 0;
         failed += !ok;
         running--;
         finished++;
-        if (!quiet || !ok)
+        if (!quiet || (!ok && !stopped))
           fprintf(stderr, "ccsim sweep: [%zu/%zu] %s %s%s%s\n", finished, todo, s->points[i].id,
-                  ok ? "done" : "FAILED", ok ? "" : ": ", ok ? "" : pr[i].reason);
+                  ok ? "done" : stopped ? "stopped" : "FAILED", ok || stopped ? "" : ": ", ok || stopped ? "" : pr[i].reason);
       }
   }
   free(pids);
@@ -305,6 +316,7 @@ int sweep_run(const sweep_opts *o) {
   struct sigaction sa = {.sa_handler = on_stop}; /* no SA_RESTART: wait() returns */
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL); /* a closed terminal stops a sweep as ^C does: sweep.csv written */
   const size_t failed = run_points(&s, pr, todo, jobs, threads, run_flags(o), quiet);
   if (failed == SIZE_MAX) {
     rc = ccsim_fail(&err, CCSIM_ERR_RUNTIME, "%s: out of memory to start its %zu points", s.out, todo);
