@@ -88,6 +88,13 @@ expect "stdout on /dev/full (list)" 1 "standard output: cannot write" $?
 timeout -k 2 60 "$CCSIM" --version >/dev/full 2>err
 expect "stdout on /dev/full (--version)" 1 "standard output: cannot write" $?
 
+# stdout a pipe nobody reads any more (the reader gone before ccsim writes):
+# exit 1 with the message, not death by SIGPIPE (141)
+( sleep 0.5; exec timeout -k 2 60 "$CCSIM" list compressors 2>err ) | true
+expect "stdout a closed pipe (list)" 1 "standard output: cannot write: Broken pipe" "${PIPESTATUS[0]}"
+( sleep 0.5; exec timeout -k 2 60 "$CCSIM" run "$EXP" --out pipe --quiet 2>err ) | true
+expect "stdout a closed pipe (run)" 1 "standard output: cannot write: Broken pipe" "${PIPESTATUS[0]}"
+
 # 5. signals at several moments of a run that cannot finish before them: 130, 143, 129,
 # one line, a clean directory (no temporary, no summary.json).  A background
 # job of a script ignores SIGINT; env gives ccsim the default dispositions

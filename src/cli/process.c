@@ -106,6 +106,11 @@ void process_install(void) {
     sigaction(sigs[i], &sa, NULL);
   }
   signal(SIGXFSZ, SIG_IGN);
+  /* stdout or stderr a closed pipe (`ccsim run ... | head -1`): the write
+   * fails with EPIPE and ccsim exits 1 saying so, as on /dev/full, instead
+   * of dying by SIGPIPE half way through writing its results; the programs
+   * it runs (sbatch, Python) get the default back before exec */
+  signal(SIGPIPE, SIG_IGN);
   new_handler();
   engine_contain_on = 1; /* SimGrid's setup in this process (engine.h) */
   jsonmem_denied();       /* jansson allocates through the counter from now on */

@@ -3,6 +3,7 @@
  * tree, DATADIR/ccsim/python installed), which this command executes. */
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,7 @@ static int report_main(const cli_command *self, int argc, char **argv) {
   args[n] = NULL;
   fflush(stdout);
   fflush(stderr);
+  signal(SIGPIPE, SIG_DFL); /* ccsim ignores it (process.c); Python gets its default */
   if (search) execvp(py, args);
   else execv(py, args);
   return fail(1, "cannot run %s: %s (set CCSIM_PYTHON to a Python 3 with numpy, pandas and matplotlib)", py,

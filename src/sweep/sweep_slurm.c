@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +216,7 @@ int slurm_submit(const char *name, const char *sweep_file, const char *out, char
   if (pid == 0) {
     dup2(fd[1], 1);
     close(fd[0]), close(fd[1]);
+    signal(SIGPIPE, SIG_DFL); /* ccsim ignores it (process.c); sbatch gets its default */
     execlp("sbatch", "sbatch", "--parsable", script, (char *)NULL);
     fprintf(stderr, "ccsim sweep: cannot run sbatch: %s\n", strerror(errno));
     _exit(127);
