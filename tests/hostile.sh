@@ -337,6 +337,9 @@ x2 max-memory-newline 'ccsim validate: --max-memory: expected a size such as "8G
 x2 jobs-zero 'ccsim sweep: --jobs: expected an integer in [1, 4096], got "0"' "$CCSIM" sweep noname.json --jobs 0
 x2 out-dev-null '/dev/null: cannot create output directory: /dev/null is not a directory' "$CCSIM" run good.json --out /dev/null --quiet
 x2 out-under-a-file 'good.json/sub: cannot create output directory: good.json is not a directory' "$CCSIM" run good.json --out good.json/sub --quiet
+# a symbolic link planted as the lock file is the directory's fault (exit 2, said as such)
+mkdir -p planted-lock && ln -sf /nonexistent planted-lock/.ccsim.lock
+x2 lock-symlink 'planted-lock: cannot use the lock file planted-lock/.ccsim.lock: it is a symbolic link, which ccsim does not follow' "$CCSIM" run good.json --out planted-lock --quiet
 # a pseudo file system (no blocks) has no free space to count: the directory
 # that cannot be made says why, not "0 B free", which blamed the iterations
 x1 out-in-proc '/proc/1/nonexistent/x: cannot create output directory /proc/1/nonexistent: No such file or directory' "$CCSIM" run good.json --out /proc/1/nonexistent/x --quiet

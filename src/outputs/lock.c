@@ -63,8 +63,13 @@ int lock_dir(const char *dir, const char *kind, ccsim_error *err) {
   const int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ccsim_fail(err, CCSIM_ERR_INPUT, "%s: cannot use the lock file %s: %s", dir, path,
-               fd < 0 ? strerror(errno) : "not a regular file");
+    /* what is planted there (a link, a directory, a device) is the
+     * directory's fault (exit 2); a descriptor or a permission refused is
+     * this process's (exit 1) */
+    const int e = errno, planted = fd >= 0 || e == ELOOP || e == EISDIR || e == ENXIO;
+    ccsim_fail(err, planted ? CCSIM_ERR_INPUT : CCSIM_ERR_RUNTIME, "%s: cannot use the lock file %s: %s", dir, path,
+               fd >= 0 ? "not a regular file" : e == ELOOP ? "it is a symbolic link, which ccsim does not follow"
+                                                           : strerror(e));
     if (fd >= 0) close(fd);
     free(path);
     return -1;
