@@ -138,10 +138,10 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
   r->payloads = held * per_elem + (lanes > 1 ? lanes - 1 : 0) * n * per_elem;
   r->shared = 4 * n + ((e->collective->requires & COLL_NEEDS_EXACT_SUM) ? 8 * n : 0) +
               (grad_experiment_shares(e) ? 8 * n : 0) +
-              (double)e->iterations * (N * 8 + 4096) +
               /* the exact sums of one iteration's metrics, a set per thread (as many as the cores) */
               coll_xmetrics_bytes(e->collective->hops(e->workers, e->coll_params),
                                   (int)fmin(N, (double)resources_cpus()));
+  r->records = (double)e->iterations * (N * 8 + 4096);
   r->platform = HOST_BYTES * (e->platform.hosts > e->workers ? e->platform.hosts : e->workers);
   /* memory maps: the stacks with a guard page each if they fit, else
    * without; a stack without one (src/sim/exec.c) also touches the page of
@@ -153,7 +153,8 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
   r->guard_pages = r->max_maps <= 0 || r->maps_guarded <= r->max_maps;
   r->stacks = 2 * N * (STACK_RESIDENT + (r->guard_pages ? 0 : 4096));
   r->trace = trace_bytes(e);
-  r->total = r->workers_state + r->payloads + r->shared + r->platform + r->stacks + r->trace + 32.0 * (1 << 20);
+  r->total = r->workers_state + r->payloads + r->shared + r->records + r->platform + r->stacks + r->trace +
+             32.0 * (1 << 20);
 }
 
 void resources_format(double b, char *out, size_t len) {
@@ -228,12 +229,29 @@ int resources_check(const experiment *e, double max_bytes, resource_estimate *ou
     what = "the memory available (MemAvailable)";
   }
   if (limit > 0 && r.total > limit) {
-    return ccsim_fail(err, CCSIM_ERR_INPUT,
-                      "%s: workers: the run needs about %s (workers' state %s, payloads in flight %s, actor "
-                      "stacks %s, trace %s, platform %s, ...), more than %s, %s: fewer workers or elements, or "
-                      "model.sample",
-                      e->file, fmt(r.total).s, fmt(r.workers_state).s, fmt(r.payloads).s, fmt(r.stacks).s,
-                      fmt(r.trace).s, fmt(r.platform).s, what, fmt(limit).s);
+    /* every part, largest first; the JSON path and the advice are the
+     * largest part's (the iterations' records grow with iterations, the
+     * rest with workers, elements or both) */
+    struct part {
+      const char *name;
+      double b;
+    } p[] = {{"workers' state", r.workers_state}, {"payloads in flight", r.payloads}, {"shared buffers", r.shared},
+             {"iterations' records", r.records},  {"actor stacks", r.stacks},         {"trace", r.trace},
+             {"platform", r.platform}};
+    enum { NP = sizeof p / sizeof p[0] };
+    for (int i = 1; i < NP; i++) /* insertion sort, largest first (stable: ties keep this order) */
+      for (int j = i; j > 0 && p[j].b > p[j - 1].b; j--) {
+        const struct part t = p[j];
+        p[j] = p[j - 1], p[j - 1] = t;
+      }
+    char parts[512] = "";
+    for (int i = 0; i < NP; i++)
+      snprintf(parts + strlen(parts), sizeof parts - strlen(parts), "%s%s %s", i ? ", " : "", p[i].name,
+               fmt(p[i].b).s);
+    const int by_iterations = !strcmp(p[0].name, "iterations' records");
+    return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: %s: the run needs about %s (%s), more than %s, %s: %s", e->file,
+                      by_iterations ? "iterations" : "workers", fmt(r.total).s, parts, what, fmt(limit).s,
+                      by_iterations ? "fewer iterations" : "fewer workers or elements, or model.sample");
   }
   return 0;
 }

@@ -15,7 +15,8 @@
 typedef struct resource_estimate {
   double workers_state; /* per-worker buffers x workers: gradients, memories, outputs */
   double payloads;      /* payloads in flight and their float64 shadows */
-  double shared;        /* the aggregate, exact sums, per-iteration metrics */
+  double shared;        /* the aggregate, exact sums, one iteration's metrics */
+  double records;       /* every iteration's records (figures, workers' end times) */
   double platform;      /* SimGrid's hosts, links and routes */
   double stacks;        /* actor stacks, as far as they are touched */
   double trace;         /* the iteration's trace of messages, for the timing executor */
