@@ -12,8 +12,22 @@ from . import units
 _INT_COLUMNS = {"iteration", "hop", "workers", "worker", "bucket", "bytes_on_wire"}
 
 
+# the columns every ccsim of this format writes (docs/outputs.md); a file
+# without one of them is not a ccsim result file, and says so by name
+_REQUIRED = {
+    "iterations.csv": ["iteration", "time_s", "compute_s", "compress_s", "communicate_s",
+                       "exposed_communicate_s", "bytes_on_wire"],
+    "hops.csv": ["iteration", "hop", "workers", "rel_error"],
+    "timeline.csv": ["worker", "iteration", "activity", "start_s", "end_s"],
+}
+
+
 def _read_csv(path):
     df = pd.read_csv(path)
+    missing = [c for c in _REQUIRED.get(os.path.basename(path), []) if c not in df.columns]
+    if missing:
+        raise ValueError(f"{path}: lacks the column{'s' if len(missing) > 1 else ''} "
+                         f"{', '.join(missing)} (not a ccsim result file, or a damaged one)")
     for c in df.columns:
         if c in _INT_COLUMNS and df[c].notna().all():
             df[c] = df[c].astype("int64")
