@@ -89,7 +89,15 @@ expect sweep-duplicate 'sdup.json:1:' "$CCSIM" sweep "$T/sdup.json" --out "$T/so
 printf '{"name": "s", "base": "good.json", "axes": [{"path": "workers", "values": []}]}\n' >"$T/sempty.json"
 expect sweep-empty-axis 'sempty.json: axes[0]: "values" must be a non-empty array' "$CCSIM" sweep "$T/sempty.json" --out "$T/so" --dry-run
 /usr/bin/python3 -c 'import json; print(json.dumps({"name": "s", "base": "good.json", "axes": [{"path": "seed", "values": list(range(400))}] * 3}))' >"$T/sbig.json"
-expect sweep-too-many 'sbig.json: axes: more than 100000 points' "$CCSIM" sweep "$T/sbig.json" --out "$T/so" --dry-run
+expect sweep-too-many "sbig.json: axes: 64000000 points (the axes' lengths multiplied), more than the 100000 a sweep may have" "$CCSIM" sweep "$T/sbig.json" --out "$T/so" --dry-run
+# a sweep where an experiment goes, an experiment where a sweep goes, a
+# sweep whose base is a sweep: each said as such
+printf '{"name": "s", "base": "good.json", "axes": [{"path": "workers", "values": [2]}]}\n' >"$T/ssweep.json"
+expect run-a-sweep 'ssweep.json: (top level): expected an experiment, got a sweep file (it has "base" and "axes"): run it with ccsim sweep' "$CCSIM" run "$T/ssweep.json" --out "$T/ro"
+printf '{"workers": 2, "model": {"elements": 64}}\n' >"$T/sexp.json"
+expect sweep-an-experiment 'sexp.json: (top level): expected a sweep file, got an experiment (it has no "base" and no "axes"): run it with ccsim run' "$CCSIM" sweep "$T/sexp.json" --out "$T/so" --dry-run
+printf '{"name": "s2", "base": "ssweep.json", "axes": [{"path": "seed", "values": [1]}]}\n' >"$T/sofs.json"
+expect sweep-of-a-sweep 'expected an experiment, got a sweep file' "$CCSIM" sweep "$T/sofs.json" --out "$T/so" --dry-run
 mkfifo "$T/sfifo.json"
 expect sweep-fifo 'sfifo.json: is a FIFO; expected the sweep file' "$CCSIM" sweep "$T/sfifo.json" --out "$T/so" --dry-run
 

@@ -68,6 +68,11 @@ static int read_all(cfg_reader *rd, experiment *e, json_t *root) {
   static const char *const known[] = {"name", "description", "seed", "workers", "iterations",
                                       "platform", "model", "gradients", "train", "compressor",
                                       "collective", "comm", "device", "schedule", "output", NULL};
+  /* a sweep file given where an experiment goes (ccsim run SWEEP, or a
+   * sweep's base that is a sweep) is said as such, not as an unknown key */
+  if (json_object_get(root, "axes") && json_object_get(root, "base") && !json_object_get(root, "workers"))
+    return cfg_fail(rd, "", "expected an experiment, got a sweep file (it has \"base\" and \"axes\"): run it "
+                            "with ccsim sweep, and give a sweep an experiment as its base");
   if ((rc = cfg_keys(rd, root, "", known, NULL, NULL, NULL))) return rc;
   char *base = strdup(e->file);
   if (!base) return cfg_oom(rd, "name");

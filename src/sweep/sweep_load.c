@@ -225,6 +225,14 @@ int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error
     rc = cfg_fail(&rd, "", "expected a JSON object {\"name\", \"base\", \"axes\", ...}");
     goto out;
   }
+  /* an experiment given to ccsim sweep: said as such, not as an unknown key */
+  if (!json_object_get(root, "base") && !json_object_get(root, "axes") &&
+      (json_object_get(root, "workers") || json_object_get(root, "model") || json_object_get(root, "compressor") ||
+       json_object_get(root, "collective") || json_object_get(root, "platform"))) {
+    rc = cfg_fail(&rd, "", "expected a sweep file, got an experiment (it has no \"base\" and no \"axes\"): run it "
+                           "with ccsim run, or write a sweep whose base it is");
+    goto out;
+  }
   if ((rc = cfg_keys(&rd, root, "", known, NULL, NULL, NULL))) goto out;
   s->file = strdup(file);
   char *tmp = strdup(file), *slash = tmp ? strrchr(tmp, '/') : NULL;
@@ -297,7 +305,13 @@ int sweep_load(const char *file, const char *out_override, sweep *s, ccsim_error
       goto out;
     /* checked at each axis: the product of a few long axes overflows */
     if (counts[a] > 100000 || (s->npoints *= counts[a]) > 100000) {
-      rc = cfg_fail(&rd, "axes", "more than 100000 points: too many");
+      double total = 1; /* what all the axes give (read no further: their lengths only) */
+      for (size_t b = 0; b < json_array_size(axes); b++) {
+        json_t *v = json_object_get(json_array_get(axes, b), "values");
+        total *= json_is_array(v) ? (double)json_array_size(v) : 1;
+      }
+      rc = cfg_fail(&rd, "axes", "%.0f points (the axes' lengths multiplied), more than the 100000 a sweep may have",
+                    total);
       goto out;
     }
     for (int b = 0; b < a; b++)
