@@ -72,6 +72,9 @@ for v in validate run; do
   expect2 "cfg-key-$v" "ccsim $v: --cfg no/such:1: SimGrid has no configuration option \"no/such\"" "$CCSIM" $v good.json "${OUT[@]}" --cfg=no/such:1
   expect2 "cfg-model-$v" 'Bogus' "$CCSIM" $v good.json "${OUT[@]}" --cfg=network/model:Bogus
   expect2 "cfg-value-$v" '--cfg network/crosstraffic:maybe: SimGrid refuses the value "maybe" of network/crosstraffic: not a boolean' "$CCSIM" $v good.json "${OUT[@]}" --cfg=network/crosstraffic:maybe
+  # a number SimGrid would take but that is no number (TCP-gamma:nan meant no window bound)
+  expect2 "cfg-nan-$v" "ccsim $v: --cfg network/TCP-gamma:nan: expected a finite number for network/TCP-gamma, got \"nan\"" "$CCSIM" $v good.json "${OUT[@]}" --cfg=network/TCP-gamma:nan
+  expect2 "cfg-inf-$v" "ccsim $v: --cfg maxmin/precision:-inf: expected a finite number for maxmin/precision, got \"-inf\"" "$CCSIM" $v good.json "${OUT[@]}" --cfg=maxmin/precision:-inf
   expect2 "constant-file-$v" 'good.xml: SimGrid refuses the platform while loading the platform: Refusing to create the link l' "$CCSIM" $v good.json "${OUT[@]}" --set platform.network_model=Constant
   printf '{"workers": 4, "model": {"elements": 64}, "iterations": 1}\n' >gen.json
   expect2 "constant-generated-$v" 'SimGrid refuses the platform while loading the platform: Refusing to create the link crossbar_link_0_UP' "$CCSIM" $v gen.json "${OUT[@]}" --set platform.network_model=Constant

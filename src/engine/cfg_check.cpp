@@ -5,6 +5,7 @@
 #include <simgrid/engine.h>
 #include <xbt/config.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -50,7 +51,8 @@ std::string option_names() {
 
 // The child: SimGrid's configuration started, then every item set in turn.
 // Writes "INDEX\tKIND\tTEXT" for the first refused one (KIND 'k' an unknown
-// key, with the closest name as TEXT; 'v' a refused value) and exits 2.
+// key, with the closest name as TEXT; 'v' a refused value; 'n' a number
+// SimGrid took that is not finite) and exits 2.
 [[noreturn]] void child(char* const* cfg, int ncfg, int out) {
   int argc = 2;
   char prog[] = "ccsim", quiet[] = "--log=root.thresh:critical";
@@ -61,6 +63,18 @@ std::string option_names() {
     const std::string item = cfg[i] + 6;
     try {
       simgrid::config::set_parse(item);
+      // SimGrid takes "nan" and "inf" for a number: no option means one
+      // (TCP-gamma:nan would silently mean no window bound)
+      const std::string key = item.substr(0, item.find(':'));
+      double v = 0;
+      try {
+        v = simgrid::config::get_value<double>(key);
+      } catch (const std::exception&) {  // not a double option
+      }
+      if (!std::isfinite(v)) {
+        dprintf(out, "%d\tn\t%s", i, "-");
+        _exit(2);
+      }
     } catch (const std::out_of_range& e) {  // "Bad config key: KEY"
       const std::string key = item.substr(0, item.find(':'));
       char near[128] = "";
@@ -126,6 +140,9 @@ extern "C" int engine_cfg_check(char* const* cfg, int ncfg, ccsim_error* err) {
       return ccsim_fail(err, CCSIM_ERR_INPUT,
                         "--cfg %s: SimGrid has no configuration option \"%s\" (its options: SimGrid's documentation, "
                         "\"Configuring SimGrid\")", item.c_str(), key.c_str());
+    if (kind == 'n')
+      return ccsim_fail(err, CCSIM_ERR_INPUT, "--cfg %s: expected a finite number for %s, got \"%s\"", item.c_str(),
+                        key.c_str(), value.c_str());
     return ccsim_fail(err, CCSIM_ERR_INPUT, "--cfg %s: SimGrid refuses the value \"%s\" of %s: %s", item.c_str(),
                       value.c_str(), key.c_str(), text.c_str());
   }
