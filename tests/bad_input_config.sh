@@ -90,6 +90,9 @@ printf '{"name": "s", "base": "good.json", "axes": [{"path": "workers", "values"
 expect sweep-empty-axis 'sempty.json: axes[0]: "values" must be a non-empty array' "$CCSIM" sweep "$T/sempty.json" --out "$T/so" --dry-run
 /usr/bin/python3 -c 'import json; print(json.dumps({"name": "s", "base": "good.json", "axes": [{"path": "seed", "values": list(range(400))}] * 3}))' >"$T/sbig.json"
 expect sweep-too-many "sbig.json: axes: 64000000 points (the axes' lengths multiplied), more than the 100000 a sweep may have" "$CCSIM" sweep "$T/sbig.json" --out "$T/so" --dry-run
+# an empty name, as a sweep's is (the default is the file's name)
+printf '{"name": "", "workers": 2, "model": {"elements": 64}}\n' >"$T/noname.json"
+expect empty-name 'noname.json: name: expected a non-empty string' "$CCSIM" validate "$T/noname.json"
 # a sweep where an experiment goes, an experiment where a sweep goes, a
 # sweep whose base is a sweep: each said as such
 printf '{"name": "s", "base": "good.json", "axes": [{"path": "workers", "values": [2]}]}\n' >"$T/ssweep.json"

@@ -79,7 +79,8 @@ static int read_all(cfg_reader *rd, experiment *e, json_t *root) {
   char *stem = basename(base), *dot = strrchr(stem, '.');
   if (dot) *dot = 0;
   const char *name;
-  rc = cfg_string(rd, root, "", "name", stem, &name);
+  rc = cfg_string(rd, root, "", "name", stem[0] ? stem : "experiment", &name);
+  if (!rc && !name[0]) rc = cfg_fail(rd, "name", "expected a non-empty string");
   if (!rc && !(e->name = strdup(name))) rc = cfg_oom(rd, "name");
   free(base);
   if (rc) return rc;
