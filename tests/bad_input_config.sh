@@ -93,6 +93,8 @@ expect sweep-too-many "sbig.json: axes: 64000000 points (the axes' lengths multi
 # an empty name, as a sweep's is (the default is the file's name)
 printf '{"name": "", "workers": 2, "model": {"elements": 64}}\n' >"$T/noname.json"
 expect empty-name 'noname.json: name: expected a non-empty string' "$CCSIM" validate "$T/noname.json"
+printf '{"name": "a\\u001b[31mred", "workers": 2, "model": {"elements": 64}}\n' >"$T/escname.json"
+expect control-in-name 'escname.json: name: expected a name without control characters (newline, tab, ...), got 0x1b' "$CCSIM" validate "$T/escname.json"
 # a sweep where an experiment goes, an experiment where a sweep goes, a
 # sweep whose base is a sweep: each said as such
 printf '{"name": "s", "base": "good.json", "axes": [{"path": "workers", "values": [2]}]}\n' >"$T/ssweep.json"

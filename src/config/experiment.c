@@ -81,6 +81,12 @@ static int read_all(cfg_reader *rd, experiment *e, json_t *root) {
   const char *name;
   rc = cfg_string(rd, root, "", "name", stem[0] ? stem : "experiment", &name);
   if (!rc && !name[0]) rc = cfg_fail(rd, "name", "expected a non-empty string");
+  /* printed on the terminal and into result files: no control characters
+   * (a newline or an escape sequence), as a sweep's name */
+  for (const char *c = name; !rc && *c; c++)
+    if ((unsigned char)*c < 0x20 || *c == 0x7f)
+      rc = cfg_fail(rd, "name", "expected a name without control characters (newline, tab, ...), got 0x%02x",
+                    (unsigned char)*c);
   if (!rc && !(e->name = strdup(name))) rc = cfg_oom(rd, "name");
   free(base);
   if (rc) return rc;
