@@ -63,6 +63,8 @@ def main():
         bad(f"--out {out}: expected a file name ending in .html")
     if not os.path.isdir(os.path.dirname(os.path.abspath(out))):
         bad(f"--out {out}: no such directory {os.path.dirname(os.path.abspath(out))}")
+    if os.path.isdir(out):
+        bad(f"--out {out}: is a directory; expected the page's file name")
     try:
         import ccsim
         from ccsim import report_run, report_sweep
@@ -81,7 +83,11 @@ def main():
         bad(f"{d}: a result file lacks {e}")
     except (ValueError, OSError) as e:  # a malformed or unreadable result file
         bad(f"{d}: {e}")
-    write_atomic(out, text)
+    try:
+        write_atomic(out, text)
+    except OSError as e:  # a full disk, a read-only directory: a failed run (exit 1), one line
+        print(f"{PROG}: {out}: cannot write: {e.strerror or e}", file=sys.stderr)
+        sys.exit(1)
     print(f"wrote {out}", file=sys.stderr)
 
 

@@ -79,6 +79,12 @@ rc=$?
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q 'has no label "zip"' "$T/err" && [ ! -e "$T/x.html" ] ||
   fail "a baseline the sweep lacks: exit $rc, $(cat "$T/err")"
+# a directory as the page: exit 2, one line
+mkdir "$T/adir.html"
+"$CCSIM" report "$T/run" --out "$T/adir.html" 2>"$T/err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "adir.html: is a directory" "$T/err" ||
+  fail "--out a directory: exit $rc, $(cat "$T/err")"
 # a damaged result file is named, with what it lacks
 cp -r "$T/run" "$T/damaged"
 printf 'iteration,x\n0,1\n' >"$T/damaged/iterations.csv"
