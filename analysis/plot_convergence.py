@@ -334,4 +334,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    ccsim.run_main(main, "plot_convergence.py")

@@ -158,4 +158,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    ccsim.run_main(main, "plot_hops.py")

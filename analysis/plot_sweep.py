@@ -109,4 +109,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    ccsim.run_main(main, "plot_sweep.py")

@@ -96,4 +96,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    ccsim.run_main(main, "plot_timeline.py")

@@ -90,7 +90,7 @@ cp -r "$T/run" "$T/damaged"
 printf 'iteration,x\n0,1\n' >"$T/damaged/iterations.csv"
 "$CCSIM" report "$T/damaged" --out "$T/damaged.html" 2>"$T/err"
 rc=$?
-[ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "damaged/iterations.csv: lacks the columns time_s, " "$T/err" &&
+[ $rc -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q "damaged/iterations.csv: lacks the column time_s (not a ccsim result file" "$T/err" &&
   [ ! -e "$T/damaged.html" ] || fail "a damaged iterations.csv: exit $rc, $(cat "$T/err")"
 "$CCSIM" report "$T/run" --baseline none 2>"$T/err"
 [ $? -eq 2 ] && [ "$(wc -l <"$T/err")" -eq 1 ] || fail "--baseline on a run: $(cat "$T/err")"

@@ -32,4 +32,28 @@ def shown(label):
     return label
 
 
-__all__ = ["Run", "Sweep", "load_run", "load_sweep", "flatten", "shown", "MARSIT_NOTE"]
+def run_main(main, prog):
+    """Run a script's main() under ccsim's exit contract: a result directory
+    or file that is missing, damaged or not ccsim's is bad input (one line,
+    exit 2); a file that cannot be read or written otherwise is a failed run
+    (one line, exit 1); never a traceback for either."""
+    import sys
+    try:
+        main()
+    except SystemExit as e:  # SystemExit("message"): the scripts' own refusals of their input
+        if isinstance(e.code, str):
+            print(f"{prog}: {' '.join(e.code.split())}", file=sys.stderr)
+            sys.exit(2)
+        raise
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError, ValueError, KeyError) as e:
+        text = e.args[0] if isinstance(e, KeyError) and e.args else e
+        if isinstance(e, OSError) and e.filename and e.strerror:
+            text = f"{e.filename}: {e.strerror}"
+        print(f"{prog}: {' '.join(str(text).split())}", file=sys.stderr)
+        sys.exit(2)
+    except OSError as e:
+        print(f"{prog}: {e.filename + ': ' if e.filename else ''}{e.strerror or e}", file=sys.stderr)
+        sys.exit(1)
+
+
+__all__ = ["Run", "Sweep", "load_run", "load_sweep", "flatten", "shown", "run_main", "MARSIT_NOTE"]
