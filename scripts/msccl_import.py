@@ -204,7 +204,10 @@ def main():
     try:
         prog = convert(sys.argv[1])
     except (ImportError_, ET.ParseError, ValueError, TypeError) as e:
-        print(f"msccl_import.py: {e}", file=sys.stderr)
+        print(f"msccl_import.py: {sys.argv[1]}: {e}", file=sys.stderr)
+        sys.exit(2)
+    except OSError as e:  # missing, a directory, unreadable: one line, not a traceback
+        print(f"msccl_import.py: {sys.argv[1]}: {e.strerror or e}", file=sys.stderr)
         sys.exit(2)
     json.dump(prog, sys.stdout, indent=1)
     sys.stdout.write("\n")

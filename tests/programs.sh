@@ -105,6 +105,9 @@ fi
 sed 's/dstbuf="o" dstoff="3"/dstbuf="s" dstoff="3"/' "$SRC/tests/data/msccl_ring_allreduce5.xml" >"$T/scratch.xml"
 python3 "$SRC/scripts/msccl_import.py" "$T/scratch.xml" >/dev/null 2>"$T/err"
 [ $? = 2 ] && grep -q "scratch buffers are not imported" "$T/err" || { echo "FAIL: msccl_import.py takes a scratch buffer: $(cat "$T/err")"; fail=1; }
+python3 "$SRC/scripts/msccl_import.py" "$T/no-such.xml" >/dev/null 2>"$T/err"
+[ $? = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && grep -q "no-such.xml: No such file or directory" "$T/err" ||
+  { echo "FAIL: msccl_import.py on a missing file: $(cat "$T/err")"; fail=1; }
 
 # 2. by name
 "$CCSIM" run "$T/base.json" -q -o "$T/byname" --set 'collective={"program": "ring"}' >/dev/null 2>"$T/err" ||
