@@ -73,14 +73,17 @@ for c in $SUMMABLE $ANY; do
 done
 # more workers than elements: chunks that are empty beside one that is the
 # whole tensor (s2-sketch's whole payload once waited for ever for units
-# that chunk never marked, and aborted), at 3 workers x 1 element and
-# 5 x 3, through every collective each compressor takes
+# that chunk never marked, and aborted), at 3 workers x 1 element through
+# every collective each compressor takes; and at 5 x 3 (empty chunks beside
+# short ones) through the combining all-reduces for the summable compressors
 while read -r name kind _; do
   colls=$ANY
   [ "$kind" = summable ] && colls="$SUMMABLE $ANY"
   for c in $colls; do
     [ "$c" = allgather/rd ] && continue # power-of-two workers only
-    for ne in "3 1" "5 3"; do
+    sizes=("3 1")
+    [ "$kind" = summable ] && [[ " $SUMMABLE " == *" $c "* ]] && sizes+=("5 3")
+    for ne in "${sizes[@]}"; do
       set -- $ne
       ns=()
       [ "$c" = allreduce/hierarchical ] && ns=(--set collective.node_size="$1") # one node of all
