@@ -111,3 +111,5 @@ const char *ccsim_json_reason(const char *text) {
   if (strstr(text, "JSON_ALLOW_NUL")) return "a string holds a NUL character (\\u0000), which ccsim does not take";
   return text;
 }
+
+size_t ccsim_json_bom(const char *text, size_t len) { return len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0; }

@@ -60,6 +60,11 @@ void ccsim_one_line(char *s, size_t len);
  * words; any other is returned as it is. */
 const char *ccsim_json_reason(const char *text);
 
+/* The bytes of a UTF-8 byte-order mark at the start of text[0 .. len): 3,
+ * or 0.  Every JSON reader skips them (RFC 8259 8.1: a parser may ignore
+ * one; editors on Windows write one). */
+size_t ccsim_json_bom(const char *text, size_t len);
+
 /* Put context in front of err's text, keeping its location ("point X: ...");
  * returns err->code. */
 int ccsim_error_prefix(ccsim_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -540,7 +540,7 @@ const collective_type *program_load(const char *path, char *err, size_t errlen) 
   if (!f || !text || ferror(f)) {
     snprintf(je.text, sizeof je.text, "%s", !f ? strerror(errno) : !text ? "out of memory" : "a read failed");
   } else {
-    const size_t bom = len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0; /* ignored, as in every input */
+    const size_t bom = ccsim_json_bom(text, len); /* ignored, as in every input */
     root = json_loadb(text + bom, len - bom, JSON_REJECT_DUPLICATES, &je);
   }
   free(text);

@@ -112,7 +112,8 @@ unsigned long cfg_json_denied(void) { return jsonmem_denied(); }
 json_t *cfg_parse_json(const char *file, const char *text, size_t len, size_t flags, ccsim_error *err) {
   /* RFC 8259 8.1: a parser may ignore a UTF-8 byte-order mark (editors on
    * Windows write one); UTF-16 and an empty file are said as what they are */
-  if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) text += 3, len -= 3;
+  const size_t bom = ccsim_json_bom(text, len);
+  text += bom, len -= bom;
   if (len >= 2 && (!memcmp(text, "\xFF\xFE", 2) || !memcmp(text, "\xFE\xFF", 2))) {
     ccsim_fail_at(err, CCSIM_ERR_INPUT, file, NULL, 0, 0,
                   "the file is UTF-16 (it starts with a UTF-16 byte-order mark); expected JSON in UTF-8");
