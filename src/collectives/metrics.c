@@ -39,7 +39,7 @@ typedef struct xlog {
   xentry *e, *sorted; /* [XM_LOG] each */
   uint32_t *at;       /* [slots + 1]: the counting sort's offsets */
   size_t n;
-} xlog;
+} __attribute__((aligned(64))) xlog; /* a line each: two lanes' logs in one bounced it at every part */
 
 struct coll_xmetrics {
   size_t nhops;
@@ -66,7 +66,8 @@ coll_xmetrics *coll_xmetrics_new(size_t nhops, int lanes) {
   x->copy_busy = calloc((size_t)x->copies, sizeof *x->copy_busy);
   x->bytes = calloc((size_t)x->copies, sizeof *x->bytes);
   x->bytes_busy = calloc((size_t)x->copies, sizeof *x->bytes_busy);
-  x->log = calloc((size_t)x->lanes, sizeof *x->log);
+  x->log = aligned_alloc(_Alignof(xlog), (size_t)x->lanes * sizeof *x->log);
+  if (x->log) memset(x->log, 0, (size_t)x->lanes * sizeof *x->log);
   int ok = x->slot && x->copy_busy && x->bytes && x->bytes_busy && x->log;
   for (int l = 0; ok && l < x->lanes; l++) {
     xlog *g = &x->log[l];

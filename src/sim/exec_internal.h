@@ -81,8 +81,9 @@ typedef struct lane {
   pthread_cond_t cond;
   int *ready; /* ring of actor indices, capacity x->max */
   size_t rhead, rcount;
+  size_t count; /* its actors ready or running (under lock); > 0: it counts in x->live */
   int idle; /* waiting on cond for an actor or the end of the run */
-} lane;
+} __attribute__((aligned(64))) lane; /* a line of its own: the other lane takes its lock only to wake */
 
 struct sim_exec {
   actor *actors;
@@ -99,7 +100,10 @@ struct sim_exec {
   comm_sem **sems;
   size_t nsems, semcap;
   pthread_mutex_t sem_lock;
-  atomic_long live;   /* actors ready or running; 0: the run is over */
+  /* lanes with an actor ready or running; 0: the run is over.  Changed
+   * when a lane's count goes from 0 to 1 or back, not at every wake: one
+   * counter that every wake and resume changed bounced between the cores */
+  atomic_long live;
   atomic_int stopped; /* an actor called comm_abort */
   atomic_int finished; /* the run is over */
   /* the lanes' threads between runs: generation counts runs started */
