@@ -5,7 +5,7 @@
  * In the replay child, before SimGrid's actors start, the trace is replayed
  * by a discrete-event loop with SimGrid's own arithmetic: per-actor programs,
  * mailbox matching (the k-th send of a pair with its k-th receive; a message
- * starts when both sides are posted), a binary heap of events, and for each
+ * starts when both sides are posted), a queue of events by date, and for each
  * message the CM02 action SimGrid would create (network_cm02.cpp of 3.32):
  *   latency phase  lat x latency-factor, from the start;
  *   then           size / (value x bandwidth-factor), value being what the
@@ -86,6 +86,10 @@ typedef struct fact {
    * seq of its completion event (an older one in the heap is stale) */
   double remains, rate, last;
   uint64_t exec_seq;
+  /* the peer of its last send and of its last receive, with their route
+   * and mailboxes: a ring's actor asks for the same pair at every step
+   * (UINT32_MAX: none yet) */
+  uint32_t speer, rpeer, sroute, sbox, rbox;
 } fact;
 
 typedef struct fhost { /* the executions running on a host */
@@ -115,10 +119,10 @@ static struct {
   fmsg *msgs; /* in flight or waited for: slots are reused, so memory follows what is in flight */
   size_t nmsgs, mcap;
   uint32_t free_msg; /* reusable slots, linked by next; UINT32_MAX: none */
-  fbox *boxes;
-  size_t bcap, bused;
-  fev *heap;
-  size_t nheap, hcap;
+  fbox *boxes;           /* [bused], made as pairs first talk */
+  size_t bvcap, bused;
+  uint32_t *bslot;       /* [bcap]: pair -> index + 1, by open addressing */
+  size_t bcap;
   fev *batch; /* the events of one instant */
   size_t bcap2;
   uint64_t seq;
@@ -282,34 +286,115 @@ static long route_of(uint32_t a, uint32_t b) {
   return idx;
 }
 
-static int heap_push(double date, uint32_t kind, uint32_t id) {
-  if (grow((void **)&F.heap, &F.hcap, F.nheap + 1, sizeof *F.heap)) return -1;
-  fev e = {date, F.seq++, kind, id};
-  size_t i = F.nheap++;
-  while (i) {
-    const size_t up = (i - 1) / 2;
-    const fev *u = &F.heap[up];
-    if (u->date < e.date || (u->date == e.date && u->seq < e.seq)) break;
-    F.heap[i] = *u, i = up;
+/* The events, taken in (date, seq) order (seq is unique: a strict total
+ * order, so one order whatever holds them).  A ring's 1,024 messages of a
+ * step end at one date, and a binary heap of single events spent its pops
+ * on mispredicted ties; so events of one date pushed one after another
+ * share a bucket, a queue in push (= seq) order, and the heap orders the
+ * buckets by (date, seq of their first event).  A date pushed again after
+ * another may open a second bucket of that date: the heap's order keeps
+ * their events interleaved by seq. */
+typedef struct fbucket {
+  fev *ev;
+  uint32_t head, n, cap;
+} fbucket;
+
+static struct {
+  fbucket *b;     /* [nb]: every bucket made, live or free */
+  uint32_t nb, cap;
+  uint32_t *heap; /* live buckets, a binary heap by their first event */
+  uint32_t nheap, hcap;
+  uint32_t *freeb; /* buckets to reuse (their memory kept) */
+  uint32_t nfree, fcap;
+  uint32_t last;   /* the bucket of the last push, UINT32_MAX: none live */
+} Q;
+
+static inline const fev *bucket_first(uint32_t k) { return &Q.b[k].ev[Q.b[k].head]; }
+
+static inline int ev_before(const fev *a, const fev *b) {
+  return a->date < b->date || (a->date == b->date && a->seq < b->seq);
+}
+
+static void qheap_down(uint32_t i) {
+  const uint32_t k = Q.heap[i];
+  const fev *e = bucket_first(k);
+  for (;;) {
+    uint32_t c = 2 * i + 1;
+    if (c >= Q.nheap) break;
+    if (c + 1 < Q.nheap && ev_before(bucket_first(Q.heap[c + 1]), bucket_first(Q.heap[c]))) c++;
+    if (!ev_before(bucket_first(Q.heap[c]), e)) break;
+    Q.heap[i] = Q.heap[c], i = c;
   }
-  F.heap[i] = e;
+  Q.heap[i] = k;
+}
+
+static int heap_push(double date, uint32_t kind, uint32_t id) {
+  const fev e = {date, F.seq++, kind, id};
+  uint32_t k = Q.last;
+  if (k == UINT32_MAX || Q.b[k].ev[Q.b[k].head].date != date) { /* a new bucket */
+    size_t fc = Q.fcap, hc = Q.hcap, bc = Q.cap;
+    if (!Q.nfree) {
+      if (grow((void **)&Q.b, &bc, (size_t)Q.nb + 1, sizeof *Q.b)) return -1;
+      Q.cap = (uint32_t)bc;
+      Q.b[Q.nb] = (fbucket){0};
+      if (grow((void **)&Q.freeb, &fc, (size_t)Q.nb + 1, sizeof *Q.freeb)) return -1;
+      Q.fcap = (uint32_t)fc;
+      Q.freeb[Q.nfree++] = Q.nb++;
+    }
+    if (grow((void **)&Q.heap, &hc, (size_t)Q.nheap + 1, sizeof *Q.heap)) return -1;
+    Q.hcap = (uint32_t)hc;
+    k = Q.freeb[--Q.nfree];
+    Q.b[k].head = Q.b[k].n = 0;
+    size_t ec = Q.b[k].cap;
+    if (grow((void **)&Q.b[k].ev, &ec, 1, sizeof *Q.b[k].ev)) return Q.nfree++, -1;
+    Q.b[k].cap = (uint32_t)ec;
+    Q.b[k].ev[Q.b[k].n++] = e;
+    uint32_t i = Q.nheap++; /* up the heap: its first event is the latest pushed */
+    while (i) {
+      const uint32_t up = (i - 1) / 2;
+      if (ev_before(bucket_first(Q.heap[up]), &e)) break;
+      Q.heap[i] = Q.heap[up], i = up;
+    }
+    Q.heap[i] = k;
+    Q.last = k;
+    return 0;
+  }
+  /* the last bucket's date: at its end (the largest seq), its place in the heap unchanged */
+  size_t ec = Q.b[k].cap;
+  if (grow((void **)&Q.b[k].ev, &ec, (size_t)Q.b[k].n + 1, sizeof *Q.b[k].ev)) return -1;
+  Q.b[k].cap = (uint32_t)ec;
+  Q.b[k].ev[Q.b[k].n++] = e;
   return 0;
 }
 
-static fev heap_pop(void) {
-  const fev top = F.heap[0], last = F.heap[--F.nheap];
-  size_t i = 0;
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= F.nheap) break;
-    if (c + 1 < F.nheap && (F.heap[c + 1].date < F.heap[c].date ||
-                            (F.heap[c + 1].date == F.heap[c].date && F.heap[c + 1].seq < F.heap[c].seq)))
-      c++;
-    if (last.date < F.heap[c].date || (last.date == F.heap[c].date && last.seq < F.heap[c].seq)) break;
-    F.heap[i] = F.heap[c], i = c;
+static inline size_t heap_size(void) { return Q.nheap; }
+static inline const fev *heap_top(void) { return bucket_first(Q.heap[0]); }
+
+/* The first event into *out, out of the queue. */
+static void heap_pop(fev *out) {
+  const uint32_t k = Q.heap[0];
+  fbucket *b = &Q.b[k];
+  *out = b->ev[b->head++];
+  if (b->head < b->n) { /* its next event is later: down the heap */
+    qheap_down(0);
+    return;
   }
-  if (F.nheap) F.heap[i] = last;
-  return top;
+  Q.freeb[Q.nfree++] = k; /* room: every bucket has its slot */
+  if (Q.last == k) Q.last = UINT32_MAX;
+  Q.heap[0] = Q.heap[--Q.nheap];
+  if (Q.nheap) qheap_down(0);
+}
+
+/* The first event, dropped. */
+static void heap_drop(void) {
+  fev e;
+  heap_pop(&e);
+}
+
+static void queue_free(void) {
+  for (uint32_t k = 0; k < Q.nb; k++) free(Q.b[k].ev);
+  free(Q.b), free(Q.heap), free(Q.freeb);
+  memset(&Q, 0, sizeof Q);
 }
 
 static void wake(uint32_t a) {
@@ -317,31 +402,33 @@ static void wake(uint32_t a) {
   F.ready[F.nready++] = a;
 }
 
-/* Mailbox of (src host, dst host). */
-static fbox *box_of(uint32_t a, uint32_t b) {
+/* The mailbox of pair (a, b), made when first asked for: the boxes in an
+ * array whose indices stay (F.boxes), found by open addressing on the pair
+ * (F.bslot, index + 1; doubled at half full), so both are as large as the
+ * pairs that talk, not the messages (at N = 16,384 a ring's 537M messages
+ * had sized a table at 24 GB for its 16,384 pairs), and no pass over the
+ * trace makes them first.  UINT32_MAX: out of memory. */
+static uint32_t box_get(uint32_t a, uint32_t b) {
   const uint64_t key = ((uint64_t)a << 32 | b) + 1;
-  size_t j = mixk(key) & (F.bcap - 1);
-  while (F.boxes[j].key && F.boxes[j].key != key) j = (j + 1) & (F.bcap - 1);
-  return &F.boxes[j];
-}
-
-/* The mailbox of pair (a, b), made if new: the table doubles at half full,
- * so it is as large as the pairs that talk, not the messages (at N = 16,384
- * a ring's 537M messages sized it at 24 GB for its 16,384 pairs).  Only
- * before the run: the boxes do not move under it.  NULL: out of memory. */
-static fbox *box_make(uint32_t a, uint32_t b) {
   if (2 * (F.bused + 1) > F.bcap) {
-    const size_t oc = F.bcap, nc = oc ? 2 * oc : 64;
-    fbox *old = F.boxes, *nb = calloc(nc, sizeof *nb);
-    if (!nb) return NULL;
-    F.boxes = nb, F.bcap = nc;
-    for (size_t i = 0; i < oc; i++)
-      if (old[i].key) *box_of((uint32_t)((old[i].key - 1) >> 32), (uint32_t)(old[i].key - 1)) = old[i];
-    free(old);
+    const size_t nc = F.bcap ? 2 * F.bcap : 64;
+    uint32_t *ns = calloc(nc, sizeof *ns);
+    if (!ns) return UINT32_MAX;
+    for (size_t i = 0; i < F.bused; i++) {
+      size_t j = mixk(F.boxes[i].key) & (nc - 1);
+      while (ns[j]) j = (j + 1) & (nc - 1);
+      ns[j] = (uint32_t)i + 1;
+    }
+    free(F.bslot);
+    F.bslot = ns, F.bcap = nc;
   }
-  fbox *x = box_of(a, b);
-  if (!x->key) *x = (fbox){((uint64_t)a << 32 | b) + 1, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX}, F.bused++;
-  return x;
+  size_t j = mixk(key) & (F.bcap - 1);
+  while (F.bslot[j] && F.boxes[F.bslot[j] - 1].key != key) j = (j + 1) & (F.bcap - 1);
+  if (F.bslot[j]) return F.bslot[j] - 1;
+  if (grow((void **)&F.boxes, &F.bvcap, F.bused + 1, sizeof *F.boxes)) return UINT32_MAX;
+  F.boxes[F.bused] = (fbox){key, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
+  F.bslot[j] = (uint32_t)++F.bused;
+  return (uint32_t)(F.bused - 1);
 }
 
 /* A message starts (both sides posted): its latency phase begins now.
@@ -363,7 +450,7 @@ static void release(uint32_t m) {
 
 /* Post actor x's side of a message on mailbox b; *m is the message (made
  * when x is first). 1: contention (give up), -1: out of memory. */
-static int post(fbox *b, uint32_t x, int sending, double bytes, long route, uint32_t *out) {
+static int post(fbox *b, uint32_t x, int sending, double bytes, uint32_t route, uint32_t *out) {
   if (sending ? (b->sender != UINT32_MAX && b->sender != x) : (b->receiver != UINT32_MAX && b->receiver != x))
     return give_up("two actors on one side of a mailbox"); /* matching order is SimGrid's scheduling */
   if (sending) b->sender = x;
@@ -373,7 +460,7 @@ static int post(fbox *b, uint32_t x, int sending, double bytes, long route, uint
     fmsg *m = &F.msgs[h];
     b->head = m->next;
     if (b->head == UINT32_MAX) b->tail = UINT32_MAX;
-    if (sending) m->src = x, m->bytes = bytes, m->route = (uint32_t)route;
+    if (sending) m->src = x, m->bytes = bytes, m->route = route;
     else m->dst = x;
     *out = h;
     return flow_start(h);
@@ -385,7 +472,7 @@ static int post(fbox *b, uint32_t x, int sending, double bytes, long route, uint
     k = (uint32_t)F.nmsgs++;
   }
   F.msgs[k] = (fmsg){.src = sending ? x : UINT32_MAX, .dst = sending ? UINT32_MAX : x,
-                     .route = sending ? (uint32_t)route : 0, .next = UINT32_MAX, .bytes = bytes, .refs = 2};
+                     .route = sending ? route : 0, .next = UINT32_MAX, .bytes = bytes, .refs = 2};
   if (b->tail == UINT32_MAX) b->head = k;
   else F.msgs[b->tail].next = k;
   b->tail = k;
@@ -450,11 +537,17 @@ static int run_actor(uint32_t x, double *marks) {
     int rc = 0;
     switch (o->kind) {
     case SIM_SEND: {
-      const long r = route_of((uint32_t)a->host, o->peer);
-      if (r < 0) return r == -1 ? -1 : give_up("a route it does not cover (loopback, no link or no latency)");
+      if (o->peer != s->speer) {
+        if (o->peer >= F.nhosts) return give_up("a message to no host");
+        const long r = route_of((uint32_t)a->host, o->peer);
+        if (r < 0) return r == -1 ? -1 : give_up("a route it does not cover (loopback, no link or no latency)");
+        const uint32_t b = box_get((uint32_t)a->host, o->peer);
+        if (b == UINT32_MAX) return -1;
+        s->speer = o->peer, s->sroute = (uint32_t)r, s->sbox = b;
+      }
       const double bytes = (double)(long)(o->v + 0.5); /* what timing.c's put_async sends */
       uint32_t m;
-      rc = post(box_of((uint32_t)a->host, o->peer), x, 1, bytes, r, &m);
+      rc = post(&F.boxes[s->sbox], x, 1, bytes, s->sroute, &m);
       if (!rc && hwin_put(&s->sends, o->aux, (uintptr_t)m + 1)) return -1;
       break;
     }
@@ -470,7 +563,13 @@ static int run_actor(uint32_t x, double *marks) {
     case SIM_RECV:
     case SIM_IRECV: {
       uint32_t m;
-      rc = post(box_of(o->peer, (uint32_t)a->host), x, 0, 0, 0, &m);
+      if (o->peer != s->rpeer) {
+        if (o->peer >= F.nhosts) return give_up("a message to no host");
+        const uint32_t b = box_get(o->peer, (uint32_t)a->host);
+        if (b == UINT32_MAX) return -1;
+        s->rpeer = o->peer, s->rbox = b;
+      }
+      rc = post(&F.boxes[s->rbox], x, 0, 0, 0, &m);
       if (rc) return rc;
       if (o->kind == SIM_IRECV) {
         if (hwin_put(&s->recvs, o->aux, (uintptr_t)m + 1)) return -1;
@@ -578,12 +677,13 @@ static void fast_free(void) {
   if (F.hx)
     for (size_t h = 0; h < F.nhosts; h++) free(F.hx[h].run);
   free(F.host), free(F.speed), free(F.cores), free(F.hx), free(F.dirty), free(F.routes), free(F.rslots), free(F.lk), free(F.links), free(F.link_id);
-  free(F.link_busy), free(F.msgs), free(F.boxes), free(F.heap), free(F.batch), free(F.ready), free(F.sem), free(F.semq);
+  free(F.link_busy), free(F.msgs), free(F.boxes), free(F.bslot), free(F.batch), free(F.ready), free(F.sem), free(F.semq);
   free(F.semown);
   if (F.acts)
     for (size_t i = 0; i < F.t->nactors; i++) hwin_free(&F.acts[i].sends), hwin_free(&F.acts[i].recvs);
   free(F.acts);
   memset(&F, 0, sizeof F);
+  queue_free();
 }
 
 static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, const char *const *hosts, size_t nhosts) {
@@ -607,52 +707,49 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
     F.speed[h] = sg_host_get_speed(F.host[h]);
     F.cores[h] = (double)sg_host_core_count(F.host[h]);
   }
-  /* mailboxes: one per pair that sends, made before the run */
-  for (size_t i = 0; i < t->nactors; i++) {
-    const sim_actor_trace *a = &t->actors[i];
-    if ((size_t)a->host >= nhosts) return give_up("an actor on no host");
-    sim_cursor cur = {0};
-    sim_op op;
-    const sim_op *o = &op;
-    while (sim_trace_next(a, &cur, &op)) {
-      uint32_t s, d;
-      if (o->kind == SIM_SEND) s = (uint32_t)a->host, d = o->peer;
-      else if (o->kind == SIM_RECV || o->kind == SIM_IRECV) s = o->peer, d = (uint32_t)a->host;
-      else continue;
-      if (s >= nhosts || d >= nhosts) return give_up("a message to no host");
-      if (!box_make(s, d)) return -1;
-    }
-  }
+  for (size_t i = 0; i < t->nactors; i++)
+    if ((size_t)t->actors[i].host >= nhosts) return give_up("an actor on no host");
   F.clock = 0;
   F.free_msg = UINT32_MAX;
-  for (size_t i = 0; i < t->nactors; i++) F.ready[F.nready++] = (uint32_t)i;
+  Q.last = UINT32_MAX;
+  for (size_t i = 0; i < t->nactors; i++) {
+    F.acts[i].speer = F.acts[i].rpeer = UINT32_MAX;
+    F.ready[F.nready++] = (uint32_t)i;
+  }
   for (;;) {
     /* the actors of this instant, until all are blocked or done */
     while (F.nready) {
       const uint32_t x = F.ready[--F.nready];
       const int rc = run_actor(x, marks + mark0[x]);
       if (rc) return rc;
+      /* its next words, wanted when every other actor has had its turn:
+       * fetched now, they wait in the cache (one line an actor) instead of
+       * missing it then (the trace is read once, far beyond the cache) */
+      const sim_actor_trace *a = &t->actors[x];
+      const size_t k = F.acts[x].pc.k;
+      if (k < a->n) __builtin_prefetch(&a->ops[k]);
+      if (k + 16 < a->n) __builtin_prefetch(&a->ops[k + 16]);
     }
     /* an execution's completion rescheduled since is no event at all: the
      * clock must not stop at it (SimGrid's moves from event to event) */
-    while (F.nheap && stale(&F.heap[0])) heap_pop();
-    if (!F.nheap) break;
+    while (heap_size() && stale(heap_top())) heap_drop();
+    if (!heap_size()) break;
     /* the next instant: SimGrid's clock moves by (date - now) */
-    fev e = heap_pop();
-    if (e.date < F.clock) return give_up("an event in the past");
-    F.clock = F.clock + (e.date - F.clock);
+    size_t nb = 0;
+    if (grow((void **)&F.batch, &F.bcap2, 1, sizeof *F.batch)) return -1;
+    heap_pop(&F.batch[nb++]);
+    if (F.batch[0].date < F.clock) return give_up("an event in the past");
+    F.clock = F.clock + (F.batch[0].date - F.clock);
     /* SimGrid's models take every event within its precision of now at now
      * (double_equals(date, now, surf/precision)), their effects dated now;
      * not those this instant makes (a message's end once its latency is
      * paid): SimGrid dates them at its next solve, the clock moving on.  So
      * the instant's events are gathered first, then taken. */
-    size_t nb = 0;
     for (;;) {
+      while (heap_size() && stale(heap_top())) heap_drop();
+      if (!heap_size() || !(fabs(heap_top()->date - F.clock) < FAST_PRECISION)) break;
       if (grow((void **)&F.batch, &F.bcap2, nb + 1, sizeof *F.batch)) return -1;
-      F.batch[nb++] = e;
-      while (F.nheap && stale(&F.heap[0])) heap_pop();
-      if (!F.nheap || !(fabs(F.heap[0].date - F.clock) < FAST_PRECISION)) break;
-      e = heap_pop();
+      heap_pop(&F.batch[nb++]);
     }
     int rc = 0;
     for (size_t k = 0; k < nb && !rc; k++) rc = on_event(&F.batch[k]);
