@@ -91,6 +91,8 @@ struct sim_exec {
   size_t max, n;
   int threads;  /* lanes at most (sim_exec_new) */
   int guarded;  /* the maps allow each stack a guard page (exec.c) */
+  void *slab;       /* the stacks of actors 0 .. max, one mapping (NULL: each its own) */
+  int slab_failed;  /* no room for the slab: each stack its own mapping */
   int nlanes;   /* lanes of the current run: min(threads, ranks) */
   int locking;  /* nlanes > 1: inboxes and semaphores take their locks */
   lane *lanes;  /* [threads] */
