@@ -290,99 +290,104 @@ static long route_of(uint32_t a, uint32_t b) {
  * order, so one order whatever holds them).  A ring's 1,024 messages of a
  * step end at one date, and a binary heap of single events spent its pops
  * on mispredicted ties; so events of one date pushed one after another
- * share a bucket, a queue in push (= seq) order, and the heap orders the
- * buckets by (date, seq of their first event).  A date pushed again after
- * another may open a second bucket of that date: the heap's order keeps
- * their events interleaved by seq. */
+ * share a bucket, a queue in push (= seq) order, and a binary heap orders
+ * the buckets by the (date, seq) of their first event, held in the heap's
+ * entries (compared without a load from the bucket: with ResNet-50's
+ * thousands of dates, a heap that looked into the buckets took twice the
+ * old heap's time).  A date pushed again after another opens a second
+ * bucket of that date: the heap's order keeps the two interleaved by seq. */
 typedef struct fbucket {
-  fev *ev;
+  double date;
+  fev *ev; /* its events after the first (the first is in the heap's entry) */
   uint32_t head, n, cap;
 } fbucket;
+
+typedef struct qent { /* a live bucket in the heap: its first event, and where the rest wait */
+  fev e;
+  uint32_t b;
+} qent;
 
 static struct {
   fbucket *b;     /* [nb]: every bucket made, live or free */
   uint32_t nb, cap;
-  uint32_t *heap; /* live buckets, a binary heap by their first event */
+  qent *heap;     /* the live buckets, a binary heap by (date, seq) */
   uint32_t nheap, hcap;
   uint32_t *freeb; /* buckets to reuse (their memory kept) */
   uint32_t nfree, fcap;
   uint32_t last;   /* the bucket of the last push, UINT32_MAX: none live */
 } Q;
 
-static inline const fev *bucket_first(uint32_t k) { return &Q.b[k].ev[Q.b[k].head]; }
-
-static inline int ev_before(const fev *a, const fev *b) {
-  return a->date < b->date || (a->date == b->date && a->seq < b->seq);
+static inline int key_before(double da, uint64_t sa, double db, uint64_t sb) {
+  return da < db || (da == db && sa < sb);
 }
 
-static void qheap_down(uint32_t i) {
-  const uint32_t k = Q.heap[i];
-  const fev *e = bucket_first(k);
+/* The root's key grew (or a new root): down the heap. */
+static void qheap_down(void) {
+  const qent e = Q.heap[0];
+  const uint32_t n = Q.nheap;
+  uint32_t i = 0;
   for (;;) {
     uint32_t c = 2 * i + 1;
-    if (c >= Q.nheap) break;
-    if (c + 1 < Q.nheap && ev_before(bucket_first(Q.heap[c + 1]), bucket_first(Q.heap[c]))) c++;
-    if (!ev_before(bucket_first(Q.heap[c]), e)) break;
+    if (c >= n) break;
+    if (c + 1 < n && key_before(Q.heap[c + 1].e.date, Q.heap[c + 1].e.seq, Q.heap[c].e.date, Q.heap[c].e.seq)) c++;
+    if (!key_before(Q.heap[c].e.date, Q.heap[c].e.seq, e.e.date, e.e.seq)) break;
     Q.heap[i] = Q.heap[c], i = c;
   }
-  Q.heap[i] = k;
+  Q.heap[i] = e;
 }
 
 static int heap_push(double date, uint32_t kind, uint32_t id) {
   const fev e = {date, F.seq++, kind, id};
   uint32_t k = Q.last;
-  if (k == UINT32_MAX || Q.b[k].ev[Q.b[k].head].date != date) { /* a new bucket */
-    size_t fc = Q.fcap, hc = Q.hcap, bc = Q.cap;
-    if (!Q.nfree) {
-      if (grow((void **)&Q.b, &bc, (size_t)Q.nb + 1, sizeof *Q.b)) return -1;
-      Q.cap = (uint32_t)bc;
-      Q.b[Q.nb] = (fbucket){0};
-      if (grow((void **)&Q.freeb, &fc, (size_t)Q.nb + 1, sizeof *Q.freeb)) return -1;
-      Q.fcap = (uint32_t)fc;
-      Q.freeb[Q.nfree++] = Q.nb++;
-    }
-    if (grow((void **)&Q.heap, &hc, (size_t)Q.nheap + 1, sizeof *Q.heap)) return -1;
-    Q.hcap = (uint32_t)hc;
-    k = Q.freeb[--Q.nfree];
-    Q.b[k].head = Q.b[k].n = 0;
+  if (k != UINT32_MAX && Q.b[k].date == date) {
+    /* the last bucket's date: at its end (the largest seq), its key unchanged */
     size_t ec = Q.b[k].cap;
-    if (grow((void **)&Q.b[k].ev, &ec, 1, sizeof *Q.b[k].ev)) return Q.nfree++, -1;
+    if (grow((void **)&Q.b[k].ev, &ec, (size_t)Q.b[k].n + 1, sizeof *Q.b[k].ev)) return -1;
     Q.b[k].cap = (uint32_t)ec;
     Q.b[k].ev[Q.b[k].n++] = e;
-    uint32_t i = Q.nheap++; /* up the heap: its first event is the latest pushed */
-    while (i) {
-      const uint32_t up = (i - 1) / 2;
-      if (ev_before(bucket_first(Q.heap[up]), &e)) break;
-      Q.heap[i] = Q.heap[up], i = up;
-    }
-    Q.heap[i] = k;
-    Q.last = k;
     return 0;
   }
-  /* the last bucket's date: at its end (the largest seq), its place in the heap unchanged */
-  size_t ec = Q.b[k].cap;
-  if (grow((void **)&Q.b[k].ev, &ec, (size_t)Q.b[k].n + 1, sizeof *Q.b[k].ev)) return -1;
-  Q.b[k].cap = (uint32_t)ec;
-  Q.b[k].ev[Q.b[k].n++] = e;
+  size_t fc = Q.fcap, hc = Q.hcap, bc = Q.cap;
+  if (!Q.nfree) { /* a new bucket */
+    if (grow((void **)&Q.b, &bc, (size_t)Q.nb + 1, sizeof *Q.b)) return -1;
+    Q.cap = (uint32_t)bc;
+    Q.b[Q.nb] = (fbucket){0};
+    if (grow((void **)&Q.freeb, &fc, (size_t)Q.nb + 1, sizeof *Q.freeb)) return -1;
+    Q.fcap = (uint32_t)fc;
+    Q.freeb[Q.nfree++] = Q.nb++;
+  }
+  if (grow((void **)&Q.heap, &hc, (size_t)Q.nheap + 1, sizeof *Q.heap)) return -1;
+  Q.hcap = (uint32_t)hc;
+  k = Q.freeb[--Q.nfree];
+  Q.b[k].date = date, Q.b[k].head = Q.b[k].n = 0;
+  uint32_t i = Q.nheap++; /* up the heap: its key is the latest pushed */
+  while (i) {
+    const uint32_t up = (i - 1) / 2;
+    if (key_before(Q.heap[up].e.date, Q.heap[up].e.seq, e.date, e.seq)) break;
+    Q.heap[i] = Q.heap[up], i = up;
+  }
+  Q.heap[i] = (qent){e, k};
+  Q.last = k;
   return 0;
 }
 
 static inline size_t heap_size(void) { return Q.nheap; }
-static inline const fev *heap_top(void) { return bucket_first(Q.heap[0]); }
+static inline const fev *heap_top(void) { return &Q.heap[0].e; }
 
 /* The first event into *out, out of the queue. */
 static void heap_pop(fev *out) {
-  const uint32_t k = Q.heap[0];
+  const uint32_t k = Q.heap[0].b;
   fbucket *b = &Q.b[k];
-  *out = b->ev[b->head++];
-  if (b->head < b->n) { /* its next event is later: down the heap */
-    qheap_down(0);
+  *out = Q.heap[0].e;
+  if (b->head < b->n) { /* its next event: the same date, a later seq */
+    Q.heap[0].e = b->ev[b->head++];
+    if (Q.nheap > 1) qheap_down();
     return;
   }
   Q.freeb[Q.nfree++] = k; /* room: every bucket has its slot */
   if (Q.last == k) Q.last = UINT32_MAX;
   Q.heap[0] = Q.heap[--Q.nheap];
-  if (Q.nheap) qheap_down(0);
+  if (Q.nheap > 1) qheap_down();
 }
 
 /* The first event, dropped. */
