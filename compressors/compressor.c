@@ -3,8 +3,18 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+void *ccomp_zeroed(size_t count, size_t size) {
+  if (!count) count = 1;
+  if (size && count > SIZE_MAX / size) return NULL;
+  void *p = malloc(count * size);
+  /* explicit_bzero: GCC folds malloc + memset into the calloc this avoids */
+  if (p) explicit_bzero(p, count * size);
+  return p;
+}
 
 int ccomp_param_index(const ccomp_type *t, const char *name) {
   for (size_t i = 0; i < t->nparams; i++)

@@ -38,8 +38,8 @@ typedef struct {
 static int mem_dgc_init(void *state, const double *params, size_t n, char *err, size_t errlen) {
   mem_dgc *d = state;
   d->m = (float)params[0];
-  d->u = calloc(n ? n : 1, sizeof *d->u);
-  d->v = calloc(n ? n : 1, sizeof *d->v);
+  d->u = ccomp_zeroed(n, sizeof *d->u);
+  d->v = ccomp_zeroed(n, sizeof *d->v);
   if (!d->u || !d->v) {
     free(d->u), free(d->v);
     d->u = d->v = NULL;

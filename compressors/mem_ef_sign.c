@@ -29,7 +29,7 @@ static int ef_sign_init(void *state, const double *params, size_t n, char *err, 
   ef_sign *m = state;
   m->eta = (float)params[0];
   m->n = n;
-  m->e = calloc(n ? n : 1, sizeof *m->e);
+  m->e = ccomp_zeroed(n, sizeof *m->e);
   if (!m->e) {
     snprintf(err, errlen, "memory ef-sign: cannot allocate %zu floats", n);
     return -1;

@@ -67,7 +67,7 @@ static int marsit_mem_init(void *state, const double *params, size_t n, char *er
   m->gamma = (float)params[1];
   m->beta = (float)params[2];
   m->n = n;
-  m->e = calloc(n ? n : 1, sizeof *m->e);
+  m->e = ccomp_zeroed(n, sizeof *m->e);
   if (!m->e) {
     snprintf(err, errlen, "memory marsit: cannot allocate %zu floats", n);
     return -1;

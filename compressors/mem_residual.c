@@ -15,7 +15,7 @@ typedef struct {
 static int residual_init(void *state, const double *params, size_t n, char *err, size_t errlen) {
   (void)params;
   residual *r = state;
-  r->e = calloc(n ? n : 1, sizeof *r->e);
+  r->e = ccomp_zeroed(n, sizeof *r->e);
   if (!r->e) {
     snprintf(err, errlen, "memory residual: cannot allocate %zu floats", n);
     return -1;

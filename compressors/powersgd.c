@@ -117,7 +117,7 @@ static int psgd_alloc(psgd_state *s, size_t n) {
   s->P = malloc((s->sh.rows + 1) * rr * sizeof *s->P);
   s->acc = malloc((big + 1) * rr * sizeof *s->acc);
   if (s->ef == 2) s->Qloc = malloc((s->sh.cols + 1) * rr * sizeof *s->Qloc);
-  if (s->ef) s->e = calloc(n + 1, sizeof *s->e);
+  if (s->ef) s->e = ccomp_zeroed(n + 1, sizeof *s->e);
   if (!s->Q || !s->P || !s->acc || (s->ef == 2 && !s->Qloc) || (s->ef && !s->e)) {
     psgd_clear(s);
     s->Q = s->P = s->Qloc = s->e = NULL, s->acc = NULL;

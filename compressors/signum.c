@@ -42,7 +42,7 @@ static int signum_init(void *state, const double *params, const ccomp_setup *set
   }
   s->beta = (float)params[0];
   s->n = setup->n;
-  s->m = calloc(setup->n ? setup->n : 1, sizeof *s->m);
+  s->m = ccomp_zeroed(setup->n, sizeof *s->m);
   if (!s->m) {
     snprintf(err, errlen, "signum: cannot allocate the momentum of %zu elements", setup->n);
     return -1;
