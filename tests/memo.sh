@@ -43,6 +43,10 @@ G="$SRC/tests/golden/small.json"
 # message's size and every duration would reuse a wrong iteration's times
 if [ "${3:-}" = quick ]; then
   check threshold "$G" --set 'compressor={"name": "threshold", "tau": 0.05}' --set collective=allgather/ring
+  # sampled: the bytes charged are the sample's scaled to the tensor, not
+  # whole numbers, so they sit in the trace's values, not in its words
+  check threshold_sampled "$G" --set 'compressor={"name": "threshold", "tau": 0.05}' --set collective=allgather/ring \
+    --set 'model={"elements": 100003, "sample": 1001}'
   [ $fail = 0 ] && echo "memo-quick: every result file identical with and without the memo"
   exit $fail
 fi
