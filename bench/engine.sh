@@ -5,7 +5,8 @@
 #      data plane and sampled (model.sample=65536) against SimGrid SMPI's
 #      MPI_Allreduce (ring algorithm "lr") on the same platform file;
 #  (b) N=1024, one iteration, sampled, against bench/s4u_ring.c: a bare S4U
-#      ring sending exactly ccsim's messages, no data;
+#      ring sending exactly ccsim's messages, no data (ccsim on its default
+#      lanes and on one: ratios of CPU and of wall seconds);
 #  (c) ResNet-50 profile, v100, DDP buckets, marsit with its memory, 25 Gbps
 #      crossbar, N=1024, sample 262144, ITER_C iterations (default 100);
 #  (d) the same at N=4096, ITER_D iterations (default 10).
@@ -64,9 +65,16 @@ for c in $CASES; do
   b)
     # shellcheck disable=SC2046
     samp=$(measure bsamp $(ring_exp 1024 65536 1 "$T/bsamp"))
+    # the same on one lane: the CPU a second lane costs (the caches and
+    # memory it shares with the first) against the wall time it saves
+    # shellcheck disable=SC2046
+    one=$(measure bone $(ring_exp 1024 65536 1 "$T/bone") --threads 1)
     # shellcheck disable=SC2086
     bare=$(measure bbare "$RING" "$T/bsamp/platform.xml" 1024 1048576 1 $SG)
-    row b "ccsim sampled, N=1024, 1 it" "$samp" "$(sim_of "$T/bsamp")" "this/bare $(ratio "${samp%% *}" "${bare%% *}")"
+    wall() { echo "$1" | cut -d' ' -f2; }
+    both() { echo "this/bare $(ratio "${1%% *}" "${bare%% *}") CPU, $(ratio "$(wall "$1")" "$(wall "$bare")") wall"; }
+    row b "ccsim sampled, N=1024, 1 it" "$samp" "$(sim_of "$T/bsamp")" "$(both "$samp")"
+    row b "the same, --threads 1" "$one" "$(sim_of "$T/bone")" "$(both "$one")"
     t=$(tex bsamp)
     row b "its timing executor (the replay alone)" "$t - -" - "this/bare $(ratio "$t" "${bare%% *}")"
     row b "bare S4U ring" "$bare" "$(sed -n 's/^simulated_s //p' "$T/bbare.log")" 1
