@@ -32,6 +32,8 @@
  * memory maps; without guard pages adjacent stacks merge, and one map an
  * actor is the worst case. */
 enum { MAPS_GUARDED = 2, MAPS_UNGUARDED = 1, MAPS_SPARE = 4096 };
+/* The process itself: code, libraries, SimGrid's own state. */
+#define PROCESS_BYTES (32.0 * (1 << 20))
 /* What an actor's stack costs once touched (measured: 16000 workers, 32000
  * actors, about 1.1 GiB above the run's other memory). */
 static const double STACK_RESIDENT = 36.0 * 1024;
@@ -154,7 +156,7 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
   r->stacks = 2 * N * (STACK_RESIDENT + (r->guard_pages ? 0 : 4096));
   r->trace = trace_bytes(e);
   r->total = r->workers_state + r->payloads + r->shared + r->records + r->platform + r->stacks + r->trace +
-             32.0 * (1 << 20);
+             PROCESS_BYTES;
 }
 
 void resources_format(double b, char *out, size_t len) {
@@ -212,9 +214,16 @@ double resources_max_maps(void) {
   return proc_value("/proc/sys/vm/max_map_count", "");
 }
 
-int resources_check(const experiment *e, double max_bytes, resource_estimate *out, ccsim_error *err) {
+int resources_check(const experiment *e, double max_bytes, int recording, resource_estimate *out,
+                    ccsim_error *err) {
   resource_estimate r;
   resources_estimate(e, &r);
+  /* --record-trace fills a gradient of the whole model for each worker in
+   * turn (src/data/feed.c), whatever model.sample draws */
+  if (recording) {
+    r.recording = ((double)e->model.elements + 1) * sizeof(float);
+    r.total += r.recording;
+  }
   if (out) *out = r;
   if (r.max_maps > 0 && r.maps_unguarded > r.max_maps)
     return ccsim_fail(err, CCSIM_ERR_INPUT,
@@ -237,7 +246,8 @@ int resources_check(const experiment *e, double max_bytes, resource_estimate *ou
       double b;
     } p[] = {{"workers' state", r.workers_state}, {"payloads in flight", r.payloads}, {"shared buffers", r.shared},
              {"iterations' records", r.records},  {"actor stacks", r.stacks},         {"trace", r.trace},
-             {"platform", r.platform}};
+             {"platform", r.platform},            {"--record-trace's gradient", r.recording},
+             {"the process", PROCESS_BYTES}};
     enum { NP = sizeof p / sizeof p[0] };
     for (int i = 1; i < NP; i++) /* insertion sort, largest first (stable: ties keep this order) */
       for (int j = i; j > 0 && p[j].b > p[j - 1].b; j--) {
@@ -249,9 +259,13 @@ int resources_check(const experiment *e, double max_bytes, resource_estimate *ou
       snprintf(parts + strlen(parts), sizeof parts - strlen(parts), "%s%s %s", i ? ", " : "", p[i].name,
                fmt(p[i].b).s);
     const int by_iterations = !strcmp(p[0].name, "iterations' records");
+    const int by_recording = p[0].b == r.recording && r.recording > 0;
     return ccsim_fail(err, CCSIM_ERR_INPUT, "%s: %s: the run needs about %s (%s), more than %s, %s: %s", e->file,
-                      by_iterations ? "iterations" : "workers", fmt(r.total).s, parts, what, fmt(limit).s,
-                      by_iterations ? "fewer iterations" : "fewer workers or elements, or model.sample");
+                      by_iterations ? "iterations" : by_recording ? "model.elements" : "workers", fmt(r.total).s,
+                      parts, what, fmt(limit).s,
+                      by_iterations   ? "fewer iterations"
+                      : by_recording  ? "fewer elements, or no --record-trace (it records whole gradients, not the sample)"
+                                      : "fewer workers or elements, or model.sample");
   }
   return 0;
 }

@@ -20,6 +20,7 @@ typedef struct resource_estimate {
   double platform;      /* SimGrid's hosts, links and routes */
   double stacks;        /* actor stacks, as far as they are touched */
   double trace;         /* the iteration's trace of messages, for the timing executor */
+  double recording;     /* --record-trace: one gradient of the whole model (not the sample) */
   double total;
   /* memory maps a process of the run needs (its actors' stacks, with or
    * without a guard page each, its traces' mappings and a spare), the
@@ -54,7 +55,7 @@ double resources_max_maps(void);
  * machine's MemAvailable, or when the actors' stacks (counted as a map
  * each: without guard pages) and traces need more memory maps than
  * vm.max_map_count allows.  r (may be NULL) gets the estimate. */
-int resources_check(const experiment *e, double max_bytes, resource_estimate *r, ccsim_error *err);
+int resources_check(const experiment *e, double max_bytes, int recording, resource_estimate *r, ccsim_error *err);
 
 /* A sweep's points run `jobs` at a time: refuse (CCSIM_ERR_INPUT, naming
  * the largest point and the --jobs that fits) when the `jobs` largest of

@@ -61,7 +61,7 @@ static int prepare(const experiment *e, const run_opts *o, const char *dir, run_
   /* resources: will it fit in this machine (or --max-memory)?  Before the
    * probe, which would start the actors */
   resource_estimate est;
-  if ((rc = resources_check(e, o->max_memory, &est, err))) return rc;
+  if ((rc = resources_check(e, o->max_memory, o->record_trace != NULL, &est, err))) return rc;
   rep->memory_estimate = est.total;
   /* past what guard pages fit in, SimGrid's stacks go without (the probe's
    * child and the zygote inherit this) as the data executor's do */
