@@ -128,6 +128,16 @@ static grad_stream stream_of(const grad_source *g, uint32_t worker, uint32_t ite
   return st;
 }
 
+/* stream_of for grad_fill and grad_fill_sampled, which read ckey, a and b
+ * only with a correlation: without one, the worker's key alone (they are
+ * made once a payload in a sampled run, two square roots and two mixes
+ * that nothing read) */
+static grad_stream stream_own(const grad_source *g, uint32_t worker, uint32_t iteration) {
+  if (g->correlation > 0) return stream_of(g, worker, iteration);
+  const uint64_t it_key = ccr_key(ccr_key(g->seed, 0x67726164 /* "grad" */), iteration);
+  return (grad_stream){.wkey = ccr_key(it_key, worker)};
+}
+
 /* out[0 .. m) = element()'s floats at counters t[0 .. m) (t NULL: base,
  * base + 1, ...), m <= ZIG_BLOCK, normal distribution: the same products and sum
  * of the same doubles, in the same order. */
@@ -157,7 +167,7 @@ void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t
     sparse_fill(g, worker, iteration, lo, hi, out);
     return;
   }
-  const grad_stream st = stream_of(g, worker, iteration);
+  const grad_stream st = stream_own(g, worker, iteration);
   if (g->distribution == GRAD_NORMAL) { /* the common case, in blocks */
     for (size_t t = lo; t < hi; t += ZIG_BLOCK) {
       const size_t m = hi - t < ZIG_BLOCK ? hi - t : ZIG_BLOCK;
@@ -177,6 +187,14 @@ typedef struct sample_step {
 } sample_step;
 
 static sample_step sample_at(size_t lo, size_t base, size_t full, size_t sample) {
+  /* the same integers in 64 bits when the products fit (a 128-bit
+   * division is a library call, once a payload in a sampled run) */
+  if (full == 0 || lo <= UINT64_MAX / full)
+    return (sample_step){.t = base + (uint64_t)lo * full / sample,
+                         .frac = (uint64_t)lo * (full % sample) % sample,
+                         .q = full / sample,
+                         .rem = full % sample,
+                         .sample = sample};
   return (sample_step){.t = base + (uint64_t)((unsigned __int128)lo * full / sample),
                        .frac = (uint64_t)((unsigned __int128)lo * (full % sample) % sample),
                        .q = full / sample,
@@ -205,7 +223,7 @@ void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration
     free(d.rows);
     return;
   }
-  const grad_stream st = stream_of(g, worker, iteration);
+  const grad_stream st = stream_own(g, worker, iteration);
   sample_step s = sample_at(lo, base, full, sample);
   if (g->distribution == GRAD_NORMAL) { /* the common case, in blocks, as in grad_fill */
     uint64_t t[ZIG_BLOCK];
