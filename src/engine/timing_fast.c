@@ -40,6 +40,7 @@
 #include <xbt/config.h>
 #include <xbt/dynar.h>
 
+#include "engine/evq.h"
 #include "engine/hwin.h"
 
 #define FAST_PRECISION 1e-9 /* SimGrid's surf/precision: events this close are one instant */
@@ -70,12 +71,6 @@ typedef struct fbox { /* a mailbox: "src host > dst host" */
   uint32_t sender, receiver; /* the one actor that sends on it, receives on it */
 } fbox;
 
-typedef struct fev {
-  double date;
-  uint64_t seq;   /* ties: the order events were made (deterministic) */
-  uint32_t kind, id;
-} fev;
-
 enum { EV_LATENCY, EV_MSG, EV_EXEC, EV_SLEEP };
 
 typedef struct fact {
@@ -83,7 +78,7 @@ typedef struct fact {
   hwin sends, recvs;
   int blocked;
   /* its execution while one runs: flops left at `last`, its rate since, the
-   * seq of its completion event (an older one in the heap is stale) */
+   * seq of its completion event (an older one in the queue is stale) */
   double remains, rate, last;
   uint64_t exec_seq;
   /* the peer of its last send and of its last receive, with their route
@@ -123,9 +118,9 @@ static struct {
   size_t bvcap, bused;
   uint32_t *bslot;       /* [bcap]: pair -> index + 1, by open addressing */
   size_t bcap;
-  fev *batch; /* the events of one instant */
+  evq_event *batch; /* the events of one instant */
   size_t bcap2;
-  uint64_t seq;
+  evq q; /* the events to come */
   fact *acts;
   uint32_t *ready;
   size_t nready;
@@ -187,16 +182,6 @@ static int read_factors(void) {
   return 0;
 }
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return 0;
-  size_t c = *cap ? *cap : 64;
-  while (c < need) c *= 2;
-  void *q = realloc(*p, c * elem);
-  if (!q) return -1;
-  *p = q, *cap = c;
-  return 0;
-}
-
 /* The dense id of link l. */
 static long link_of(void *l) {
   if (2 * (F.lused + 1) > F.lcap) {
@@ -242,7 +227,7 @@ static long route_of(uint32_t a, uint32_t b) {
   size_t j = mixk(key) & (F.rcap - 1);
   while (F.rslots[j].key && F.rslots[j].key != key) j = (j + 1) & (F.rcap - 1);
   if (F.rslots[j].key) return F.routes[F.rslots[j].idx].nl ? (long)F.rslots[j].idx : -2;
-  if (grow((void **)&F.routes, &F.rdcap, F.rused + 1, sizeof *F.routes)) return -1;
+  if (engine_grow((void **)&F.routes, &F.rdcap, F.rused + 1, sizeof *F.routes)) return -1;
   F.rslots[j].key = key, F.rslots[j].idx = (uint32_t)F.rused;
   const long idx = (long)F.rused++;
   froute *r = &F.routes[idx];
@@ -253,7 +238,7 @@ static long route_of(uint32_t a, uint32_t b) {
   sg_host_get_route(F.host[a], F.host[b], d);
   const unsigned long n = xbt_dynar_length(d);
   const double lat = sg_host_get_route_latency(F.host[a], F.host[b]);
-  if (!n || !(lat > 0) || grow((void **)&F.lk, &F.lkcap, F.nlk + n, sizeof *F.lk)) {
+  if (!n || !(lat > 0) || engine_grow((void **)&F.lk, &F.lkcap, F.nlk + n, sizeof *F.lk)) {
     xbt_dynar_free(&d);
     return n && lat > 0 ? -1 : -2;
   }
@@ -286,122 +271,6 @@ static long route_of(uint32_t a, uint32_t b) {
   return idx;
 }
 
-/* The events, taken in (date, seq) order (seq is unique: a strict total
- * order, so one order whatever holds them).  A ring's 1,024 messages of a
- * step end at one date, and a binary heap of single events spent its pops
- * on mispredicted ties; so events of one date pushed one after another
- * share a bucket, a queue in push (= seq) order, and a binary heap orders
- * the buckets by the (date, seq) of their first event, held in the heap's
- * entries (compared without a load from the bucket: with ResNet-50's
- * thousands of dates, a heap that looked into the buckets took twice the
- * old heap's time).  A date pushed again after another opens a second
- * bucket of that date: the heap's order keeps the two interleaved by seq. */
-typedef struct fbucket {
-  double date;
-  fev *ev; /* its events after the first (the first is in the heap's entry) */
-  uint32_t head, n, cap;
-} fbucket;
-
-typedef struct qent { /* a live bucket in the heap: its first event, and where the rest wait */
-  fev e;
-  uint32_t b;
-} qent;
-
-static struct {
-  fbucket *b;     /* [nb]: every bucket made, live or free */
-  uint32_t nb, cap;
-  qent *heap;     /* the live buckets, a binary heap by (date, seq) */
-  uint32_t nheap, hcap;
-  uint32_t *freeb; /* buckets to reuse (their memory kept) */
-  uint32_t nfree, fcap;
-  uint32_t last;   /* the bucket of the last push, UINT32_MAX: none live */
-} Q;
-
-static inline int key_before(double da, uint64_t sa, double db, uint64_t sb) {
-  return da < db || (da == db && sa < sb);
-}
-
-/* The root's key grew (or a new root): down the heap. */
-static void qheap_down(void) {
-  const qent e = Q.heap[0];
-  const uint32_t n = Q.nheap;
-  uint32_t i = 0;
-  for (;;) {
-    uint32_t c = 2 * i + 1;
-    if (c >= n) break;
-    if (c + 1 < n && key_before(Q.heap[c + 1].e.date, Q.heap[c + 1].e.seq, Q.heap[c].e.date, Q.heap[c].e.seq)) c++;
-    if (!key_before(Q.heap[c].e.date, Q.heap[c].e.seq, e.e.date, e.e.seq)) break;
-    Q.heap[i] = Q.heap[c], i = c;
-  }
-  Q.heap[i] = e;
-}
-
-static int heap_push(double date, uint32_t kind, uint32_t id) {
-  const fev e = {date, F.seq++, kind, id};
-  uint32_t k = Q.last;
-  if (k != UINT32_MAX && Q.b[k].date == date) {
-    /* the last bucket's date: at its end (the largest seq), its key unchanged */
-    size_t ec = Q.b[k].cap;
-    if (grow((void **)&Q.b[k].ev, &ec, (size_t)Q.b[k].n + 1, sizeof *Q.b[k].ev)) return -1;
-    Q.b[k].cap = (uint32_t)ec;
-    Q.b[k].ev[Q.b[k].n++] = e;
-    return 0;
-  }
-  size_t fc = Q.fcap, hc = Q.hcap, bc = Q.cap;
-  if (!Q.nfree) { /* a new bucket */
-    if (grow((void **)&Q.b, &bc, (size_t)Q.nb + 1, sizeof *Q.b)) return -1;
-    Q.cap = (uint32_t)bc;
-    Q.b[Q.nb] = (fbucket){0};
-    if (grow((void **)&Q.freeb, &fc, (size_t)Q.nb + 1, sizeof *Q.freeb)) return -1;
-    Q.fcap = (uint32_t)fc;
-    Q.freeb[Q.nfree++] = Q.nb++;
-  }
-  if (grow((void **)&Q.heap, &hc, (size_t)Q.nheap + 1, sizeof *Q.heap)) return -1;
-  Q.hcap = (uint32_t)hc;
-  k = Q.freeb[--Q.nfree];
-  Q.b[k].date = date, Q.b[k].head = Q.b[k].n = 0;
-  uint32_t i = Q.nheap++; /* up the heap: its key is the latest pushed */
-  while (i) {
-    const uint32_t up = (i - 1) / 2;
-    if (key_before(Q.heap[up].e.date, Q.heap[up].e.seq, e.date, e.seq)) break;
-    Q.heap[i] = Q.heap[up], i = up;
-  }
-  Q.heap[i] = (qent){e, k};
-  Q.last = k;
-  return 0;
-}
-
-static inline size_t heap_size(void) { return Q.nheap; }
-static inline const fev *heap_top(void) { return &Q.heap[0].e; }
-
-/* The first event into *out, out of the queue. */
-static void heap_pop(fev *out) {
-  const uint32_t k = Q.heap[0].b;
-  fbucket *b = &Q.b[k];
-  *out = Q.heap[0].e;
-  if (b->head < b->n) { /* its next event: the same date, a later seq */
-    Q.heap[0].e = b->ev[b->head++];
-    if (Q.nheap > 1) qheap_down();
-    return;
-  }
-  Q.freeb[Q.nfree++] = k; /* room: every bucket has its slot */
-  if (Q.last == k) Q.last = UINT32_MAX;
-  Q.heap[0] = Q.heap[--Q.nheap];
-  if (Q.nheap > 1) qheap_down();
-}
-
-/* The first event, dropped. */
-static void heap_drop(void) {
-  fev e;
-  heap_pop(&e);
-}
-
-static void queue_free(void) {
-  for (uint32_t k = 0; k < Q.nb; k++) free(Q.b[k].ev);
-  free(Q.b), free(Q.heap), free(Q.freeb);
-  memset(&Q, 0, sizeof Q);
-}
-
 static void wake(uint32_t a) {
   F.acts[a].blocked = 0;
   F.ready[F.nready++] = a;
@@ -430,7 +299,7 @@ static uint32_t box_get(uint32_t a, uint32_t b) {
   size_t j = mixk(key) & (F.bcap - 1);
   while (F.bslot[j] && F.boxes[F.bslot[j] - 1].key != key) j = (j + 1) & (F.bcap - 1);
   if (F.bslot[j]) return F.bslot[j] - 1;
-  if (grow((void **)&F.boxes, &F.bvcap, F.bused + 1, sizeof *F.boxes)) return UINT32_MAX;
+  if (engine_grow((void **)&F.boxes, &F.bvcap, F.bused + 1, sizeof *F.boxes)) return UINT32_MAX;
   F.boxes[F.bused] = (fbox){key, UINT32_MAX, UINT32_MAX, UINT32_MAX, UINT32_MAX};
   F.bslot[j] = (uint32_t)++F.bused;
   return (uint32_t)(F.bused - 1);
@@ -443,7 +312,7 @@ static int flow_start(uint32_t m) {
   for (uint32_t i = 0; i < r->nl; i++)
     if (F.link_busy[F.lk[r->l0 + i]]++) return give_up("two flows share a link");
   /* comm_action_set_variable: date = latency_ + last_update */
-  return heap_push(r->lat * F.latf + F.clock, EV_LATENCY, m) ? -1 : 0;
+  return evq_push(&F.q, r->lat * F.latf + F.clock, EV_LATENCY, m) ? -1 : 0;
 }
 
 /* One side of message m is past it; once both are, its slot is reused. */
@@ -473,7 +342,7 @@ static int post(fbox *b, uint32_t x, int sending, double bytes, uint32_t route, 
   uint32_t k = F.free_msg;
   if (k != UINT32_MAX) F.free_msg = F.msgs[k].next;
   else {
-    if (grow((void **)&F.msgs, &F.mcap, F.nmsgs + 1, sizeof *F.msgs)) return -1;
+    if (engine_grow((void **)&F.msgs, &F.mcap, F.nmsgs + 1, sizeof *F.msgs)) return -1;
     k = (uint32_t)F.nmsgs++;
   }
   F.msgs[k] = (fmsg){.src = sending ? x : UINT32_MAX, .dst = sending ? UINT32_MAX : x,
@@ -486,7 +355,7 @@ static int post(fbox *b, uint32_t x, int sending, double bytes, uint32_t route, 
 }
 
 /* An execution's completion that was rescheduled since. */
-static int stale(const fev *e) { return e->kind == EV_EXEC && e->seq != F.acts[e->id].exec_seq; }
+static int stale(const evq_event *e) { return e->kind == EV_EXEC && e->seq != F.acts[e->id].exec_seq; }
 
 /* The executions on host h, their remains brought to now at the rates they
  * had (CpuCas01Action::update_remains_lazy). */
@@ -514,8 +383,8 @@ static int exec_reschedule(uint32_t h) {
     const uint32_t x = hx->run[i];
     fact *s = &F.acts[x];
     s->rate = rate;
-    s->exec_seq = F.seq; /* the seq heap_push gives it */
-    if (heap_push(F.clock + (s->remains > 0 ? s->remains / rate : 0.0), EV_EXEC, x)) return -1;
+    s->exec_seq = evq_next_seq(&F.q); /* the seq evq_push gives it */
+    if (evq_push(&F.q, F.clock + (s->remains > 0 ? s->remains / rate : 0.0), EV_EXEC, x)) return -1;
   }
   return 0;
 }
@@ -597,7 +466,7 @@ static int run_actor(uint32_t x, double *marks) {
       const uint32_t h = (uint32_t)a->host;
       fhost *hx = &F.hx[h];
       exec_advance(h); /* the others' remains up to now, at their old rate */
-      if (grow((void **)&hx->run, &hx->cap, (size_t)hx->n + 1, sizeof *hx->run)) return -1;
+      if (engine_grow((void **)&hx->run, &hx->cap, (size_t)hx->n + 1, sizeof *hx->run)) return -1;
       hx->run[hx->n++] = x;
       s->remains = o->v * F.speed[h], s->last = F.clock; /* timing.c's flops */
       if (exec_reschedule(h)) return -1;
@@ -606,7 +475,7 @@ static int run_actor(uint32_t x, double *marks) {
     case SIM_SLEEP: {
       const double d = o->v;
       if (!(d > 0)) return give_up("a sleep of no time"); /* s4u's no-op sleep: not verified */
-      if (heap_push(F.clock + fmax(d, FAST_PRECISION), EV_SLEEP, x)) return -1;
+      if (evq_push(&F.q, F.clock + fmax(d, FAST_PRECISION), EV_SLEEP, x)) return -1;
       return s->blocked = 1, 0;
     }
     case SIM_ACQUIRE:
@@ -636,14 +505,14 @@ static int run_actor(uint32_t x, double *marks) {
   return 0;
 }
 
-/* An event of the heap, at the current instant. */
-static int on_event(const fev *e) {
+/* An event of the queue, at the current instant. */
+static int on_event(const evq_event *e) {
   switch (e->kind) {
   case EV_LATENCY: { /* the variable gets its penalty; it completes at now + remains / rate */
     const fmsg *m = &F.msgs[e->id];
     const froute *r = &F.routes[m->route];
     const double rate = r->value * F.bwf;
-    return heap_push(F.clock + (m->bytes > 0 ? m->bytes / rate : 0.0), EV_MSG, e->id) ? -1 : 0;
+    return evq_push(&F.q, F.clock + (m->bytes > 0 ? m->bytes / rate : 0.0), EV_MSG, e->id) ? -1 : 0;
   }
   case EV_MSG: {
     fmsg *m = &F.msgs[e->id];
@@ -687,8 +556,8 @@ static void fast_free(void) {
   if (F.acts)
     for (size_t i = 0; i < F.t->nactors; i++) hwin_free(&F.acts[i].sends), hwin_free(&F.acts[i].recvs);
   free(F.acts);
+  evq_free(&F.q);
   memset(&F, 0, sizeof F);
-  queue_free();
 }
 
 static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, const char *const *hosts, size_t nhosts) {
@@ -716,7 +585,7 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
     if ((size_t)t->actors[i].host >= nhosts) return give_up("an actor on no host");
   F.clock = 0;
   F.free_msg = UINT32_MAX;
-  Q.last = UINT32_MAX;
+  evq_init(&F.q);
   for (size_t i = 0; i < t->nactors; i++) {
     F.acts[i].speer = F.acts[i].rpeer = UINT32_MAX;
     F.ready[F.nready++] = (uint32_t)i;
@@ -737,12 +606,12 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
     }
     /* an execution's completion rescheduled since is no event at all: the
      * clock must not stop at it (SimGrid's moves from event to event) */
-    while (heap_size() && stale(heap_top())) heap_drop();
-    if (!heap_size()) break;
+    while (evq_size(&F.q) && stale(evq_top(&F.q))) evq_pop(&F.q, NULL);
+    if (!evq_size(&F.q)) break;
     /* the next instant: SimGrid's clock moves by (date - now) */
     size_t nb = 0;
-    if (grow((void **)&F.batch, &F.bcap2, 1, sizeof *F.batch)) return -1;
-    heap_pop(&F.batch[nb++]);
+    if (engine_grow((void **)&F.batch, &F.bcap2, 1, sizeof *F.batch)) return -1;
+    evq_pop(&F.q, &F.batch[nb++]);
     if (F.batch[0].date < F.clock) return give_up("an event in the past");
     F.clock = F.clock + (F.batch[0].date - F.clock);
     /* SimGrid's models take every event within its precision of now at now
@@ -751,10 +620,10 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
      * paid): SimGrid dates them at its next solve, the clock moving on.  So
      * the instant's events are gathered first, then taken. */
     for (;;) {
-      while (heap_size() && stale(heap_top())) heap_drop();
-      if (!heap_size() || !(fabs(heap_top()->date - F.clock) < FAST_PRECISION)) break;
-      if (grow((void **)&F.batch, &F.bcap2, nb + 1, sizeof *F.batch)) return -1;
-      heap_pop(&F.batch[nb++]);
+      while (evq_size(&F.q) && stale(evq_top(&F.q))) evq_pop(&F.q, NULL);
+      if (!evq_size(&F.q) || !(fabs(evq_top(&F.q)->date - F.clock) < FAST_PRECISION)) break;
+      if (engine_grow((void **)&F.batch, &F.bcap2, nb + 1, sizeof *F.batch)) return -1;
+      evq_pop(&F.q, &F.batch[nb++]);
     }
     int rc = 0;
     for (size_t k = 0; k < nb && !rc; k++) rc = on_event(&F.batch[k]);
