@@ -447,6 +447,27 @@ void engine_timing_stop(void) {
   memset(&Z, 0, sizeof Z);
 }
 
+/* All of iov[0 .. n) written at off (a write may stop short: a signal, or
+ * Linux's 2 GiB a call); iov is consumed.  0, or -1 with errno (0: a write
+ * that wrote nothing). */
+static int pwritev_all(int fd, struct iovec *iov, int n, uint64_t off) {
+  while (n) {
+    const ssize_t k = pwritev(fd, iov, n, (off_t)off);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      if (k == 0) errno = 0;
+      return -1;
+    }
+    off += (uint64_t)k;
+    for (size_t left = (size_t)k; left;) { /* past what was written */
+      const size_t c = left < iov->iov_len ? left : iov->iov_len;
+      iov->iov_base = (char *)iov->iov_base + c, iov->iov_len -= c, left -= c;
+      if (!iov->iov_len) iov++, n--;
+    }
+  }
+  return 0;
+}
+
 static int replay_start(sim_trace *t, ccsim_error *err) {
   zreq q = {.nactors = t->nactors, .nsems = t->nsems, .plan = *engine_comm_plan(), .fast = !engine_timing_simgrid};
   uint64_t nsends = 0;
@@ -486,20 +507,9 @@ static int replay_start(sim_trace *t, ccsim_error *err) {
   uint64_t wat = off, wlen = 0; /* where the batch starts, its bytes */
   for (size_t i = 0; i <= t->nactors; i++) {
     if (i == t->nactors || niov + 3 > NIOV) { /* the batch out */
-      size_t done = 0;
-      while (done < wlen) {
-        ssize_t k = pwritev(Z.fd, iov, niov, (off_t)(wat + done));
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0)
-          return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot write the timing executor's trace: %s",
-                            k < 0 ? strerror(errno) : "no progress");
-        done += (size_t)k;
-        for (size_t left = (size_t)k; left;) { /* past what was written */
-          const size_t c = left < iov[0].iov_len ? left : iov[0].iov_len;
-          iov[0].iov_base = (char *)iov[0].iov_base + c, iov[0].iov_len -= c, left -= c;
-          if (!iov[0].iov_len) memmove(iov, iov + 1, (size_t)--niov * sizeof *iov);
-        }
-      }
+      if (pwritev_all(Z.fd, iov, niov, wat))
+        return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot write the timing executor's trace: %s",
+                          errno ? strerror(errno) : "no progress");
       for (; first < i; first++) { /* moved: one copy of the trace at a time, its pages given back */
         sim_actor_trace *a = &t->actors[first];
         const size_t n = a->n, nv = a->nv;
