@@ -2,9 +2,10 @@
 # bench/blas.sh BUILD [REPS] — GSL's reference CBLAS against OpenBLAS on one
 # training iteration of the convolutional models (bench/cnn_iteration.c:
 # 16 workers x batch 32, one after the other on one thread), in one sitting.
-# The same binary runs with each library preloaded, so cblas_sgemm binds to
-# it whatever the build links (each line names the library actually bound);
-# OpenBLAS runs single-threaded (the binary calls openblas_set_num_threads(1)).
+# The same binary runs with each library, named as its last argument (it
+# binds the models' cblas_sgemm to that file: src/train/blas.h; each line
+# names the library actually bound); OpenBLAS runs single-threaded (the
+# binding calls openblas_set_num_threads(1)).
 # Each case runs twice: the gradient hashes of the two runs must agree.
 set -eu
 B=$1
@@ -14,7 +15,7 @@ LIB=/usr/lib/x86_64-linux-gnu
 for model in lenet5 cnn; do
   for lib in "$LIB/libgslcblas.so.0" "$LIB/libopenblas.so.0"; do
     for run in 1 2; do
-      LD_PRELOAD=$lib "$B/tests/bench_cnn_iteration" "$FM" "$model" 16 32 "$REPS"
+      "$B/tests/bench_cnn_iteration" "$FM" "$model" 16 32 "$REPS" "$lib"
     done
   done
 done

@@ -3,12 +3,13 @@
  * own mini-batch of B Fashion-MNIST images at the same parameters, one
  * after the other on one thread, as a training run does.
  *
- * Usage: bench_cnn_iteration DIR [MODEL [WORKERS [BATCH [REPS]]]]
+ * Usage: bench_cnn_iteration DIR [MODEL [WORKERS [BATCH [REPS [CBLAS]]]]]
  *   DIR      the Fashion-MNIST directory (/usr/share/datasets/fashion-mnist)
+ *   CBLAS    the library file the GEMMs bind to (default: the build's)
  *   defaults lenet5 16 32 20
  *
  * Prints the BLAS in use (bench/blas.sh runs this binary once with GSL's
- * CBLAS and once with OpenBLAS preloaded, in one sitting), the median and
+ * CBLAS and once with OpenBLAS, in one sitting), the median and
  * the best of REPS iterations in ms of this thread's CPU time (the host is
  * shared: wall time counts the other processes too, and is printed
  * beside it), and a 64-bit hash of the workers' gradients: reruns on one
@@ -46,13 +47,17 @@ static int cmp(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s FASHION_MNIST_DIR [MODEL [WORKERS [BATCH [REPS]]]]\n", argv[0]);
+    fprintf(stderr, "usage: %s FASHION_MNIST_DIR [MODEL [WORKERS [BATCH [REPS [CBLAS]]]]]\n", argv[0]);
     return 2;
   }
   const char *model = argc > 2 ? argv[2] : "lenet5";
   const size_t W = argc > 3 ? (size_t)atoi(argv[3]) : 16, B = argc > 4 ? (size_t)atoi(argv[4]) : 32;
   const int reps = argc > 5 ? atoi(argv[5]) : 20;
-  tblas_single_thread();
+  ccsim_error berr = {0};
+  if (argc > 6 ? tblas_bind_to(argv[6], &berr) : tblas_bind(&berr)) {
+    fprintf(stderr, "%s\n", berr.msg);
+    return 1;
+  }
   ccsim_error err = {0};
   tdataset *train = NULL, *test = NULL;
   if (tdata_load_fashion_mnist(argv[1], &train, &test, &err)) {

@@ -7,9 +7,9 @@
  * ReLU layers are about half active, as in training), repeated for at least
  * SECONDS_PER_CASE; prints samples/s and the GFLOP/s this implies at
  * 6 flops per weight per sample (2 forward, 4 backward, the usual count).
- * Also times the three GSL sgemm shapes the model uses and the transposed-
- * right-operand shape it avoids. */
-#include <gsl/gsl_cblas.h>
+ * Also times the three sgemm shapes the model uses and the transposed-
+ * right-operand shape it avoids, on the CBLAS bound (train/blas.h). */
+#include "train/blas.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -69,17 +69,17 @@ static void bench_gemm(void) {
   for (int i = 0; i < K * K; i++) A[i] = (float)grad_normal(3, (uint64_t)i);
   for (int i = 0; i < K * N; i++) B[i] = (float)grad_normal(4, (uint64_t)i);
   const char *names[] = {"NN (b x in)(in x out)", "TN (in x b)(b x out)", "NT (b x out)(in x out)^T"};
-  printf("\nGSL cblas_sgemm, dense operands, %d x %d x %d:\n", M, N, K);
+  printf("\n%s cblas_sgemm, dense operands, %d x %d x %d:\n", tblas_name(), M, N, K);
   for (int v = 0; v < 3; v++) {
     const double t0 = now();
     int reps = 0;
     do {
       if (v == 0)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1, A, K, B, N, 0, C, N);
+        tblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1, A, K, B, N, 0, C, N);
       else if (v == 1)
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, N, M, 1, A, K, B, N, 0, C, N);
+        tblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, K, N, M, 1, A, K, B, N, 0, C, N);
       else
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1, A, K, B, K, 0, C, N);
+        tblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1, A, K, B, K, 0, C, N);
       reps++;
     } while (now() - t0 < 1.0);
     const double el = (now() - t0) / reps;

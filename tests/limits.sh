@@ -5,6 +5,7 @@
 # leaves no temporary and no summary.json of a run that did not finish.
 #   ulimit -v     list, validate and run finish (OpenBLAS starts no threads),
 #                 or fail with exit 1 and a message at lower limits;
+#   OpenBLAS      loaded by a run that trains and by nothing else;
 #   ulimit -f     a result file over the limit: exit 1, "File too large";
 #   ulimit -n     too few descriptors: exit 1 naming open files, not exit 2;
 #   /dev/full     stdout that cannot be written: exit 1, "standard output";
@@ -57,6 +58,19 @@ for v in 120000 100000 90000 80000; do
   esac
   clean "v$v" "$([ $rc -eq 0 ] && echo finished)" "ulimit -v $v"
 done
+
+# 1b. OpenBLAS is loaded by a run that trains, and only by it (the dynamic
+# loader's own log); the training run finishes under ulimit -v too
+TRAIN="$SRC/workloads/convergence/marsit.json"
+LD_DEBUG=files timeout -k 2 60 "$CCSIM" run "$EXP" --out noblas --quiet >out 2>err
+grep -q 'libopenblas' err && bad "a run that does not train loaded OpenBLAS: $(grep -m1 libopenblas err)" || ok
+LD_DEBUG=files timeout -k 2 120 "$CCSIM" run "$TRAIN" --out blas --quiet --set iterations=2 >out 2>err
+rc=$?
+if [ $rc -eq 0 ] && grep -q 'calling init: .*libopenblas' err; then ok; else
+  bad "a training run: exit $rc, OpenBLAS initialised: $(grep -c 'calling init: .*libopenblas' err)"; fi
+(ulimit -v 400000; exec timeout -k 2 120 "$CCSIM" run "$TRAIN" --out blasv --quiet --set iterations=2) >out 2>err
+rc=$?
+[ $rc -eq 0 ] && [ -s blasv/summary.json ] && ok || bad "ulimit -v 400000, a training run: exit $rc: $(head -c 300 err)"
 
 # 2. ulimit -f 10 (10 KiB): hops.csv of 60 iterations is larger
 (ulimit -f 10; exec timeout -k 2 60 "$CCSIM" run "$EXP" --out f10 --quiet --set iterations=60) >out 2>err

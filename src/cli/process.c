@@ -14,38 +14,6 @@
 #include "jsonmem.h"
 #include "outputs/results.h"
 
-/* OpenBLAS starts its thread pool in its own initialiser, before main, from
- * OPENBLAS_NUM_THREADS; ccsim never uses the pool (a trained worker's GEMMs
- * run on its own thread, train/blas.h), and under ulimit -v each of its
- * threads retries a failed mmap for ever, which made `ccsim list` hang at
- * exit (joining them) and the platform probe hang at fork.  The variable
- * cannot be set from inside: libc's initialiser, which runs before
- * OpenBLAS's, resets the environment to the one the process was given.  So
- * this function, in .preinit_array (run by the dynamic linker before any
- * library's initialiser, when no thread exists yet), executes ccsim again
- * with OPENBLAS_NUM_THREADS=1 unless it is so already: one exec more, only
- * for a process started without it (the processes ccsim starts inherit it).
- * If the exec fails, ccsim runs on as it was started. */
-static void openblas_one_thread(int argc, char **argv, char **envp) {
-  (void)argc;
-  static const char want[] = "OPENBLAS_NUM_THREADS=1";
-  size_t n = 0, at = (size_t)-1;
-  for (; envp && envp[n]; n++)
-    if (!strncmp(envp[n], want, 21)) at = n;
-  if (!argv || !argv[0] || (at != (size_t)-1 && !strcmp(envp[at], want))) return;
-  char *env[n + 2];
-  for (size_t i = 0; i < n; i++) env[i] = envp[i];
-  env[at != (size_t)-1 ? at : n++] = (char *)want;
-  env[n] = NULL;
-  /* the binary's own path, so that the process keeps its name (ps, pgrep) */
-  char self[4096];
-  const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (len <= 0) return;
-  self[len] = 0;
-  execve(self, argv, env);
-}
-__attribute__((section(".preinit_array"), used)) static void (*const preinit)(int, char **, char **) =
-  openblas_one_thread;
 
 static void say(const char *a, const char *b) {
   ssize_t unused = write(2, a, strlen(a));
@@ -96,6 +64,10 @@ static void new_handler(void) {
 
 void process_install(void) {
   main_pid = getpid();
+  /* OpenBLAS, loaded only when a run trains (train/blas.h), reads this in
+   * its initialiser: no thread pool, in this process or any it starts.
+   * Set here, before any thread exists (setenv is not thread-safe). */
+  setenv("OPENBLAS_NUM_THREADS", "1", 1);
   struct sigaction sa = {.sa_handler = on_signal};
   sigfillset(&sa.sa_mask); /* one handler at a time */
   const int sigs[] = {SIGINT, SIGTERM, SIGHUP};

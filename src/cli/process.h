@@ -3,9 +3,9 @@
  *
  *  - OpenBLAS starts no thread pool (ccsim never uses one: each trained
  *    worker runs its GEMMs on one thread), so no thread of its own can hang
- *    a fork or the exit when memory is short (ulimit -v): ccsim runs with
- *    OPENBLAS_NUM_THREADS=1, executing itself again at start when it was
- *    not started so;
+ *    a fork or the exit when memory is short (ulimit -v): it is loaded only
+ *    by a run that trains (train/blas.h), after process_install has set
+ *    OPENBLAS_NUM_THREADS=1, which the processes ccsim starts inherit;
  *  - SIGINT, SIGTERM and SIGHUP remove the result temporaries being
  *    written, print "ccsim: interrupted by SIGINT" and exit 128 + the
  *    signal's number (130, 143, 129), as a shell reports a killed command:

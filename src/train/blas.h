@@ -1,21 +1,40 @@
-/* src/train/blas.h — which CBLAS the trained models' GEMMs run on.
+/* src/train/blas.h — the CBLAS the trained models' GEMMs run on.
  *
- * The models call cblas_sgemm through GSL's header; the symbol is bound at
- * link time (meson option `blas`, docs/training.md) or by a preload
- * (bench/blas.sh) to GSL's reference CBLAS or to OpenBLAS.  These helpers
- * ask the dynamic linker which one it is, so that results and benchmarks
- * can say so. */
+ * The models call tblas_sgemm, GSL's cblas_sgemm signature (gsl_cblas.h),
+ * through a pointer bound once, at the first training of the process, to
+ * the library the build names (meson option `blas`: OpenBLAS,
+ * libopenblas.so.0, or GSL's reference CBLAS, libgslcblas.so.0;
+ * docs/training.md), loaded then with dlopen.  OpenBLAS is not linked: its
+ * initialiser starts a thread pool from OPENBLAS_NUM_THREADS, so a linked
+ * OpenBLAS had made ccsim execute itself again with the variable set (libc's
+ * initialiser resets one set from inside before OpenBLAS's runs), and every
+ * process paid for loading it; now ccsim sets the variable at the start of
+ * main (cli/process.h), and only a run that trains loads the library.
+ * tblas_name says which library is bound, so that benchmarks can say so. */
 #ifndef CCSIM_TRAIN_BLAS_H
 #define CCSIM_TRAIN_BLAS_H
 
-/* The file name of the library cblas_sgemm resolves to, e.g.
- * "libopenblas.so.0" or "libgslcblas.so.0" ("?" if unknown). */
-const char *tblas_name(void);
+#include <gsl/gsl_cblas.h>
 
-/* If cblas_sgemm is OpenBLAS's, set its thread count to 1: a simulated
- * worker's gradient is computed on one thread (several simulated workers
- * already share the host's cores), and OpenBLAS's sgemm with a fixed thread
- * count is deterministic.  Idempotent; a no-op for other BLAS. */
-void tblas_single_thread(void);
+#include "error.h"
+
+/* Bind the CBLAS now (idempotent, safe from any thread): 0, or
+ * CCSIM_ERR_RUNTIME with the library that could not be loaded and why.  A
+ * trainer binds before its run starts; tblas_sgemm binds itself otherwise
+ * (tests), and ends the process with that message if it cannot. */
+int tblas_bind(ccsim_error *err);
+
+/* tblas_bind to the library file lib instead of the build's (a benchmark
+ * comparing them, bench/blas.sh): before anything else binds; an error if
+ * the process is bound already, or if lib cannot be loaded. */
+int tblas_bind_to(const char *lib, ccsim_error *err);
+
+/* cblas_sgemm of the bound CBLAS. */
+void tblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m, int n, int k,
+                 float alpha, const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc);
+
+/* The file name of the library tblas_sgemm runs, e.g. "libopenblas.so.0"
+ * or "libgslcblas.so.0" (binding it if not yet; "?" if it cannot be). */
+const char *tblas_name(void);
 
 #endif

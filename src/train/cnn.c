@@ -24,7 +24,7 @@
 #include "train/cnn.h"
 
 #include <assert.h>
-#include <gsl/gsl_cblas.h>
+#include "train/blas.h"
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -382,7 +382,7 @@ static const float *forward(const tcnn *c, tcnn_ws *ws, const float *theta, cons
       im2col(L, a, b, ws->cols[i]);
       for (size_t co = 0; co < L->cout; co++)
         for (size_t j = 0; j < N; j++) out[co * N + j] = bias[co];
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)L->cout, (int)N, (int)K, 1.0f,
+      tblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)L->cout, (int)N, (int)K, 1.0f,
                   w, (int)K, ws->cols[i], (int)N, 1.0f, out, (int)N);
     } else if (L->kind == TLAYER_POOL) {
       const size_t H = L->hin, W = L->win, Ho = L->hout, Wo = L->wout;
@@ -425,7 +425,7 @@ static const float *forward(const tcnn *c, tcnn_ws *ws, const float *theta, cons
       }
       const float *w = theta + c->tensors[L->wt].offset, *bias = theta + c->tensors[L->bt].offset;
       for (size_t r = 0; r < b; r++) memcpy(out + r * out_n, bias, out_n * sizeof *out);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)b, (int)out_n, (int)in_n, 1.0f,
+      tblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)b, (int)out_n, (int)in_n, 1.0f,
                   a, (int)in_n, w, (int)out_n, 1.0f, out, (int)out_n);
     }
     if (L->relu)
@@ -465,27 +465,27 @@ double tcnn_chunk_grad(const tcnn *c, tcnn_ws *ws, const float *theta, const flo
     } else if (L->kind == TLAYER_CONV) {
       const size_t N = b * L->hout * L->wout, Kc = L->cin * L->k * L->k;
       const tmodel_tensor *tw = &c->tensors[L->wt], *tb = &c->tensors[L->bt];
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)L->cout, (int)Kc, (int)N, 1.0f,
+      tblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)L->cout, (int)Kc, (int)N, 1.0f,
                   D, (int)N, ws->cols[i], (int)N, beta, grad + tw->offset, (int)Kc);
       float *gb = grad + tb->offset;
       for (size_t co = 0; co < L->cout; co++)
         gb[co] = (first ? 0.0f : gb[co]) + (float)sum_lanes(D + co * N, N);
       if (i == 0) break;
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)Kc, (int)N, (int)L->cout, 1.0f,
+      tblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)Kc, (int)N, (int)L->cout, 1.0f,
                   theta + tw->offset, (int)Kc, D, (int)N, 0.0f, ws->col, (int)N);
       col2im(L, ws->col, b, Dn);
     } else {
       const size_t in_n = L->cin, out_n = L->cout;
       const tmodel_tensor *tw = &c->tensors[L->wt], *tb = &c->tensors[L->bt];
       const float *A = L->spatial_in ? ws->flat : a;
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)in_n, (int)out_n, (int)b, 1.0f, A,
+      tblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)in_n, (int)out_n, (int)b, 1.0f, A,
                   (int)in_n, D, (int)out_n, beta, grad + tw->offset, (int)out_n);
       float *gb = grad + tb->offset;
       if (first) memset(gb, 0, out_n * sizeof *gb);
       for (size_t r = 0; r < b; r++)
         for (size_t k = 0; k < out_n; k++) gb[k] += D[r * out_n + k];
       if (i == 0) break;
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)b, (int)in_n, (int)out_n, 1.0f, D,
+      tblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)b, (int)in_n, (int)out_n, 1.0f, D,
                   (int)out_n, theta + tw->offset, (int)out_n, 0.0f, Dn, (int)in_n);
       if (L->spatial_in) { /* [b][C H W] back to CNHW */
         const size_t hw = c->l[i - 1].hout * c->l[i - 1].wout, C = c->l[i - 1].cout;

@@ -26,7 +26,7 @@
 #include "train/model.h"
 
 #include <assert.h>
-#include <gsl/gsl_cblas.h>
+#include "train/blas.h"
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -273,7 +273,7 @@ static void forward(const tmodel *m, tmodel_ws *ws, const float *theta, const fl
     float *z = ws->act[l];
     const float *bias = theta + m->boff[l];
     for (size_t r = 0; r < b; r++) memcpy(z + r * out, bias, out * sizeof *z);
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)b, (int)out, (int)in, 1.0f,
+    tblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)b, (int)out, (int)in, 1.0f,
                 in_act, (int)in, theta + m->woff[l], (int)out, 1.0f, z, (int)out);
     if (l < m->layers)
       for (size_t t = 0; t < b * out; t++) z[t] = z[t] > 0.0f ? z[t] : 0.0f;
@@ -312,7 +312,7 @@ static double chunk_grad(const tmodel *m, tmodel_ws *ws, const float *theta, con
     const float *a = l == 1 ? X : ws->act[l - 1];
     const float *w = theta + m->woff[l];
     /* dW = A^T D: A's zeros (ReLU) are skipped as left-operand scalars. */
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)in, (int)out, (int)b, 1.0f, a,
+    tblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)in, (int)out, (int)b, 1.0f, a,
                 (int)in, d, (int)out, first ? 0.0f : 1.0f, grad + m->woff[l], (int)out);
     float *gb = grad + m->boff[l];
     if (first) memset(gb, 0, out * sizeof *gb);
@@ -322,7 +322,7 @@ static double chunk_grad(const tmodel *m, tmodel_ws *ws, const float *theta, con
     /* D_{l-1} = (D W^T) .* [A > 0], with W^T copied out (see the header). */
     for (size_t i = 0; i < in; i++)
       for (size_t k = 0; k < out; k++) ws->wt[k * in + i] = w[i * out + k];
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)b, (int)in, (int)out, 1.0f, d,
+    tblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)b, (int)in, (int)out, 1.0f, d,
                 (int)out, ws->wt, (int)in, 0.0f, dn, (int)in);
     for (size_t t = 0; t < b * in; t++)
       if (!(a[t] > 0.0f)) dn[t] = 0.0f;

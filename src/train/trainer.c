@@ -159,9 +159,13 @@ trainer *trainer_new(const experiment *e, ccsim_error *err) {
   }
   t->e = e;
   t->c = &e->train;
-  tblas_single_thread();
   const train_config *c = t->c;
   ccsim_error why = {0};
+  if (tblas_bind(&why)) { /* the GEMMs' library, loaded now (train/blas.h) */
+    ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s", why.msg);
+    trainer_free(t);
+    return NULL;
+  }
   tdataset *all = NULL;
   if (c->dataset == TRAIN_FASHION) {
     if (load_fashion(t, &why)) return fail_new(t, err, &why, "train.data");
