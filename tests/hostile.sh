@@ -435,7 +435,7 @@ for victim in zygote replay; do
   [ -z "$(pgrep -f -- "--out slow-$victim")" ] && pass=$((pass + 1)) || bad "$victim killed: processes left"
 done
 
-# ---- CCSIM_TIMING_ZYGOTE: "exec" (the default) or "fork", nothing else;
+# ---- CCSIM_TIMING_ZYGOTE: "fork" (the default) or "exec", nothing else;
 # both give the same results, byte for byte ----
 CCSIM_TIMING_ZYGOTE=spawn x2 zygote-env 'CCSIM_TIMING_ZYGOTE is "spawn", expected "exec" or "fork"' "$CCSIM" validate good.json
 e zy '{"workers": 8, "iterations": 3, "model": {"elements": 4096}, "compressor": "global-qsgd"}'

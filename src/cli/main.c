@@ -41,8 +41,9 @@ static void top_help(FILE *out) {
 }
 
 int main(int argc, char **argv) {
-  /* the timing executor's zygote: ccsim executed again by a run (timing.c),
-   * with malloc's defaults (SimGrid's replays, not the data plane) */
+  /* the timing executor's zygote when CCSIM_TIMING_ZYGOTE=exec: ccsim
+   * executed again by a run (timing.c), with malloc's defaults (SimGrid's
+   * replays, not the data plane) */
   if (argc > 1 && !strcmp(argv[1], ENGINE_ZYGOTE_FLAG)) return engine_zygote_main(argc, argv);
   process_install(); /* signals, limits, out of memory in C++ (process.h) */
   /* Payloads and their shadows are allocated and freed at every hop; keep
@@ -55,15 +56,15 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *cmd = argv[1];
-  /* the timing executor's zygote is this binary executed again, unless
-   * CCSIM_TIMING_ZYGOTE=fork asks for a fork of this process (for tools
-   * that cannot follow an exec of /proc/self/exe, such as valgrind) */
+  /* the timing executor's zygote is a fork of this process, taken right
+   * after the platform is loaded, unless CCSIM_TIMING_ZYGOTE=exec asks for
+   * this binary executed afresh (docs/engine.md, "The zygote") */
   const char *zy = getenv("CCSIM_TIMING_ZYGOTE");
   if (zy && strcmp(zy, "fork") && strcmp(zy, "exec")) {
     fprintf(stderr, "ccsim: environment: CCSIM_TIMING_ZYGOTE is \"%s\", expected \"exec\" or \"fork\"\n", zy);
     return 2;
   }
-  engine_zygote_exec = !(zy && !strcmp(zy, "fork"));
+  engine_zygote_exec = zy && !strcmp(zy, "exec");
   /* CCSIM_RUN_AHEAD=0 settles every iteration before the next one's data
    * (tests compare it with the default, running ahead of the replays) */
   const char *ra = getenv("CCSIM_RUN_AHEAD");

@@ -96,8 +96,10 @@ typedef struct engine_setup {
 const engine_setup *engine_current_setup(void);
 
 /* Start the timing executor's zygote (call it once the platform is
- * loaded): a fresh ccsim process (this binary, executed again) that starts
- * SimGrid with the same flags and platform and forks every later replay.
+ * loaded): a process that forks every later replay; a fork of this one
+ * (SimGrid set up with the platform loaded), or under
+ * CCSIM_TIMING_ZYGOTE=exec this binary executed again, which starts SimGrid
+ * with the same flags and platform.
  * Without it engine_replay fails.  engine_timing_stop ends it (also at
  * the next start). */
 int engine_timing_start(ccsim_error *err);
@@ -107,9 +109,9 @@ void engine_timing_stop(void);
  * ENGINE_ZYGOTE_FLAG): never returns. */
 #define ENGINE_ZYGOTE_FLAG "--ccsim-timing-zygote"
 int engine_zygote_main(int argc, char **argv);
-/* Set by ccsim's main: this executable understands ENGINE_ZYGOTE_FLAG.
- * Other programs linking libccsim (the tests) get a zygote forked, not
- * executed. */
+/* Set by ccsim's main under CCSIM_TIMING_ZYGOTE=exec: the zygote is this
+ * executable run again with ENGINE_ZYGOTE_FLAG.  Otherwise (the default, and
+ * every other program linking libccsim) it is forked. */
 extern int engine_zygote_exec;
 /* CPU seconds (user + system) spent in replays since engine_timing_start,
  * and their count. */

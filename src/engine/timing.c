@@ -393,7 +393,7 @@ int engine_timing_start(ccsim_error *err) {
     close(fd), close(rq[0]), close(rq[1]), close(an[0]), close(an[1]);
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot fork the timing executor: %s", strerror(errno));
   }
-  if (pid == 0 && !engine_zygote_exec) { /* a program that is not ccsim: fork only */
+  if (pid == 0 && !engine_zygote_exec) { /* the default: this process's copy, SimGrid set up already */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     prctl(PR_SET_NAME, "ccsim-zygote");
     if (getppid() != parent) _exit(0);
@@ -402,10 +402,9 @@ int engine_timing_start(ccsim_error *err) {
     zygote_main(rq[0], an[1]);
   }
   if (pid == 0) {
-    /* a fresh process, not this one's copy: SimGrid then allocates its
-     * platform and every replay's state from a heap nobody cut up before
-     * (the run's heap, even at platform-load time, made replays slower per
-     * instruction: docs/engine.md) */
+    /* CCSIM_TIMING_ZYGOTE=exec: a fresh process, not this one's copy, whose
+     * SimGrid allocates from a heap nobody cut up before, as a bare S4U
+     * program's does (measured as fast as the copy: docs/engine.md) */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(0);
     close(rq[1]), close(an[0]);
