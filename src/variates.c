@@ -87,63 +87,92 @@ double grad_normal(uint64_t key, uint64_t index) {
  * halves of the counters' SplitMix64 outputs (with AVX-512 F and DQ, eight
  * at once: 64-bit products in one instruction), then the tables: the fast
  * path's product hz * w[iz] for every draw without a branch, the draws
- * that miss it (about 1.2%) listed and finished by zig_fix, its second key
- * made once a block.  The same IEEE operations on the same numbers, so the
+ * that miss it (2.8%: the top strip's k is 0, so its 1/128 of the draws
+ * always do) listed and finished by zig_fix, its second key made once a
+ * block.  The same IEEE operations on the same numbers, so the
  * stream, and every float made from it, is unchanged bit for bit
  * (test_gradients compares both with grad_normal).  Measured on a 2-core
  * AMD EPYC (AVX-512), 64M draws in fills of 4096: 2.1-2.4 ns a draw
  * against 2.8-3.0 for the loop over normal_fast; gathering the tables with
- * AVX-512 (2.8) or permuting them in registers (3.9) was slower. */
+ * AVX-512 (2.8; 3.4-3.7 in a later sitting where this took 1.9-2.1) or
+ * permuting them in registers (3.9) was slower.  Since, 1.6-1.7: see
+ * normal_block_avx512.  The draws that miss the fast path cost about 21 ns
+ * each, a third of the total. */
 #define ZB ZIG_BLOCK
+
+/* The draws miss[0 .. nm) of a block (hz, z as below) that missed the
+ * fast path, finished by zig_fix, its second key made once. */
+static inline void zig_misses(uint64_t key, uint64_t base, const uint64_t *t, const uint32_t *miss, size_t nm,
+                              const int32_t *hz, double *z) {
+  if (!nm) return;
+  const uint64_t k2 = ccr_key(key, 0x7a16);
+  for (size_t i = 0; i < nm; i++) {
+    const uint32_t at = miss[i];
+    z[at] = zig_fix_k2(k2, t ? t[at] : base + at, hz[at], (uint32_t)hz[at] & 127);
+  }
+}
 
 /* z[0 .. m) from the top halves hz[0 .. m) of counters t (or base + j):
  * normal_fast's fast path for all, without a branch, then zig_fix for the
- * misses, with its second key made once. */
+ * misses. */
 static inline void zig_tables(uint64_t key, uint64_t base, const uint64_t *t, size_t m, const int32_t *hz,
                               double *z) {
-  size_t j;
   uint32_t miss[ZB];
   size_t nm = 0;
-  for (j = 0; j < m; j++) {
+  for (size_t j = 0; j < m; j++) {
     const int32_t h = hz[j];
     const uint32_t iz = (uint32_t)h & 127;
     z[j] = h * zig_w[iz];
     miss[nm] = (uint32_t)j;
     nm += abs32(h) >= zig_k[iz];
   }
-  if (nm) {
-    const uint64_t k2 = ccr_key(key, 0x7a16);
-    for (size_t i = 0; i < nm; i++) {
-      const uint32_t at = miss[i];
-      z[at] = zig_fix_k2(k2, t ? t[at] : base + at, hz[at], (uint32_t)hz[at] & 127);
-    }
-  }
+  zig_misses(key, base, t, miss, nm, hz, z);
 }
 
 #if defined(__x86_64__) && !defined(CCSIM_NO_AVX512)
 #include <immintrin.h>
 #define ZIG_VECTOR 1
-__attribute__((target("avx512f,avx512dq"))) static void normal_block_avx512(uint64_t key, uint64_t base,
-                                                                             const uint64_t *t, size_t m,
-                                                                             double *z) {
+/* The mix, |hz| and the products vectorised; the tables read by a scalar
+ * loop that touches only integer registers (the loop over zig_tables'
+ * int32 had moved each draw to a vector register and back for its
+ * absolute value: 1.9-2.1 ns a draw, 1.6-1.7 this way, AMD EPYC). */
+__attribute__((target("avx512f,avx512dq"))) static void
+normal_block_avx512(uint64_t key, uint64_t base, const uint64_t *t, size_t m, double *z) {
   const __m512i K = _mm512_set1_epi64((long long)key), G = _mm512_set1_epi64((long long)CCR_GAMMA);
   const __m512i M1 = _mm512_set1_epi64((long long)0xBF58476D1CE4E5B9ull);
   const __m512i M2 = _mm512_set1_epi64((long long)0x94D049BB133111EBull);
   const __m512i step = _mm512_set1_epi64(8);
   int32_t hz[ZB];
+  uint32_t ha[ZB];
+  double wv[ZB];
   __m512i c = _mm512_add_epi64(_mm512_set1_epi64((long long)base + 1), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
   size_t j = 0;
   for (; j + 8 <= m; j += 8) {
     const __m512i ctr = t ? _mm512_add_epi64(_mm512_loadu_si512((const void *)(t + j)), _mm512_set1_epi64(1)) : c;
     c = _mm512_add_epi64(c, step);
-    __m512i x = _mm512_add_epi64(K, _mm512_mullo_epi64(ctr, G)); /* ccr_u64: key + (t + 1) gamma */
+    __m512i x = _mm512_add_epi64(K, _mm512_mullo_epi64(ctr, G));
     x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 30)), M1);
     x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 27)), M2);
     x = _mm512_xor_si512(x, _mm512_srli_epi64(x, 31));
-    _mm256_storeu_si256((__m256i *)(hz + j), _mm512_cvtepi64_epi32(_mm512_srli_epi64(x, 32)));
+    const __m256i h = _mm512_cvtepi64_epi32(_mm512_srli_epi64(x, 32));
+    _mm256_storeu_si256((__m256i *)(hz + j), h);
+    _mm256_storeu_si256((__m256i *)(ha + j), _mm256_abs_epi32(h));
   }
-  for (; j < m; j++) hz[j] = (int32_t)(uint32_t)(ccr_u64(key, t ? t[j] : base + j) >> 32);
-  zig_tables(key, base, t, m, hz, z);
+  const size_t mv = j;
+  for (; j < m; j++) hz[j] = (int32_t)(uint32_t)(ccr_u64(key, t ? t[j] : base + j) >> 32), ha[j] = abs32(hz[j]);
+  uint32_t miss[ZB];
+  size_t nm = 0;
+  for (j = 0; j < m; j++) {
+    const uint32_t iz = (uint32_t)hz[j] & 127;
+    wv[j] = zig_w[iz];
+    miss[nm] = (uint32_t)j;
+    nm += ha[j] >= zig_k[iz];
+  }
+  for (j = 0; j < mv; j += 8)
+    _mm512_storeu_pd(z + j, _mm512_mul_pd(_mm512_cvtepi32_pd(_mm256_loadu_si256((const __m256i *)(hz + j))),
+                                          _mm512_loadu_pd(wv + j)));
+  for (; j < m; j++) z[j] = hz[j] * wv[j];
+  zig_misses(key, base, t, miss, nm, hz, z);
 }
 #endif
 
