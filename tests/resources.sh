@@ -76,11 +76,12 @@ expect2 map-count "$w workers need $((2 * w)) actors and" "$CCSIM" validate e.js
 # at 10 workers and 10^6 elements, printed to 3 digits, on one CPU (taskset:
 # each further lane of the data executor adds a tensor of payloads, so the
 # figure depends on the CPUs): workers' state 4 B an element and worker (the
-# gradient scratch), 12 with error feedback (+ the memory and its compensated
-# input); payloads in flight as the collective's descriptor holds them (4n
-# elements on the ring all-reduce, N n on a gathering collective), each 12 B
-# (the payload's 4 and the exact float64 shadow) or 20 B where the cascade is
-# measured (a lossy compressor: the ideal shadow too); 2 actor stacks of 36
+# gradient scratch), 8 with error feedback (+ the memory); payloads in flight
+# as the collective's descriptor holds them (4n elements on the ring
+# all-reduce, N n on a gathering collective), each 12 B (the payload's 4 and
+# the exact float64 shadow) or 20 B where the cascade is measured (a lossy
+# compressor: the ideal shadow too), and with error feedback the lane's one
+# compensated input in flight (4 B an element); 2 actor stacks of 36
 # KiB a worker; the trace once (one iteration): 16 B a message (the
 # descriptor's count: 2N(N - 1) for the ring all-reduce, N(N - 1) for the
 # all-gather) and 4 KiB a worker
@@ -100,7 +101,7 @@ want="workers' state 38.1 MiB, payloads in flight 45.8 MiB, actor stacks 720 KiB
 want="workers' state 38.1 MiB, payloads in flight 114 MiB, actor stacks 720 KiB, trace 41.4 KiB"
 [[ "$(terms --set collective=allgather/ring)" == "$want" ]] && ok ||
   bad "all-gather estimate: $(terms --set collective=allgather/ring), expected $want"
-want="workers' state 114 MiB, payloads in flight 76.3 MiB, actor stacks 720 KiB, trace 42.8 KiB"
+want="workers' state 76.3 MiB, payloads in flight 80.1 MiB, actor stacks 720 KiB, trace 42.8 KiB"
 [[ "$(terms --set 'compressor={"name": "fp16", "memory": "residual"}')" == "$want" ]] && ok ||
   bad "error-feedback estimate: $(terms --set 'compressor={"name": "fp16", "memory": "residual"}'), expected $want"
 # the largest term leads, and where it is the iterations' records the JSON

@@ -119,8 +119,12 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
                           (e->memory && (e->memory->flags & CCOMP_MEM_AGGREGATE) &&
                            (e->collective->requires & COLL_OUT_FROM_ONE)); /* as run.c decides */
   double per_worker = 4 * n;                           /* gradient scratch */
-  if (e->memory) per_worker += 4 * n + 4 * n;          /* memory and its compensated input */
+  if (e->memory) per_worker += 4 * n;                  /* the memory's state (error feedback...) */
   if (private_out) per_worker += 4 * n;                /* own aggregate */
+  /* where one rank would write the shared output (allgather's), a private
+   * one has every worker decode the gathered payloads itself: a sum and a
+   * scratch of the tensor each (collectives/allgather.c, gather_init) */
+  if (private_out && (e->collective->requires & COLL_OUT_FROM_ONE)) per_worker += 8 * n;
   if (e->compressor->flags & CCOMP_STATEFUL) per_worker += 8 * n; /* state (momentum, factors) */
   if (e->compressor->phases > 1) per_worker += 12 * n; /* rounds' buffers */
   r->workers_state = N * per_worker;
@@ -138,6 +142,12 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
    * allreduce/tree, 8 lanes against 2), about a tensor with its shadows */
   const double lanes = fmin(N, (double)resources_cpus());
   r->payloads = held * per_elem + (lanes > 1 ? lanes - 1 : 0) * n * per_elem;
+  /* a memory's compensated input is a block of the lane's pool, made,
+   * encoded and given back without the actor yielding (collectives/common.c,
+   * whole.c): one at a time on each lane, at most the tensor (it had been
+   * counted as one a worker: a third of the estimate of a 1024-worker
+   * ResNet-50 Marsit run, which then needed 2.7 times what it took) */
+  if (e->memory) r->payloads += lanes * 4 * n;
   r->shared = 4 * n + ((e->collective->requires & COLL_NEEDS_EXACT_SUM) ? 8 * n : 0) +
               (grad_experiment_shares(e) ? 8 * n : 0) +
               /* the exact sums of one iteration's metrics, a set per thread (as many as the cores) */
