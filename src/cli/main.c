@@ -42,7 +42,7 @@ static void top_help(FILE *out) {
 
 int main(int argc, char **argv) {
   /* the timing executor's zygote when CCSIM_TIMING_ZYGOTE=exec: ccsim
-   * executed again by a run (timing.c), with malloc's defaults (SimGrid's
+   * executed again by a run (timing_zygote.c), with malloc's defaults (SimGrid's
    * replays, not the data plane) */
   if (argc > 1 && !strcmp(argv[1], ENGINE_ZYGOTE_FLAG)) return engine_zygote_main(argc, argv);
   process_install(); /* signals, limits, out of memory in C++ (process.h) */

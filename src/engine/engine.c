@@ -17,7 +17,7 @@ static const char **hosts;
 static size_t nhosts;
 static char model_in_force[128];
 /* What engine_init and engine_load_platform were given: the timing
- * executor's zygote starts SimGrid again from them (timing.c). */
+ * executor's zygote, when executed, starts SimGrid again from them (timing_zygote.c). */
 static engine_setup setup;
 
 const engine_setup *engine_current_setup(void) { return &setup; }

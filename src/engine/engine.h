@@ -66,7 +66,7 @@ int engine_comm_resolve(const nccl_plan *p, ccsim_error *err);
 /* The plan engine_comm_resolve made (the ideal model before it). */
 const nccl_plan *engine_comm_plan(void);
 
-/* The timing executor (timing.c): replay trace t from simulated time 0
+/* The timing executor (timing_zygote.c, timing.c): replay trace t from simulated time 0
  * on an idle network and store, actor after actor, the simulated time of
  * each actor's marks in marks[] (t->actors[i].nmarks of them for actor i),
  * in a process forked from the zygote (engine_timing_start first: without
