@@ -144,13 +144,12 @@ normal_block_avx512(uint64_t key, uint64_t base, const uint64_t *t, size_t m, do
   const __m512i step = _mm512_set1_epi64(8);
   int32_t hz[ZB];
   uint32_t ha[ZB];
-  double wv[ZB];
   __m512i c = _mm512_add_epi64(_mm512_set1_epi64((long long)base + 1), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
   size_t j = 0;
   for (; j + 8 <= m; j += 8) {
     const __m512i ctr = t ? _mm512_add_epi64(_mm512_loadu_si512((const void *)(t + j)), _mm512_set1_epi64(1)) : c;
     c = _mm512_add_epi64(c, step);
-    __m512i x = _mm512_add_epi64(K, _mm512_mullo_epi64(ctr, G));
+    __m512i x = _mm512_add_epi64(K, _mm512_mullo_epi64(ctr, G)); /* ccr_u64: key + (t + 1) gamma */
     x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 30)), M1);
     x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 27)), M2);
     x = _mm512_xor_si512(x, _mm512_srli_epi64(x, 31));
@@ -164,14 +163,14 @@ normal_block_avx512(uint64_t key, uint64_t base, const uint64_t *t, size_t m, do
   size_t nm = 0;
   for (j = 0; j < m; j++) {
     const uint32_t iz = (uint32_t)hz[j] & 127;
-    wv[j] = zig_w[iz];
+    z[j] = zig_w[iz]; /* w, multiplied by hz below */
     miss[nm] = (uint32_t)j;
     nm += ha[j] >= zig_k[iz];
   }
   for (j = 0; j < mv; j += 8)
     _mm512_storeu_pd(z + j, _mm512_mul_pd(_mm512_cvtepi32_pd(_mm256_loadu_si256((const __m256i *)(hz + j))),
-                                          _mm512_loadu_pd(wv + j)));
-  for (; j < m; j++) z[j] = hz[j] * wv[j];
+                                          _mm512_loadu_pd(z + j)));
+  for (; j < m; j++) z[j] = hz[j] * z[j];
   zig_misses(key, base, t, miss, nm, hz, z);
 }
 #endif
