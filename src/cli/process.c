@@ -14,7 +14,6 @@
 #include "jsonmem.h"
 #include "outputs/results.h"
 
-
 static void say(const char *a, const char *b) {
   ssize_t unused = write(2, a, strlen(a));
   unused = write(2, b, strlen(b));

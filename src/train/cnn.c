@@ -24,13 +24,13 @@
 #include "train/cnn.h"
 
 #include <assert.h>
-#include "train/blas.h"
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "train/blas.h"
 #include "variates.h"
 #include "ccomp/rng.h"
 

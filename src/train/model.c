@@ -26,13 +26,13 @@
 #include "train/model.h"
 
 #include <assert.h>
-#include "train/blas.h"
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "train/blas.h"
 #include "train/cnn.h"
 #include "variates.h"
 #include "ccomp/rng.h"
