@@ -9,12 +9,12 @@
  * 6 flops per weight per sample (2 forward, 4 backward, the usual count).
  * Also times the three sgemm shapes the model uses and the transposed-
  * right-operand shape it avoids, on the CBLAS bound (train/blas.h). */
-#include "train/blas.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "data/gradients.h"
+#include "train/blas.h"
 #include "train/data.h"
 #include "train/model.h"
 
