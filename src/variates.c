@@ -14,6 +14,9 @@
 uint32_t zig_k[128];
 double zig_w[128], zig_f[128];
 static uint64_t zig_k64[128]; /* zig_k widened, for 64-bit gathers */
+/* a strip's wedge starts at |x| = a, the previous strip's edge (0 for the
+ * top strip): a squared, for the wedge tests' bounds (zig_misses_avx512) */
+static double zig_a2[128];
 static int zig_avx512;        /* the CPU has AVX-512 F and DQ (normal_block) */
 int zig_ready;
 static pthread_once_t zig_once = PTHREAD_ONCE_INIT;
@@ -40,6 +43,7 @@ static void zig_fill(void) {
     zig_w[i] = dn / m1;
   }
   for (int i = 0; i < 128; i++) zig_k64[i] = zig_k[i];
+  for (int i = 2; i < 128; i++) zig_a2[i] = (zig_w[i - 1] * m1) * (zig_w[i - 1] * m1);
 #if defined(__x86_64__) && !defined(CCSIM_NO_AVX512)
   __builtin_cpu_init();
   zig_avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
@@ -97,7 +101,8 @@ double grad_normal(uint64_t key, uint64_t index) {
  * AVX-512 (2.8; 3.4-3.7 in a later sitting where this took 1.9-2.1) or
  * permuting them in registers (3.9) was slower.  Since, 1.6-1.7: see
  * normal_block_avx512.  The draws that miss the fast path cost about 21 ns
- * each, a third of the total. */
+ * each through zig_fix, a third of the total; with AVX-512 they go eight
+ * at a time (zig_misses_avx512), in blocks of 256 (ZIG_BLOCK): 1.35-1.45. */
 #define ZB ZIG_BLOCK
 
 /* The draws miss[0 .. nm) of a block (hz, z as below) that missed the
@@ -136,6 +141,86 @@ static inline void zig_tables(uint64_t key, uint64_t base, const uint64_t *t, si
  * loop that touches only integer registers (the loop over zig_tables'
  * int32 had moved each draw to a vector register and back for its
  * absolute value: 1.9-2.1 ns a draw, 1.6-1.7 this way, AMD EPYC). */
+/* The misses of a block, eight at a time, without exp: a wedge test asks
+ * whether y = f[iz] + U (f[iz-1] - f[iz]) < exp(-x^2/2).  With a the
+ * wedge's inner edge (f(a) = f[iz-1]) and u = (x^2 - a^2)/2, that exp is
+ * f(a) e^-u, and e^-u lies within r = |u|^3/6 (times 1.01) of 1 - u + u^2/2
+ * (Taylor's remainder; 0 <= u <= 0.73 over the strips, and u >= -5e-9
+ * where zig_k's rounding lets x fall just short of a).  So y below
+ * f(a) (p - r) is accepted and y above f(a) (p + r) rejected exactly as
+ * the exp would decide, once 1e-12 f(a) is added to r: this code's
+ * rounding (fused or not), the tables', the argument's and exp's own
+ * (under 1e-14 f(a) together) stay far inside it.  A rejected draw's
+ * second try is the fast path of the second stream's next counter, as in
+ * zig_fix.  The rest, about 4% of the misses (the base strip, y within
+ * the bounds' band, a second try that misses too), are finished by zig_fix
+ * from the start.  So every draw is zig_fix's, bit for bit; what is left
+ * to exp is the band, decided by exp.  A miss cost about 21 ns this way
+ * through zig_fix's branches, exp and a chain of dependent loads; eight
+ * at once, with blocks of 256 draws so that about seven misses share a
+ * vector, the draws take 1.35-1.45 ns instead of 1.65-1.9 (bench/draws.c). */
+static inline __attribute__((always_inline, target("avx512f,avx512dq"))) __m512i mix8(__m512i x) {
+  x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 30)),
+                         _mm512_set1_epi64((long long)0xBF58476D1CE4E5B9ull));
+  x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 27)),
+                         _mm512_set1_epi64((long long)0x94D049BB133111EBull));
+  return _mm512_xor_si512(x, _mm512_srli_epi64(x, 31));
+}
+
+__attribute__((target("avx512f,avx512dq"))) static void
+zig_misses_avx512(uint64_t key, uint64_t base, const uint64_t *t, const uint32_t *miss, size_t nm,
+                  const int32_t *hz, double *z) {
+  if (!nm) return;
+  const uint64_t k2 = ccr_key(key, 0x7a16);
+  const __m512i K2 = _mm512_set1_epi64((long long)k2), G = _mm512_set1_epi64((long long)CCR_GAMMA);
+  const __m512i M127 = _mm512_set1_epi64(127), ONE = _mm512_set1_epi64(1), TWO = _mm512_set1_epi64(2);
+  uint32_t slow[ZB];
+  size_t ns = 0;
+  for (size_t i = 0; i < nm; i += 8) {
+    const size_t cnt = nm - i < 8 ? nm - i : 8;
+    const __mmask8 in = (__mmask8)((1u << cnt) - 1);
+    int64_t hv[8] = {0}, cv[8] = {0};
+    uint32_t av[8] = {0};
+    for (size_t q = 0; q < cnt; q++) {
+      const uint32_t a = miss[i + q];
+      av[q] = a, hv[q] = hz[a], cv[q] = (int64_t)(t ? t[a] : base + a);
+    }
+    const __m256i at = _mm256_loadu_si256((const __m256i *)av);
+    const __m512i h = _mm512_loadu_si512(hv), iz = _mm512_and_si512(h, M127);
+    const __m512i c8 = _mm512_slli_epi64(_mm512_loadu_si512(cv), 8); /* zig_fix's first counter */
+    const __m512d x = _mm512_mul_pd(_mm512_cvtepi64_pd(h), _mm512_i64gather_pd(iz, zig_w, 8));
+    const __m512d fa = _mm512_i64gather_pd(_mm512_and_si512(_mm512_sub_epi64(iz, ONE), M127), zig_f, 8);
+    const __m512d fb = _mm512_i64gather_pd(iz, zig_f, 8);
+    /* open_unit(k2, c8) and the top half of ccr_u64(k2, c8 + 1) */
+    const __m512i r1 = mix8(_mm512_add_epi64(K2, _mm512_mullo_epi64(_mm512_add_epi64(c8, ONE), G)));
+    const __m512i r2 = mix8(_mm512_add_epi64(K2, _mm512_mullo_epi64(_mm512_add_epi64(c8, TWO), G)));
+    const __m512d U = _mm512_mul_pd(_mm512_add_pd(_mm512_cvtepu64_pd(_mm512_srli_epi64(r1, 11)), _mm512_set1_pd(0.5)),
+                                    _mm512_set1_pd(0x1.0p-53));
+    const __m512d y = _mm512_add_pd(fb, _mm512_mul_pd(U, _mm512_sub_pd(fa, fb)));
+    const __m512d u = _mm512_mul_pd(_mm512_set1_pd(0.5),
+                                    _mm512_sub_pd(_mm512_mul_pd(x, x), _mm512_i64gather_pd(iz, zig_a2, 8)));
+    const __m512d p = _mm512_sub_pd(_mm512_set1_pd(1.0),
+                                    _mm512_mul_pd(u, _mm512_sub_pd(_mm512_set1_pd(1.0), _mm512_mul_pd(u, _mm512_set1_pd(0.5)))));
+    const __m512d r = _mm512_add_pd(_mm512_mul_pd(_mm512_mul_pd(_mm512_mul_pd(u, u), _mm512_abs_pd(u)),
+                                                  _mm512_set1_pd(1.01 / 6)),
+                                    _mm512_set1_pd(1e-12));
+    const __m512d lo = _mm512_mul_pd(fa, _mm512_sub_pd(p, r)), hi = _mm512_mul_pd(fa, _mm512_add_pd(p, r));
+    const __m512i h2 = _mm512_srai_epi64(r2, 32); /* the int32 of its top half, widened */
+    const __m512i iz2 = _mm512_and_si512(h2, M127);
+    const __mmask8 fast2 = _mm512_cmplt_epu64_mask(_mm512_abs_epi64(h2),
+                                                   _mm512_i64gather_epi64(iz2, (const long long *)zig_k64, 8));
+    const __m512d x2 = _mm512_mul_pd(_mm512_cvtepi64_pd(h2), _mm512_i64gather_pd(iz2, zig_w, 8));
+    const __mmask8 acc = _mm512_cmp_pd_mask(y, lo, _CMP_LT_OQ), rej = _mm512_cmp_pd_mask(y, hi, _CMP_GT_OQ);
+    const __mmask8 ok = in & _mm512_test_epi64_mask(iz, iz) & (acc | (rej & fast2));
+    _mm512_mask_i32scatter_pd(z, ok, at, _mm512_mask_blend_pd(acc, x2, x), 8);
+    for (unsigned left = in & (unsigned)~ok; left; left &= left - 1) slow[ns++] = av[__builtin_ctz(left)];
+  }
+  for (size_t s = 0; s < ns; s++) {
+    const uint32_t at = slow[s];
+    z[at] = zig_fix_k2(k2, t ? t[at] : base + at, hz[at], (uint32_t)hz[at] & 127);
+  }
+}
+
 __attribute__((target("avx512f,avx512dq"))) static void
 normal_block_avx512(uint64_t key, uint64_t base, const uint64_t *t, size_t m, double *z) {
   const __m512i K = _mm512_set1_epi64((long long)key), G = _mm512_set1_epi64((long long)CCR_GAMMA);
@@ -171,7 +256,7 @@ normal_block_avx512(uint64_t key, uint64_t base, const uint64_t *t, size_t m, do
     _mm512_storeu_pd(z + j, _mm512_mul_pd(_mm512_cvtepi32_pd(_mm256_loadu_si256((const __m256i *)(hz + j))),
                                           _mm512_loadu_pd(z + j)));
   for (; j < m; j++) z[j] = hz[j] * z[j];
-  zig_misses(key, base, t, miss, nm, hz, z);
+  zig_misses_avx512(key, base, t, miss, nm, hz, z);
 }
 #endif
 

@@ -48,7 +48,7 @@ double grad_normal(uint64_t key, uint64_t index);
 /* The block behind grad_normal_block, for fills that make their own
  * counters: z[0 .. m) = the normals of stream key at counters t[0 .. m)
  * (t NULL: base, base + 1, ...), m <= ZIG_BLOCK; the tables filled. */
-#define ZIG_BLOCK 64
+#define ZIG_BLOCK 256
 void zig_normal_block(uint64_t key, uint64_t base, const uint64_t *t, size_t m, double *z);
 void grad_normal_block(uint64_t key, const uint64_t *t, size_t m, double *z);
 int grad_normal_vectorized(void);
