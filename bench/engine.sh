@@ -58,8 +58,11 @@ for c in $CASES; do
       ssim=$(sed -n 's/^smpi_s //p' "$T/asmpi.log")
     fi
     scpu=${smpi%% *}
-    row a "ccsim full, N=256, 10 it" "$full" "$(sim_of "$T/afull")" "SMPI/this $(ratio "$scpu" "${full%% *}")"
-    row a "ccsim sampled 65536" "$samp" "$(sim_of "$T/asamp")" "SMPI/this $(ratio "$scpu" "${samp%% *}")"
+    swall=$(echo "$smpi" | cut -d' ' -f2)
+    # both ratios: SMPI runs on one core, ccsim on its lanes (every core)
+    vs() { echo "SMPI/this $(ratio "$scpu" "${1%% *}") CPU, $(ratio "$swall" "$(echo "$1" | cut -d' ' -f2)") wall"; }
+    row a "ccsim full, N=256, 10 it" "$full" "$(sim_of "$T/afull")" "$(vs "$full")"
+    row a "ccsim sampled 65536" "$samp" "$(sim_of "$T/asamp")" "$(vs "$samp")"
     row a "SMPI MPI_Allreduce lr" "$smpi" "$ssim" 1
     ;;
   b)
