@@ -10,6 +10,7 @@
 
 #include "ccomp/rng.h"
 #include "data/source.h"
+#include "qbits.h" /* QB_CLONES */
 #include "variates.h"
 
 static inline double draw(enum grad_distribution d, uint64_t key, uint64_t t) {
@@ -141,8 +142,8 @@ static grad_stream stream_own(const grad_source *g, uint32_t worker, uint32_t it
 /* out[0 .. m) = element()'s floats at counters t[0 .. m) (t NULL: base,
  * base + 1, ...), m <= ZIG_BLOCK, normal distribution: the same products and sum
  * of the same doubles, in the same order. */
-static void normal_floats(const grad_source *g, const grad_stream *st, uint64_t base, const uint64_t *t,
-                          size_t m, float *out) {
+QB_CLONES static void normal_floats(const grad_source *g, const grad_stream *st, uint64_t base, const uint64_t *t,
+                                    size_t m, float *out) {
   double z[ZIG_BLOCK], zc[ZIG_BLOCK];
   zig_normal_block(st->wkey, base, t, m, z);
   if (g->correlation <= 0) {
