@@ -94,7 +94,10 @@ for k in 1 2 3; do
 done
 
 # 4. a second sweep into a locked directory is refused, naming the holder
-sed 's/"iterations": 30/"iterations": 400/' base.json >slow.json
+# (slow.json's points take seconds each, so that every signal below meets a
+# run still going: with 400 iterations a point took 0.34 s and the SIGKILL
+# of section 6, 0.3 s after its child started, could come after its results)
+sed 's/"iterations": 30/"iterations": 4000/' base.json >slow.json
 sed 's/base.json/slow.json/' sweep.json >slow-sweep.json
 "$CCSIM" sweep slow-sweep.json --out "$T/locked" --quiet 2>/dev/null &
 holder=$!
