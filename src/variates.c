@@ -137,10 +137,15 @@ static inline void zig_tables(uint64_t key, uint64_t base, const uint64_t *t, si
 #if defined(__x86_64__) && !defined(CCSIM_NO_AVX512)
 #include <immintrin.h>
 #define ZIG_VECTOR 1
-/* The mix, |hz| and the products vectorised; the tables read by a scalar
- * loop that touches only integer registers (the loop over zig_tables'
- * int32 had moved each draw to a vector register and back for its
- * absolute value: 1.9-2.1 ns a draw, 1.6-1.7 this way, AMD EPYC). */
+/* ccr_mix (SplitMix64's finaliser) of eight words at once. */
+static inline __attribute__((always_inline, target("avx512f,avx512dq"))) __m512i mix8(__m512i x) {
+  x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 30)),
+                         _mm512_set1_epi64((long long)0xBF58476D1CE4E5B9ull));
+  x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 27)),
+                         _mm512_set1_epi64((long long)0x94D049BB133111EBull));
+  return _mm512_xor_si512(x, _mm512_srli_epi64(x, 31));
+}
+
 /* The misses of a block, eight at a time, without exp: a wedge test asks
  * whether y = f[iz] + U (f[iz-1] - f[iz]) < exp(-x^2/2).  With a the
  * wedge's inner edge (f(a) = f[iz-1]) and u = (x^2 - a^2)/2, that exp is
@@ -159,14 +164,6 @@ static inline void zig_tables(uint64_t key, uint64_t base, const uint64_t *t, si
  * through zig_fix's branches, exp and a chain of dependent loads; eight
  * at once, with blocks of 256 draws so that about seven misses share a
  * vector, the draws take 1.35-1.45 ns instead of 1.65-1.9 (bench/draws.c). */
-static inline __attribute__((always_inline, target("avx512f,avx512dq"))) __m512i mix8(__m512i x) {
-  x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 30)),
-                         _mm512_set1_epi64((long long)0xBF58476D1CE4E5B9ull));
-  x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 27)),
-                         _mm512_set1_epi64((long long)0x94D049BB133111EBull));
-  return _mm512_xor_si512(x, _mm512_srli_epi64(x, 31));
-}
-
 __attribute__((target("avx512f,avx512dq"))) static void
 zig_misses_avx512(uint64_t key, uint64_t base, const uint64_t *t, const uint32_t *miss, size_t nm,
                   const int32_t *hz, double *z) {
@@ -215,17 +212,16 @@ zig_misses_avx512(uint64_t key, uint64_t base, const uint64_t *t, const uint32_t
     _mm512_mask_i32scatter_pd(z, ok, at, _mm512_mask_blend_pd(acc, x2, x), 8);
     for (unsigned left = in & (unsigned)~ok; left; left &= left - 1) slow[ns++] = av[__builtin_ctz(left)];
   }
-  for (size_t s = 0; s < ns; s++) {
-    const uint32_t at = slow[s];
-    z[at] = zig_fix_k2(k2, t ? t[at] : base + at, hz[at], (uint32_t)hz[at] & 127);
-  }
+  zig_misses(key, base, t, slow, ns, hz, z);
 }
 
+/* The mix, |hz| and the products vectorised; the tables read by a scalar
+ * loop that touches only integer registers (the loop over zig_tables'
+ * int32 had moved each draw to a vector register and back for its
+ * absolute value: 1.9-2.1 ns a draw, 1.6-1.7 this way, AMD EPYC). */
 __attribute__((target("avx512f,avx512dq"))) static void
 normal_block_avx512(uint64_t key, uint64_t base, const uint64_t *t, size_t m, double *z) {
   const __m512i K = _mm512_set1_epi64((long long)key), G = _mm512_set1_epi64((long long)CCR_GAMMA);
-  const __m512i M1 = _mm512_set1_epi64((long long)0xBF58476D1CE4E5B9ull);
-  const __m512i M2 = _mm512_set1_epi64((long long)0x94D049BB133111EBull);
   const __m512i step = _mm512_set1_epi64(8);
   int32_t hz[ZB];
   uint32_t ha[ZB];
@@ -234,10 +230,7 @@ normal_block_avx512(uint64_t key, uint64_t base, const uint64_t *t, size_t m, do
   for (; j + 8 <= m; j += 8) {
     const __m512i ctr = t ? _mm512_add_epi64(_mm512_loadu_si512((const void *)(t + j)), _mm512_set1_epi64(1)) : c;
     c = _mm512_add_epi64(c, step);
-    __m512i x = _mm512_add_epi64(K, _mm512_mullo_epi64(ctr, G)); /* ccr_u64: key + (t + 1) gamma */
-    x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 30)), M1);
-    x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 27)), M2);
-    x = _mm512_xor_si512(x, _mm512_srli_epi64(x, 31));
+    const __m512i x = mix8(_mm512_add_epi64(K, _mm512_mullo_epi64(ctr, G))); /* ccr_u64: key + (t + 1) gamma */
     const __m256i h = _mm512_cvtepi64_epi32(_mm512_srli_epi64(x, 32));
     _mm256_storeu_si256((__m256i *)(hz + j), h);
     _mm256_storeu_si256((__m256i *)(ha + j), _mm256_abs_epi32(h));
