@@ -142,7 +142,7 @@ static void check_blocks(void) {
       ways[slow_way(0x5eed + v, t[i])]++;
     }
   }
-  for (size_t m = 0; m <= 130; m++) {
+  for (size_t m = 0; m <= ZIG_BLOCK + 2; m++) { /* every length up to a block and past it */
     grad_normal_block(3, t + m, m, z);
     for (size_t i = 0; i < m; i++) bad += z[i] != grad_normal(3, t[m + i]);
   }
