@@ -397,4 +397,12 @@ double coll_scale_charge(const coll_ctx *ctx, size_t nbytes);
 /* The ccomp_call for an operation of this worker on elements from `offset`. */
 ccomp_call coll_call(const coll_ctx *ctx, size_t offset, uint64_t salt);
 
+/* A call that re-encodes a sum x[0 .. n) under a global max (Global-QSGD)
+ * is given at least the sum's own max |x|: a decoded partial sum may sit a
+ * rounding step above the bound its encoder was given, and adding this
+ * worker's input may carry it past that bound.  The payload carries its
+ * max, so its receiver decodes it whatever it is.  Where the sum is within
+ * the bound the call is unchanged. */
+void coll_cover(const coll_ctx *ctx, ccomp_call *call, const float *x, size_t n);
+
 #endif

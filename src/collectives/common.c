@@ -161,6 +161,12 @@ ccomp_call coll_call(const coll_ctx *ctx, size_t offset, uint64_t salt) {
   return c;
 }
 
+void coll_cover(const coll_ctx *ctx, ccomp_call *call, const float *x, size_t n) {
+  if (!(ctx->comp->type->flags & CCOMP_GLOBAL_MAX)) return;
+  const float s = ctx->comp->type->local_stat(ctx->comp->state, x, n);
+  if (s > call->global_max) call->global_max = s;
+}
+
 /* The payload side of coll_encode_own (comm_work: this worker's input,
  * compressor and memory, and a new payload nobody else holds yet). */
 typedef struct encode_work {

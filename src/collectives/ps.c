@@ -87,6 +87,7 @@ static void serve_answer_run(void *arg, int thread) {
   coll_msg *ans = k->ans;
   if (k->downlink) {
     ccomp_call ecall = coll_call(ctx, k->lo, 0xD0);
+    coll_cover(ctx, &ecall, acc, n);
     ans->nbytes = ccomp_encode(ctx->comp, acc, n, &ecall, ans->bytes);
   } else {
     memcpy(ans->bytes, acc, n * sizeof *acc);

@@ -65,6 +65,7 @@ static void recompress_work_run(void *arg, int thread) {
     y[i] += p[i];
   }
   ccomp_call ecall = coll_call(ctx, lo, k->salt ^ 0xE0C0DE);
+  coll_cover(ctx, &ecall, y, n);
   out->nbytes = ccomp_encode(ctx->comp, y, n, &ecall, out->bytes);
   if (ctx->io.encoded) {
     /* p := what the memory is told was encoded; y := what it decodes to */
