@@ -23,6 +23,7 @@
 #include "comm/itrace.h"
 #include "data/gradients.h"
 #include "data/source.h"
+#include "lanepool.h"
 #include "sim/exec.h"
 #include "timemodel/profile.h"
 
@@ -148,6 +149,19 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
    * counted as one a worker: a third of the estimate of a 1024-worker
    * ResNet-50 Marsit run, which then needed 2.7 times what it took) */
   if (e->memory) r->payloads += lanes * 4 * n;
+  /* the lanes' free lists (src/lanepool.h): a block freed on another lane
+   * than the one that made it joins the freeing lane's lists, so where
+   * blocks flow one way between lanes a lane's lists fill, iteration after
+   * iteration, up to LANEPOOL_KEEP (measured, 59 workers, allreduce/rhd,
+   * 65,660 elements: 56 MiB on one lane, 76-83 MiB on two after one
+   * iteration, 96-105 after three; the estimate had been 104): at most
+   * every block the run makes, every hop's payloads of every worker with
+   * their shadows */
+  if (lanes > 1) {
+    const double hops = e->collective->hops ? (double)e->collective->hops(e->workers, e->coll_params) : N;
+    const double made = (double)e->iterations * calls_per_iteration(e) * fmax(hops, 1) * N * n * per_elem;
+    r->lane_lists = lanes * fmin((double)LANEPOOL_KEEP, made);
+  }
   r->shared = 4 * n + ((e->collective->requires & COLL_NEEDS_EXACT_SUM) ? 8 * n : 0) +
               (grad_experiment_shares(e) ? 8 * n : 0) +
               /* the exact sums of one iteration's metrics, a set per thread (as many as the cores) */
@@ -165,7 +179,7 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
   r->guard_pages = r->max_maps <= 0 || r->maps_guarded <= r->max_maps;
   r->stacks = 2 * N * (STACK_RESIDENT + (r->guard_pages ? 0 : 4096));
   r->trace = trace_bytes(e);
-  r->total = r->workers_state + r->payloads + r->shared + r->records + r->platform + r->stacks + r->trace +
+  r->total = r->workers_state + r->payloads + r->lane_lists + r->shared + r->records + r->platform + r->stacks + r->trace +
              PROCESS_BYTES;
 }
 
@@ -254,7 +268,8 @@ int resources_check(const experiment *e, double max_bytes, int recording, resour
     struct part {
       const char *name;
       double b;
-    } p[] = {{"workers' state", r.workers_state}, {"payloads in flight", r.payloads}, {"shared buffers", r.shared},
+    } p[] = {{"workers' state", r.workers_state}, {"payloads in flight", r.payloads}, {"lanes' free lists", r.lane_lists},
+             {"shared buffers", r.shared},
              {"iterations' records", r.records},  {"actor stacks", r.stacks},         {"trace", r.trace},
              {"platform", r.platform},            {"--record-trace's gradient", r.recording},
              {"the process", PROCESS_BYTES}};

@@ -15,6 +15,7 @@
 typedef struct resource_estimate {
   double workers_state; /* per-worker buffers x workers: gradients, memories, outputs */
   double payloads;      /* payloads in flight and their float64 shadows */
+  double lane_lists;    /* blocks the data executor's lanes keep for reuse (src/lanepool.h) */
   double shared;        /* the aggregate, exact sums, one iteration's metrics */
   double records;       /* every iteration's records (figures, workers' end times) */
   double platform;      /* SimGrid's hosts, links and routes */
