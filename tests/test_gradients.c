@@ -198,6 +198,16 @@ int main(void) {
         const size_t fl = fulls[a], sm = samples[a], base = 500, lo = sm / 3, hi = sm - 5;
         grad_fill_sampled(&gs[v], 1, 2, lo, hi, base, fl, sm, y);
         for (size_t j = lo; j < hi; j++) bad += y[j - lo] != full_x[base + (size_t)((unsigned __int128)j * fl / sm)];
+        /* every length of a block's last part (the counters are stepped in
+         * four chains: 0-3 left over, and under 8 one at a time) */
+        const size_t lens[] = {1, 2, 3, 5, 7, 8, 9, 10, 11, 255, 256, 257, 258, 259, 513};
+        for (size_t q = 0; q < sizeof lens / sizeof lens[0]; q++)
+          for (size_t l0 = 0; l0 < 3; l0++) {
+            const size_t from = l0 * 37 + a, to = from + lens[q];
+            grad_fill_sampled(&gs[v], 1, 2, from, to, base, fl, sm, y);
+            for (size_t j = from; j < to; j++)
+              bad += y[j - from] != full_x[base + (size_t)((unsigned __int128)j * fl / sm)];
+          }
       }
       free(full_x);
     }
