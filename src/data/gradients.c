@@ -203,42 +203,14 @@ static sample_step sample_at(size_t lo, size_t base, size_t full, size_t sample)
                        .sample = sample};
 }
 
-/* Without a branch: the carry is taken about as often as not (a ResNet-50
- * sample of 262,144 of 25.6M: full / sample = 97.49...), so a branch on it
- * mispredicted half the time. */
 static inline void sample_next(sample_step *s) {
   s->t += s->q, s->frac += s->rem;
-  const uint64_t carry = s->frac >= s->sample;
-  s->t += carry, s->frac -= s->sample & (0 - carry);
+  if (s->frac >= s->sample) s->t++, s->frac -= s->sample;
 }
 
-/* t[0 .. m) = the counters of the next m sampled coordinates; s advances.
- * Four chains, each four coordinates on (4 full = q4 sample + r4, r4 <
- * sample, so one carry a step still suffices), so that the chains' adds
- * and compares overlap instead of waiting on each other: the same
- * integers as stepping one at a time. */
+/* t[0 .. m) = the counters of the next m sampled coordinates; s advances. */
 static void sample_block(sample_step *s, size_t m, uint64_t *t) {
-  if (m < 8) {
-    for (size_t j = 0; j < m; j++, sample_next(s)) t[j] = s->t;
-    return;
-  }
-  sample_step c[4];
-  c[0] = *s;
-  for (int k = 1; k < 4; k++) c[k] = c[k - 1], sample_next(&c[k]);
-  const uint64_t four = 4 * s->rem; /* < 4 sample: no overflow while sample < 2^62 */
-  const uint64_t q4 = 4 * s->q + four / s->sample, r4 = four % s->sample;
-  for (int k = 0; k < 4; k++) c[k].q = q4, c[k].rem = r4;
-  size_t j = 0;
-  for (; j + 4 <= m; j += 4)
-    for (int k = 0; k < 4; k++) {
-      t[j + k] = c[k].t;
-      sample_next(&c[k]);
-    }
-  const size_t left = m - j; /* chain k stands at coordinate j + k */
-  for (size_t k = 0; k < left; k++) t[j + k] = c[k].t;
-  const uint64_t q = s->q, rem = s->rem;
-  *s = c[left];
-  s->q = q, s->rem = rem;
+  for (size_t j = 0; j < m; j++, sample_next(s)) t[j] = s->t;
 }
 
 void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo,
