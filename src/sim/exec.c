@@ -250,16 +250,35 @@ static void push(sim_exec *x, lane *l, int a) {
   x->actors[a].state = READY;
 }
 
+/* Actor a to the front of lane l's queue: it runs next. */
+static void push_front(sim_exec *x, lane *l, int a) {
+  l->rhead = (l->rhead + x->max - 1) % x->max;
+  l->ready[l->rhead] = a;
+  l->rcount++;
+  x->actors[a].state = READY;
+}
+
+/* An actor woken by one of its lane (a message handed over, a semaphore
+ * released) runs next, before the actors already waiting: what it reads
+ * was just written and is still in this core's caches, and a chain of
+ * hand-overs (a ring's chunk passed along a block of ranks) reaches the
+ * block's end, and the next lane, in as many switches as the block has
+ * ranks instead of as many passes over the lane's queue.  Measured
+ * (bench/README.md, sixth round): a 256-worker ring of 1M floats 20-28%
+ * less wall time, ResNet-50 Marsit at 1024 workers 25-30% less.  One
+ * woken from another lane waits its turn at the back.  The order changes
+ * no result (exec.h). */
 void exec_wake(sim_exec *x, int a) {
   lane *l = &x->lanes[x->actors[a].lane];
+  const int front = l == exec_lane;
   if (!x->locking) {
-    push(x, l, a);
+    (front ? push_front : push)(x, l, a);
     return;
   }
   pthread_mutex_lock(&l->lock);
   /* the waker's lane counts while it runs, so live never reads 0 here */
   if (l->count++ == 0) atomic_fetch_add(&x->live, 1);
-  push(x, l, a);
+  (front ? push_front : push)(x, l, a);
   if (l->idle) pthread_cond_signal(&l->cond);
   pthread_mutex_unlock(&l->lock);
 }

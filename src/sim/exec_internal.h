@@ -122,7 +122,8 @@ extern sim_exec *exec_now;
 extern __thread lane *exec_lane;
 extern __thread int exec_cur;
 
-/* Actor a is ready: to the back of its lane's queue (from any lane). */
+/* Actor a is ready: to the front of its lane's queue when woken by an
+ * actor of that lane (it runs next), else to the back (exec.c). */
 void exec_wake(sim_exec *x, int a);
 /* The current actor gives its lane back (it has set its state). */
 static inline void exec_switch_out(sim_exec *x) {
