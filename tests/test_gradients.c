@@ -188,13 +188,15 @@ int main(void) {
    * chunk [lo, hi) of the sample: the normal fast path and the general one
    * (correlated), with sample sizes that do and do not divide full */
   {
-    const size_t fulls[] = {M - 1000, M - 7, 999983}, samples[] = {65536, 4093, 1000};
+    /* the last two divide: their counters are base + j q, drawn without
+     * being written out (sample_counters) */
+    const size_t fulls[] = {M - 1000, M - 7, 999983, 16 * 4096, 3 * 1000}, samples[] = {65536, 4093, 1000, 4096, 1000};
     const grad_source gs[] = {g, {.distribution = GRAD_NORMAL, .scale = 0.5, .correlation = 0.6, .seed = 9}};
     size_t bad = 0;
     for (size_t v = 0; v < 2; v++) {
       float *full_x = malloc(M * sizeof *full_x);
       grad_fill(&gs[v], 1, 2, 0, M, full_x);
-      for (size_t a = 0; a < 3; a++) {
+      for (size_t a = 0; a < sizeof fulls / sizeof fulls[0]; a++) {
         const size_t fl = fulls[a], sm = samples[a], base = 500, lo = sm / 3, hi = sm - 5;
         grad_fill_sampled(&gs[v], 1, 2, lo, hi, base, fl, sm, y);
         for (size_t j = lo; j < hi; j++) bad += y[j - lo] != full_x[base + (size_t)((unsigned __int128)j * fl / sm)];

@@ -139,19 +139,19 @@ static grad_stream stream_own(const grad_source *g, uint32_t worker, uint32_t it
   return (grad_stream){.wkey = ccr_key(it_key, worker)};
 }
 
-/* out[0 .. m) = element()'s floats at counters t[0 .. m) (t NULL: base,
- * base + 1, ...), m <= ZIG_BLOCK, normal distribution: the same products and sum
+/* out[0 .. m) = element()'s floats at counters t[0 .. m) (t NULL: base +
+ * j stride), m <= ZIG_BLOCK, normal distribution: the same products and sum
  * of the same doubles, in the same order. */
-QB_CLONES static void normal_floats(const grad_source *g, const grad_stream *st, uint64_t base, const uint64_t *t,
-                                    size_t m, float *out) {
+QB_CLONES static void normal_floats(const grad_source *g, const grad_stream *st, uint64_t base, uint64_t stride,
+                                    const uint64_t *t, size_t m, float *out) {
   double z[ZIG_BLOCK], zc[ZIG_BLOCK];
-  zig_normal_block(st->wkey, base, t, m, z);
+  zig_normal_block(st->wkey, base, stride, t, m, z);
   if (g->correlation <= 0) {
     const double scale = g->scale;
     for (size_t j = 0; j < m; j++) out[j] = (float)(scale * z[j]);
     return;
   }
-  zig_normal_block(st->ckey, base, t, m, zc);
+  zig_normal_block(st->ckey, base, stride, t, m, zc);
   for (size_t j = 0; j < m; j++) out[j] = (float)(st->a * zc[j] + st->b * z[j]);
 }
 
@@ -172,7 +172,7 @@ void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t
   if (g->distribution == GRAD_NORMAL) { /* the common case, in blocks */
     for (size_t t = lo; t < hi; t += ZIG_BLOCK) {
       const size_t m = hi - t < ZIG_BLOCK ? hi - t : ZIG_BLOCK;
-      normal_floats(g, &st, t, NULL, m, out + (t - lo));
+      normal_floats(g, &st, t, 1, NULL, m, out + (t - lo));
     }
     return;
   }
@@ -213,6 +213,22 @@ static void sample_block(sample_step *s, size_t m, uint64_t *t) {
   for (size_t j = 0; j < m; j++, sample_next(s)) t[j] = s->t;
 }
 
+/* The counters of the next m sampled coordinates, for zig_normal_block:
+ * where the sample divides the tensor (full = q sample) they are base + j q
+ * and are not written out (NULL, *base, *stride = q); else t, made by
+ * sample_block.  s advances either way. */
+static const uint64_t *sample_counters(sample_step *s, size_t m, uint64_t *t, uint64_t *base,
+                                       uint64_t *stride) {
+  if (s->rem == 0) {
+    *base = s->t, *stride = s->q;
+    s->t += (uint64_t)m * s->q;
+    return NULL;
+  }
+  *base = 0, *stride = 1;
+  sample_block(s, m, t);
+  return t;
+}
+
 void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo,
                        size_t hi, size_t base, size_t full, size_t sample, float *out) {
   if (!__atomic_load_n(&zig_ready, __ATOMIC_ACQUIRE)) zig_init();
@@ -230,8 +246,9 @@ void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration
     uint64_t t[ZIG_BLOCK];
     for (size_t j = lo; j < hi; j += ZIG_BLOCK) {
       const size_t m = hi - j < ZIG_BLOCK ? hi - j : ZIG_BLOCK;
-      sample_block(&s, m, t);
-      normal_floats(g, &st, 0, t, m, out + (j - lo));
+      uint64_t b0, st0;
+      const uint64_t *tc = sample_counters(&s, m, t, &b0, &st0);
+      normal_floats(g, &st, b0, st0, tc, m, out + (j - lo));
     }
     return;
   }
@@ -256,8 +273,9 @@ void grad_shared_sampled(const grad_source *g, uint32_t iteration, size_t lo, si
     double z[ZIG_BLOCK];
     for (size_t j = lo; j < hi; j += ZIG_BLOCK) {
       const size_t m = hi - j < ZIG_BLOCK ? hi - j : ZIG_BLOCK;
-      sample_block(&s, m, t);
-      zig_normal_block(st.ckey, 0, t, m, z);
+      uint64_t b0, st0;
+      const uint64_t *tc = sample_counters(&s, m, t, &b0, &st0);
+      zig_normal_block(st.ckey, b0, st0, tc, m, z);
       for (size_t i = 0; i < m; i++) out[j - lo + i] = st.a * z[i];
     }
     return;
@@ -278,8 +296,9 @@ void grad_fill_sampled_shared(const grad_source *g, uint32_t worker, uint32_t it
     double z[ZIG_BLOCK];
     for (size_t j = lo; j < hi; j += ZIG_BLOCK) {
       const size_t m = hi - j < ZIG_BLOCK ? hi - j : ZIG_BLOCK;
-      sample_block(&s, m, t);
-      zig_normal_block(st.wkey, 0, t, m, z);
+      uint64_t b0, st0;
+      const uint64_t *tc = sample_counters(&s, m, t, &b0, &st0);
+      zig_normal_block(st.wkey, b0, st0, tc, m, z);
       for (size_t i = 0; i < m; i++) out[j - lo + i] = (float)(shared[j - lo + i] + st.b * z[i]);
     }
   } else
