@@ -105,6 +105,11 @@ double grad_normal(uint64_t key, uint64_t index) {
  * at a time (zig_misses_avx512), in blocks of 256 (ZIG_BLOCK): 1.35-1.45. */
 #define ZB ZIG_BLOCK
 
+/* Counter j of a block: t[j], or base + j stride without t. */
+static inline uint64_t zig_ctr(uint64_t base, uint64_t stride, const uint64_t *t, size_t j) {
+  return t ? t[j] : base + j * stride;
+}
+
 /* The draws miss[0 .. nm) of a block (hz, z as below) that missed the
  * fast path, finished by zig_fix, its second key made once. */
 static inline void zig_misses(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *miss,
@@ -113,7 +118,7 @@ static inline void zig_misses(uint64_t key, uint64_t base, uint64_t stride, cons
   const uint64_t k2 = ccr_key(key, 0x7a16);
   for (size_t i = 0; i < nm; i++) {
     const uint32_t at = miss[i];
-    z[at] = zig_fix_k2(k2, t ? t[at] : base + at * stride, hz[at], (uint32_t)hz[at] & 127);
+    z[at] = zig_fix_k2(k2, zig_ctr(base, stride, t, at), hz[at], (uint32_t)hz[at] & 127);
   }
 }
 
@@ -180,7 +185,7 @@ zig_misses_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *
     uint32_t av[8] = {0};
     for (size_t q = 0; q < cnt; q++) {
       const uint32_t a = miss[i + q];
-      av[q] = a, hv[q] = hz[a], cv[q] = (int64_t)(t ? t[a] : base + a * stride);
+      av[q] = a, hv[q] = hz[a], cv[q] = (int64_t)zig_ctr(base, stride, t, a);
     }
     const __m256i at = _mm256_loadu_si256((const __m256i *)av);
     const __m512i h = _mm512_loadu_si512(hv), iz = _mm512_and_si512(h, M127);
@@ -238,7 +243,7 @@ normal_block_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t
   }
   const size_t mv = j;
   for (; j < m; j++)
-    hz[j] = (int32_t)(uint32_t)(ccr_u64(key, t ? t[j] : base + j * stride) >> 32), ha[j] = abs32(hz[j]);
+    hz[j] = (int32_t)(uint32_t)(ccr_u64(key, zig_ctr(base, stride, t, j)) >> 32), ha[j] = abs32(hz[j]);
   uint32_t miss[ZB];
   size_t nm = 0;
   for (j = 0; j < m; j++) {
@@ -265,7 +270,7 @@ void zig_normal_block(uint64_t key, uint64_t base, uint64_t stride, const uint64
   }
 #endif
   int32_t hz[ZB];
-  for (size_t j = 0; j < m; j++) hz[j] = (int32_t)(uint32_t)(ccr_u64(key, t ? t[j] : base + j * stride) >> 32);
+  for (size_t j = 0; j < m; j++) hz[j] = (int32_t)(uint32_t)(ccr_u64(key, zig_ctr(base, stride, t, j)) >> 32);
   zig_tables(key, base, stride, t, m, hz, z);
 }
 

@@ -244,17 +244,16 @@ _Noreturn void exec_out_of_memory(const char *what) {
   comm_abort();
 }
 
-/* Actor a to the back of lane l's queue (l's lock held when lanes share). */
-static void push(sim_exec *x, lane *l, int a) {
-  l->ready[(l->rhead + l->rcount++) % x->max] = a;
-  x->actors[a].state = READY;
-}
-
-/* Actor a to the front of lane l's queue: it runs next. */
-static void push_front(sim_exec *x, lane *l, int a) {
-  l->rhead = (l->rhead + x->max - 1) % x->max;
-  l->ready[l->rhead] = a;
-  l->rcount++;
+/* Actor a to lane l's queue, at its back or (front) its front, where it
+ * runs next (l's lock held when lanes share). */
+static void push(sim_exec *x, lane *l, int a, int front) {
+  if (front) {
+    l->rhead = (l->rhead + x->max - 1) % x->max;
+    l->ready[l->rhead] = a;
+    l->rcount++;
+  } else {
+    l->ready[(l->rhead + l->rcount++) % x->max] = a;
+  }
   x->actors[a].state = READY;
 }
 
@@ -272,13 +271,13 @@ void exec_wake(sim_exec *x, int a) {
   lane *l = &x->lanes[x->actors[a].lane];
   const int front = l == exec_lane;
   if (!x->locking) {
-    (front ? push_front : push)(x, l, a);
+    push(x, l, a, front);
     return;
   }
   pthread_mutex_lock(&l->lock);
   /* the waker's lane counts while it runs, so live never reads 0 here */
   if (l->count++ == 0) atomic_fetch_add(&x->live, 1);
-  (front ? push_front : push)(x, l, a);
+  push(x, l, a, front);
   if (l->idle) pthread_cond_signal(&l->cond);
   pthread_mutex_unlock(&l->lock);
 }
@@ -397,7 +396,7 @@ int sim_exec_run(sim_exec *x, ccsim_error *err) {
   if (B == 0) B = 1;
   for (size_t a = 0; a < x->n; a++) {
     x->actors[a].lane = (int)(((size_t)x->tr[a].host / B) % (size_t)L);
-    push(x, &x->lanes[x->actors[a].lane], (int)a);
+    push(x, &x->lanes[x->actors[a].lane], (int)a, 0);
   }
   long busy = 0;
   for (int l = 0; l < L; l++) busy += (x->lanes[l].count = x->lanes[l].rcount) > 0;

@@ -68,6 +68,13 @@ double resources_messages(const experiment *e, double calls) {
   return calls * (m + ((e->compressor->flags & CCOMP_GLOBAL_MAX) ? N * (N - 1) : 0));
 }
 
+/* The hops of one call of e's collective, at least 1 (N where its
+ * descriptor cannot say). */
+static double hops_of(const experiment *e) {
+  const double h = e->collective->hops ? (double)e->collective->hops(e->workers, e->coll_params) : e->workers;
+  return h > 1 ? h : 1;
+}
+
 /* The iteration's trace (src/comm/itrace.h): every message costs
  * SIM_BYTES_PER_MESSAGE bytes (send, its size, wait, receive), plus an
  * actor's marks and device work.  Held once (the timing executor takes it
@@ -77,8 +84,7 @@ static double trace_bytes(const experiment *e) {
   const double N = e->workers, calls = calls_per_iteration(e);
   double msgs = resources_messages(e, calls);
   if (!(msgs > 0)) { /* about twice per hop per worker: reduce, then gather or broadcast */
-    const double hops = e->collective->hops ? (double)e->collective->hops(e->workers, e->coll_params) : N;
-    msgs = calls * 2.0 * N * (hops > 1 ? hops : 1);
+    msgs = calls * 2.0 * N * hops_of(e);
   }
   return (e->iterations > 1 ? 2 : 1) * (msgs * SIM_BYTES_PER_MESSAGE + N * 4096);
 }
@@ -158,15 +164,13 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
    * every block the run makes, every hop's payloads of every worker with
    * their shadows */
   if (lanes > 1) {
-    const double hops = e->collective->hops ? (double)e->collective->hops(e->workers, e->coll_params) : N;
-    const double made = (double)e->iterations * calls_per_iteration(e) * fmax(hops, 1) * N * n * per_elem;
+    const double made = (double)e->iterations * calls_per_iteration(e) * hops_of(e) * N * n * per_elem;
     r->lane_lists = lanes * fmin((double)LANEPOOL_KEEP, made);
   }
   r->shared = 4 * n + ((e->collective->requires & COLL_NEEDS_EXACT_SUM) ? 8 * n : 0) +
               (grad_experiment_shares(e) ? 8 * n : 0) +
               /* the exact sums of one iteration's metrics, a set per thread (as many as the cores) */
-              coll_xmetrics_bytes(e->collective->hops(e->workers, e->coll_params),
-                                  (int)fmin(N, (double)resources_cpus()));
+              coll_xmetrics_bytes(e->collective->hops(e->workers, e->coll_params), (int)lanes);
   r->records = (double)e->iterations * (N * 8 + 4096);
   r->platform = HOST_BYTES * (e->platform.hosts > e->workers ? e->platform.hosts : e->workers);
   /* memory maps: the stacks with a guard page each if they fit, else
@@ -179,8 +183,8 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
   r->guard_pages = r->max_maps <= 0 || r->maps_guarded <= r->max_maps;
   r->stacks = 2 * N * (STACK_RESIDENT + (r->guard_pages ? 0 : 4096));
   r->trace = trace_bytes(e);
-  r->total = r->workers_state + r->payloads + r->lane_lists + r->shared + r->records + r->platform + r->stacks + r->trace +
-             PROCESS_BYTES;
+  r->total = r->workers_state + r->payloads + r->lane_lists + r->shared + r->records + r->platform + r->stacks +
+             r->trace + PROCESS_BYTES;
 }
 
 void resources_format(double b, char *out, size_t len) {
