@@ -47,6 +47,10 @@ run() {
   rm -rf "$out"
   timeout 300 "$CCSIM" run "$G" --quiet --out "$out" "$@" >/dev/null 2>"$out.err"
 }
+# every collective, for the timing and memory modes (TORUS: made to fit N)
+COLLS=(allreduce/ring allreduce/ring-recompress allreduce/tree allreduce/rhd TORUS
+  '{"name": "allreduce/hierarchical", "node_size": 4}' allgather/ring allgather/rd
+  '{"name": "ps", "servers": 2}' allreduce/sparcml allreduce/omnireduce)
 # both_ways: the experiment of args with --timing auto and with --timing
 # simgrid, compared (0 ok, 2 refused or stopped alike, 1 failed)
 both_ways() {
@@ -67,9 +71,6 @@ both_ways() {
   echo "ok (analytical/SimGrid iterations, messages: $(python3 "$SRC/tests/timing_compare.py" --paths "$T/auto"))"
 }
 timing_case() {
-  local colls=(allreduce/ring allreduce/ring-recompress allreduce/tree allreduce/rhd TORUS
-    '{"name": "allreduce/hierarchical", "node_size": 4}' allgather/ring allgather/rd
-    '{"name": "ps", "servers": 2}' allreduce/sparcml allreduce/omnireduce)
   local comps=(none fp16 '{"name": "topk", "ratio": 0.05}' '{"name": "marsit", "memory": "marsit"}'
     '{"name": "global-qsgd", "bits": 12}' sbc s2-sketch signsgd '{"name": "qsgd", "levels": 7}' randomk terngrad
     '{"name": "threshold", "tau": 0.02}')
@@ -80,7 +81,7 @@ timing_case() {
     '{"generate": "multigpu", "nodes": 4, "gpus_per_node": 4}'
     '{"generate": "dragonfly", "groups": 2, "chassis": 2, "routers": 2, "nodes_per_router": 2}')
   local c p pl n memo=()
-  pick colls; c=$REPLY; pick comps; p=$REPLY; pick plats; pl=$REPLY; n=$((2 + RANDOM % 15))
+  pick COLLS; c=$REPLY; pick comps; p=$REPLY; pick plats; pl=$REPLY; n=$((2 + RANDOM % 15))
   case $c in
   allgather/rd) n=$((1 << (1 + RANDOM % 4))) ;;
   TORUS) n=$(((2 + RANDOM % 3) * 2)) c='{"name": "allreduce/torus2d", "rows": 2}' ;;
@@ -121,14 +122,11 @@ profile_case() {
 }
 mib() { awk -v v="$1" -v u="$2" 'BEGIN { f = u == "KiB" ? 1 / 1024 : u == "MiB" ? 1 : u == "GiB" ? 1024 : u == "TiB" ? 1048576 : 1 / 1048576; printf "%.1f", v * f }'; }
 memory_case() {
-  local colls=(allreduce/ring allreduce/ring-recompress allreduce/tree allreduce/rhd TORUS
-    '{"name": "allreduce/hierarchical", "node_size": 4}' allgather/ring allgather/rd
-    '{"name": "ps", "servers": 2}' allreduce/sparcml allreduce/omnireduce)
   local comps=(none fp16 '{"name": "topk", "ratio": 0.05, "memory": "residual"}' '{"name": "marsit", "memory": "marsit"}'
     '{"name": "global-qsgd", "bits": 12}' sbc s2-sketch signsgd '{"name": "qsgd", "levels": 7}' randomk
     '{"name": "powersgd", "rank": 2}' '{"name": "dgc", "memory": "dgc"}' '{"name": "ef-signsgd", "memory": "ef-sign"}')
   local c p n el r sample=() memo=()
-  pick colls; c=$REPLY; pick comps; p=$REPLY; n=$((2 + RANDOM % 63)) el=$(((1 << (14 + RANDOM % 8)) + RANDOM % 1000))
+  pick COLLS; c=$REPLY; pick comps; p=$REPLY; n=$((2 + RANDOM % 63)) el=$(((1 << (14 + RANDOM % 8)) + RANDOM % 1000))
   case $c in
   allgather/rd) n=$((1 << (1 + RANDOM % 6))) ;;
   TORUS) r=$((2 + RANDOM % 4)) n=$((r * (2 + RANDOM % 6))) c="{\"name\": \"allreduce/torus2d\", \"rows\": $r}" ;;
