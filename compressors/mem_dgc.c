@@ -72,6 +72,12 @@ static void mem_dgc_encoded(void *state, const float *p, const float *own, size_
   }
 }
 
+static void mem_dgc_prefetch(const void *state, size_t n, size_t offset) {
+  const mem_dgc *m = state;
+  ccomp_prefetch(m->u + offset, n * sizeof *m->u);
+  ccomp_prefetch(m->v + offset, n * sizeof *m->v);
+}
+
 const ccomp_memory_type ccomp_memory_dgc = {
     .name = "dgc",
     .summary = "DGC momentum correction + momentum factor masking (momentum m = 0.9)",
@@ -84,4 +90,5 @@ const ccomp_memory_type ccomp_memory_dgc = {
     .compensate = mem_dgc_compensate,
     .encoded = mem_dgc_encoded,
     .aggregated = NULL,
+    .prefetch = mem_dgc_prefetch,
 };

@@ -52,6 +52,11 @@ static void ef_sign_encoded(void *state, const float *p, const float *own, size_
   for (size_t i = 0; i < n; i++) e[i] = p[i] - own[i];
 }
 
+static void ef_sign_prefetch(const void *state, size_t n, size_t offset) {
+  const ef_sign *m = state;
+  ccomp_prefetch(m->e + offset, n * sizeof *m->e);
+}
+
 const ccomp_memory_type ccomp_memory_ef_sign = {
     .name = "ef-sign",
     .summary = "EF-signSGD error feedback: p = e + eta g, e = p - decode(encode(p))",
@@ -64,4 +69,5 @@ const ccomp_memory_type ccomp_memory_ef_sign = {
     .compensate = ef_sign_compensate,
     .encoded = ef_sign_encoded,
     .aggregated = NULL,
+    .prefetch = ef_sign_prefetch,
 };

@@ -100,6 +100,11 @@ static void marsit_mem_aggregated(void *state, const float *agg, size_t n, size_
   for (size_t i = 0; i < n; i++) e[i] -= gb * agg[i];
 }
 
+static void marsit_mem_prefetch(const void *state, size_t n, size_t offset) {
+  const marsit_mem *m = state;
+  ccomp_prefetch(m->e + offset, n * sizeof *m->e);
+}
+
 const ccomp_memory_type ccomp_memory_marsit = {
     .name = "marsit",
     .summary = "Marsit compensation (reconstructed): p = e + eta g, e = p - gamma ((1-beta) sign(p) + beta aggregate)",
@@ -112,4 +117,5 @@ const ccomp_memory_type ccomp_memory_marsit = {
     .compensate = marsit_mem_compensate,
     .encoded = marsit_mem_encoded,
     .aggregated = marsit_mem_aggregated,
+    .prefetch = marsit_mem_prefetch,
 };

@@ -37,6 +37,11 @@ static void residual_encoded(void *state, const float *p, const float *own, size
   for (size_t i = 0; i < n; i++) e[i] = p[i] - own[i];
 }
 
+static void residual_prefetch(const void *state, size_t n, size_t offset) {
+  const residual *m = state;
+  ccomp_prefetch(m->e + offset, n * sizeof *m->e);
+}
+
 const ccomp_memory_type ccomp_memory_residual = {
     .name = "residual",
     .summary = "error feedback: p = g + e, e = p - decode(encode(p))",
@@ -49,4 +54,5 @@ const ccomp_memory_type ccomp_memory_residual = {
     .compensate = residual_compensate,
     .encoded = residual_encoded,
     .aggregated = NULL,
+    .prefetch = residual_prefetch,
 };

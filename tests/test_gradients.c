@@ -70,7 +70,7 @@ static void check_sparse(void) {
   /* any chunk, the same values; a sampled fill reads the same elements */
   grad_fill(&g, 2, 9, 37, 5003, y);
   CHECK(memcmp(x + 37, y, (5003 - 37) * sizeof *y) == 0, "sparse chunk differs from the whole");
-  grad_fill_sampled(&g, 2, 9, 0, 100, 0, n, 100, y);
+  grad_fill_sampled(&g, 2, 9, 0, 100, 0, n, 100, NULL, y);
   size_t same = 0;
   for (size_t j = 0; j < 100; j++) same += y[j] == x[(size_t)((unsigned __int128)j * n / 100)];
   CHECK(same == 100, "sampled sparse fill: %zu of 100 equal", same);
@@ -198,18 +198,24 @@ int main(void) {
       grad_fill(&gs[v], 1, 2, 0, M, full_x);
       for (size_t a = 0; a < sizeof fulls / sizeof fulls[0]; a++) {
         const size_t fl = fulls[a], sm = samples[a], base = 500, lo = sm / 3, hi = sm - 5;
-        grad_fill_sampled(&gs[v], 1, 2, lo, hi, base, fl, sm, y);
-        for (size_t j = lo; j < hi; j++) bad += y[j - lo] != full_x[base + (size_t)((unsigned __int128)j * fl / sm)];
-        /* every length of a block's last part (the counters are stepped in
-         * four chains: 0-3 left over, and under 8 one at a time) */
-        const size_t lens[] = {1, 2, 3, 5, 7, 8, 9, 10, 11, 255, 256, 257, 258, 259, 513};
-        for (size_t q = 0; q < sizeof lens / sizeof lens[0]; q++)
-          for (size_t l0 = 0; l0 < 3; l0++) {
-            const size_t from = l0 * 37 + a, to = from + lens[q];
-            grad_fill_sampled(&gs[v], 1, 2, from, to, base, fl, sm, y);
-            for (size_t j = from; j < to; j++)
-              bad += y[j - from] != full_x[base + (size_t)((unsigned __int128)j * fl / sm)];
-          }
+        /* the indices stepped (no carries) and made from the layer's carries */
+        uint32_t *carry = malloc(sm * sizeof *carry);
+        CHECK(carry && grad_sample_carries(fl, sm, carry) == 0, "carries of %zu in %zu", sm, fl);
+        for (int c = 0; c < 2; c++) {
+          const uint32_t *cy = c ? carry : NULL;
+          grad_fill_sampled(&gs[v], 1, 2, lo, hi, base, fl, sm, cy, y);
+          for (size_t j = lo; j < hi; j++) bad += y[j - lo] != full_x[base + (size_t)((unsigned __int128)j * fl / sm)];
+          /* every length of a block's last part, from several starts */
+          const size_t lens[] = {1, 2, 3, 5, 7, 8, 9, 10, 11, 255, 256, 257, 258, 259, 513};
+          for (size_t q = 0; q < sizeof lens / sizeof lens[0]; q++)
+            for (size_t l0 = 0; l0 < 3; l0++) {
+              const size_t from = l0 * 37 + a, to = from + lens[q];
+              grad_fill_sampled(&gs[v], 1, 2, from, to, base, fl, sm, cy, y);
+              for (size_t j = from; j < to; j++)
+                bad += y[j - from] != full_x[base + (size_t)((unsigned __int128)j * fl / sm)];
+            }
+        }
+        free(carry);
       }
       free(full_x);
     }
@@ -229,12 +235,17 @@ int main(void) {
       CHECK(grad_has_shared(&gc), "a correlated source has a shared part");
       for (size_t a = 0; a < 2; a++) {
         const size_t fl = fulls[a], sm = samples[a], base = 77, lo = sm / 5, hi = sm - 3;
-        grad_shared_sampled(&gc, 6, lo, hi, base, fl, sm, sh);
-        for (uint32_t w = 0; w < 3; w++) {
-          grad_fill_sampled(&gc, w, 6, lo, hi, base, fl, sm, x);
-          grad_fill_sampled_shared(&gc, w, 6, lo, hi, base, fl, sm, sh, y);
-          bad += memcmp(x, y, (hi - lo) * sizeof *x) != 0;
+        uint32_t *carry = malloc(sm * sizeof *carry);
+        CHECK(carry && grad_sample_carries(fl, sm, carry) == 0, "carries of %zu in %zu", sm, fl);
+        for (int c = 0; c < 2; c++) { /* the shared part with and without the carries */
+          grad_shared_sampled(&gc, 6, lo, hi, base, fl, sm, c ? carry : NULL, sh);
+          for (uint32_t w = 0; w < 3; w++) {
+            grad_fill_sampled(&gc, w, 6, lo, hi, base, fl, sm, NULL, x);
+            grad_fill_sampled_shared(&gc, w, 6, lo, hi, base, fl, sm, c ? carry : NULL, sh, y);
+            bad += memcmp(x, y, (hi - lo) * sizeof *x) != 0;
+          }
         }
+        free(carry);
       }
     }
     CHECK(bad == 0, "shared part: %zu fills differ from grad_fill_sampled", bad);

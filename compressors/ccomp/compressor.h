@@ -265,6 +265,14 @@ static inline void ccomp_phase_cost_of(const ccomp *c, size_t n, unsigned phase,
   if (c->type->phase_cost) c->type->phase_cost(c->state, n, phase, op, cost);
 }
 
+/* Bring the bytes [p, p + bytes) towards the cache (a hint: no effect on
+ * any value), one request per 64-byte line, for a write soon after. */
+static inline void ccomp_prefetch(const void *p, size_t bytes) {
+  const char *c = (const char *)p;
+  for (size_t i = 0; i < bytes; i += 64) __builtin_prefetch(c + i, 1, 3);
+  if (bytes) __builtin_prefetch(c + bytes - 1, 1, 3); /* the last line, when p is not aligned */
+}
+
 #ifdef __cplusplus
 }
 #endif

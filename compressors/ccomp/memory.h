@@ -47,7 +47,15 @@ typedef struct ccomp_memory_type {
   void (*encoded)(void *state, const float *p, const float *own, size_t n, size_t offset);
   /* After the collective: agg[n] = the aggregate applied (when CCOMP_MEM_AGGREGATE). May be NULL. */
   void (*aggregated)(void *state, const float *agg, size_t n, size_t offset);
+  /* A hint, no effect on any result: the next compensate() will probably
+   * read the chunk at offset (n elements, inside the tensor); start loading
+   * the state it reads into the cache.  May be NULL.  Collectives that
+   * visit a worker's tensor chunk by chunk (a ring: one chunk per step,
+   * with every other worker's step in between) would otherwise wait on
+   * main memory at every chunk. */
+  void (*prefetch)(const void *state, size_t n, size_t offset);
 } ccomp_memory_type;
+
 
 typedef struct ccomp_memory {
   const ccomp_memory_type *type;

@@ -57,9 +57,18 @@ void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t
 
 /* Coordinate sampling: out[0 .. hi-lo) = the elements at global indices
  * base + floor(j * full / sample) for j in [lo, hi) (evenly spaced over
- * [base, base + full)). */
+ * [base, base + full)).  carry: NULL, or the layer's carries
+ * (grad_sample_carries of the same full and sample), which make the
+ * indices without stepping from one to the next: the same indices. */
 void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo,
-                       size_t hi, size_t base, size_t full, size_t sample, float *out);
+                       size_t hi, size_t base, size_t full, size_t sample, const uint32_t *carry, float *out);
+
+/* carry[j] = floor(j (full mod sample) / sample) for j in [0, sample): the
+ * part of coordinate j's index base + j floor(full / sample) + carry[j]
+ * that does not grow evenly.  The same for every worker and iteration, so
+ * a run makes it once per layer (4 bytes a data-plane element).  -1 (and
+ * nothing written) where sample is 0 or does not fit 32 bits. */
+int grad_sample_carries(size_t full, size_t sample, uint32_t *carry);
 
 /* Correlated gradients (correlation > 0, not sparse) share a part that
  * every worker draws alike: scale sqrt(rho) z_common[t].  A run can draw
@@ -75,10 +84,10 @@ int grad_has_shared(const grad_source *g);
  * data-plane element, and the memory estimate counts it. */
 int grad_experiment_shares(const experiment *e);
 void grad_shared_sampled(const grad_source *g, uint32_t iteration, size_t lo, size_t hi, size_t base,
-                         size_t full, size_t sample, double *out);
+                         size_t full, size_t sample, const uint32_t *carry, double *out);
 void grad_fill_sampled_shared(const grad_source *g, uint32_t worker, uint32_t iteration, size_t lo,
-                              size_t hi, size_t base, size_t full, size_t sample, const double *shared,
-                              float *out);
+                              size_t hi, size_t base, size_t full, size_t sample, const uint32_t *carry,
+                              const double *shared, float *out);
 
 /* grad_normal and grad_zipf, the variates these gradients are drawn from: variates.h */
 

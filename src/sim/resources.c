@@ -169,6 +169,8 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
   }
   r->shared = 4 * n + ((e->collective->requires & COLL_NEEDS_EXACT_SUM) ? 8 * n : 0) +
               (grad_experiment_shares(e) ? 8 * n : 0) +
+              /* a sampled run's carries (grad_sample_carries), 4 bytes an element */
+              (e->model.sample ? 4 * n : 0) +
               /* the exact sums of one iteration's metrics, a set per thread (as many as the cores) */
               coll_xmetrics_bytes(e->collective->hops(e->workers, e->coll_params), (int)lanes);
   r->records = (double)e->iterations * (N * 8 + 4096);

@@ -53,7 +53,8 @@ void run_state_shared(run_state *sh, uint32_t it) {
   if (!sh->shared) return;
   for (size_t l = 0; l < sh->e->model.layers->nlayers; l++) {
     const size_t k = sh->soff[l + 1] - sh->soff[l];
-    grad_shared_sampled(&sh->grads, it, 0, k, sh->foff[l], sh->foff[l + 1] - sh->foff[l], k, sh->shared + sh->soff[l]);
+    grad_shared_sampled(&sh->grads, it, 0, k, sh->foff[l], sh->foff[l + 1] - sh->foff[l], k,
+                        sh->carry ? sh->carry + sh->soff[l] : NULL, sh->shared + sh->soff[l]);
   }
 }
 
@@ -176,6 +177,16 @@ int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_out
   sh->agg = calloc(n, sizeof *sh->agg);
   if (grad_experiment_shares(e) && !(sh->shared = malloc((n ? n : 1) * sizeof *sh->shared)))
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements of shared gradient", n);
+  if (e->model.sample) {
+    if (!(sh->carry = malloc((n ? n : 1) * sizeof *sh->carry)))
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements of sampled indices", n);
+    for (size_t l = 0; l < e->model.layers->nlayers; l++)
+      if (grad_sample_carries(sh->foff[l + 1] - sh->foff[l], sh->soff[l + 1] - sh->soff[l], sh->carry + sh->soff[l])) {
+        free(sh->carry); /* a layer's sample beyond 32 bits: the indices are stepped */
+        sh->carry = NULL;
+        break;
+      }
+  }
   if (e->collective->requires & COLL_NEEDS_EXACT_SUM) sh->exact_sum = calloc(n, sizeof *sh->exact_sum);
   sh->sched = sched_new(e);
   sh->workers = calloc((size_t)e->workers, sizeof *sh->workers);
@@ -226,6 +237,7 @@ void run_state_clear(run_state *sh) {
   free(sh->soff);
   free(sh->foff);
   free(sh->shared);
+  free(sh->carry);
   free(sh->bwd_s);
   results_abandon(sh->timeline);
   sim_exec_free(sh->exec);

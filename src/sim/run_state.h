@@ -47,6 +47,9 @@ typedef struct run_state {
    * gradients every worker shares (grad_has_shared), drawn once at the
    * iteration's start by run_state_shared; NULL for other sources */
   double *shared;
+  /* [data elements], under model.sample: each layer's carries
+   * (grad_sample_carries) at its offset soff[l], else NULL */
+  uint32_t *carry;
   float *agg;             /* the aggregate, identical on every worker: one copy */
   double *exact_sum;      /* COLL_NEEDS_EXACT_SUM collectives: [elements] */
   struct coll_phases *phases; /* multi-phase compressors (PowerSGD): the rounds' state, else NULL */
@@ -81,6 +84,8 @@ struct run_worker {
   size_t round_n;
   float *g; /* scratch for a gradient chunk */
   size_t gcap;
+  size_t in_lo, in_hi;        /* the last input's elements: where the next is guessed to be */
+  size_t layer;               /* the layer the last input began in: where the next one looks first */
   size_t base;                /* element offset of the bucket being aggregated */
   size_t bucket_n, bucket_full; /* the bucket's data-plane and full element counts */
   const sched_plan *plan;     /* this iteration's buckets */

@@ -28,18 +28,35 @@ static void fill(run_worker *w, size_t lo, size_t hi, float *out) {
     feed_fill(sh->feed, (uint32_t)w->rank, w->iteration, lo, hi, out);
     return;
   }
+  /* the layer holding lo: the first l < L - 1 with soff[l + 1] > lo, else
+   * L - 1 (soff does not decrease).  A ring asks for one chunk a step, next
+   * to the last one: the layer of the last call's end, or its neighbour,
+   * is checked first, then bisection. */
   const size_t L = e->model.layers->nlayers;
-  size_t l = 0;
-  while (l + 1 < L && sh->soff[l + 1] <= lo) l++;
+  size_t l = w->layer < L ? w->layer : 0;
+  if (l > 0 && sh->soff[l] > lo) l--;
+  else if (l + 1 < L && sh->soff[l + 1] <= lo) l++;
+  if ((l > 0 && sh->soff[l] > lo) || (l + 1 < L && sh->soff[l + 1] <= lo)) {
+    size_t r = L - 1;
+    l = 0;
+    while (l < r) {
+      const size_t mid = l + (r - l) / 2;
+      if (sh->soff[mid + 1] > lo) r = mid;
+      else l = mid + 1;
+    }
+  }
+  w->layer = l;
   for (size_t j = lo; j < hi; l++) {
     const size_t end = hi < sh->soff[l + 1] ? hi : sh->soff[l + 1];
     const size_t jl = j - sh->soff[l], el = end - sh->soff[l], full = sh->foff[l + 1] - sh->foff[l],
                  k = sh->soff[l + 1] - sh->soff[l];
+    const uint32_t *carry = sh->carry ? sh->carry + sh->soff[l] : NULL;
     if (sh->shared) /* the shared part drawn once this iteration (run_state_shared) */
-      grad_fill_sampled_shared(&sh->grads, (uint32_t)w->rank, w->iteration, jl, el, sh->foff[l], full, k,
+      grad_fill_sampled_shared(&sh->grads, (uint32_t)w->rank, w->iteration, jl, el, sh->foff[l], full, k, carry,
                                sh->shared + j, out + (j - lo));
     else
-      grad_fill_sampled(&sh->grads, (uint32_t)w->rank, w->iteration, jl, el, sh->foff[l], full, k, out + (j - lo));
+      grad_fill_sampled(&sh->grads, (uint32_t)w->rank, w->iteration, jl, el, sh->foff[l], full, k, carry,
+                        out + (j - lo));
     j = end;
   }
 }
@@ -67,6 +84,7 @@ typedef struct input_work {
   size_t lo, hi;
   float *p;
   size_t bad_g, bad_p; /* index of the first non-finite element, or hi - lo */
+  size_t next_lo, next_n; /* the memory's state to prefetch (next_n 0: none) */
 } input_work;
 
 /* comm_work's function of worker_input: the gradient, its check, then
@@ -88,6 +106,19 @@ static void input_work_run(void *arg, int thread) {
   if (!w->mem || k->bad_g < n) return; /* a bad gradient stops the run before error feedback */
   w->mem->type->compensate(w->mem->state, w->g, n, k->lo, k->p);
   k->bad_p = numcheck_first_bad(k->p, n);
+  if (k->next_n) w->mem->type->prefetch(w->mem->state, k->next_n, k->next_lo);
+}
+
+/* Where worker w's next input probably is, after [lo, hi) (absolute
+ * elements): the neighbouring chunk of the same size in the direction the
+ * last two went (a ring walks its chunks downwards, one a step), else
+ * nowhere (*n = 0).  Only a prefetch hint rides on the guess. */
+static void guess_next(run_worker *w, size_t lo, size_t hi, size_t *next_lo, size_t *n) {
+  const size_t m = hi - lo, end = data_elements(w->sh);
+  *n = 0;
+  if (!w->mem || !w->mem->type->prefetch || m == 0) return;
+  if (hi == w->in_lo && lo >= m) *next_lo = lo - m, *n = m;                /* downwards */
+  else if (lo == w->in_hi && hi + m <= end) *next_lo = hi, *n = m;       /* upwards */
 }
 
 /* coll_io.input: worker arg's payload input on the bucket's [lo, hi), the
@@ -107,6 +138,8 @@ static void worker_input(void *arg, size_t lo, size_t hi, float *p) {
     }
   }
   input_work k = {.w = w, .lo = lo, .hi = hi, .p = p};
+  guess_next(w, lo, hi, &k.next_lo, &k.next_n);
+  w->in_lo = lo, w->in_hi = hi;
   comm_work(input_work_run, &k, hi - lo);
   if (k.bad_g < hi - lo) check_floats(w, w->mem ? w->g : p, lo, hi, "the gradient");
   if (k.bad_p < hi - lo) check_floats(w, p, lo, hi, "the gradient after error feedback");
