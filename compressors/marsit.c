@@ -60,18 +60,12 @@ static void marsit_decode(const void *state, const uint8_t *in, size_t nbytes, s
   qb_unpack_signs(in + 4, n, (float)k, -(float)k, y);
 }
 
-/* floor(ka 2^64 / (ka + kb)): the probability of taking A in 64 binary digits. */
+/* floor(ka 2^64 / (ka + kb)): the probability of taking A in 64 binary
+ * digits (ka < ka + kb, so it fits; one 128-bit division, where a digit-by-
+ * digit long division mispredicted a branch at every other digit). */
 static uint64_t take_a_prob(uint32_t ka, uint32_t kb) {
-  const uint64_t K = (uint64_t)ka + kb;
   if (kb == 0) return UINT64_MAX; /* 1 - 2^-64 */
-  /* long division of ka / K, 64 binary digits (ka < K) */
-  uint64_t rem = ka, p = 0;
-  for (int j = 0; j < 64; j++) {
-    rem <<= 1;
-    p <<= 1;
-    if (rem >= K) rem -= K, p |= 1;
-  }
-  return p;
+  return (uint64_t)(((unsigned __int128)ka << 64) / ((uint64_t)ka + kb));
 }
 
 /* Mask word W of the stream: each bit 1 with probability p / 2^64. */
@@ -87,6 +81,30 @@ static uint64_t mask_word(uint64_t key, uint64_t W, uint64_t p) {
   return take;
 }
 
+/* Mask words W and W + 1 of the stream at once, each as mask_word makes it
+ * (a word's lanes stop changing once all are decided; the digits of p end
+ * both alike): two independent chains of draws keep the core busy where
+ * one waits on each multiply. */
+static void mask_pair(uint64_t key, uint64_t W, uint64_t p, uint64_t *out) {
+  uint64_t ua = ~0ull, ub = ~0ull, ta = 0, tb = 0;
+  for (int j = 0; j < 64 && (ua | ub); j++) {
+    const uint64_t pj = (p >> (63 - j)) & 1 ? ~0ull : 0;
+    const uint64_t ra = ccr_u64(key, W * 64 + (uint64_t)j), rb = ccr_u64(key, (W + 1) * 64 + (uint64_t)j);
+    const uint64_t da = (ra ^ pj) & ua, db = (rb ^ pj) & ub;
+    ta |= da & pj, tb |= db & pj;
+    ua &= ~da, ub &= ~db;
+    if ((p << j << 1) == 0) break;
+  }
+  out[0] = ta, out[1] = tb;
+}
+
+/* Mask words W .. W + k. */
+static void mask_words(uint64_t key, uint64_t W, uint64_t p, size_t k, uint64_t *out) {
+  size_t i = 0;
+  for (; i + 2 <= k; i += 2) mask_pair(key, W + i, p, out + i);
+  if (i < k) out[i] = mask_word(key, W + i, p);
+}
+
 static size_t marsit_combine(const void *state, const uint8_t *a, size_t na, uint32_t ka,
                              const uint8_t *b, size_t nb, uint32_t kb, size_t n,
                              const ccomp_call *call, uint8_t *out) {
@@ -99,26 +117,24 @@ static size_t marsit_combine(const void *state, const uint8_t *a, size_t na, uin
   qb_put32(out, ha + hb);
   a += 4, b += 4, out += 4;
   /* Payload word w holds global coordinates offset + 64 w + j, which straddle
-   * mask words W0 + w and W0 + w + 1 when the offset is not a multiple of 64. */
+   * mask words W0 + w and W0 + w + 1 when the offset is not a multiple of 64;
+   * the chunk needs mask words W0 .. W0 + nm, each made once, a block at a
+   * time. */
   const uint64_t W0 = call->offset / 64;
   const unsigned sh = (unsigned)(call->offset % 64);
-  uint64_t cur = mask_word(key, W0, p);
-  const size_t nw = (n + 63) / 64;
-  for (size_t w = 0; w < nw; w++) {
-    uint64_t m = cur >> sh;
-    const size_t gend = sh + (w + 1 == nw ? n - 64 * w : 64); /* bits needed, from word W0+w */
-    if (gend > 64) {
-      const uint64_t next = mask_word(key, W0 + w + 1, p);
-      m |= next << (64 - sh);
-      cur = next;
-    } else if (sh) {
-      cur = 0; /* not needed: the chunk ends inside this mask word */
-    } else {
-      cur = w + 1 < nw ? mask_word(key, W0 + w + 1, p) : 0;
+  const size_t nw = (n + 63) / 64, nm = (sh + n + 63) / 64;
+  enum { B = 32 };
+  uint64_t mk[B + 1];
+  for (size_t w0 = 0; w0 < nw; w0 += B) {
+    const size_t bw = nw - w0 < B ? nw - w0 : B, mend = w0 + bw + (sh != 0) < nm ? w0 + bw + (sh != 0) : nm;
+    mask_words(key, W0 + w0, p, mend - w0, mk);
+    for (size_t w = w0; w < w0 + bw; w++) {
+      uint64_t m = mk[w - w0] >> sh;
+      if (sh && w + 1 < nm) m |= mk[w + 1 - w0] << (64 - sh);
+      const size_t nbytes = w + 1 == nw ? ((n - 64 * w) + 7) / 8 : 8;
+      const uint64_t va = qb_get_partial(a + 8 * w, nbytes), vb = qb_get_partial(b + 8 * w, nbytes);
+      qb_put_partial(out + 8 * w, (m & va) | (~m & vb), nbytes);
     }
-    const size_t nbytes = w + 1 == nw ? ((n - 64 * w) + 7) / 8 : 8;
-    const uint64_t va = qb_get_partial(a + 8 * w, nbytes), vb = qb_get_partial(b + 8 * w, nbytes);
-    qb_put_partial(out + 8 * w, (m & va) | (~m & vb), nbytes);
   }
   return 4 + (n + 7) / 8;
 }
