@@ -26,7 +26,8 @@ ccsim would accept.
 Prints the mean training loss per iteration and, at the end, the held-out
 accuracy.  Needs python3-torch and python3-numpy (scripts/install-deps.sh);
 run with /usr/bin/python3.  Deterministic for a given seed (one thread,
-deterministic algorithms).
+deterministic algorithms), and the same on every x86-64 machine with AVX2:
+OpenBLAS's kernels are pinned (pin_blas) and oneDNN is off.
 
 --data: the digits CSV (else workloads/data/digits.csv.gz of this source
 tree, else python3-sklearn's copy), the Fashion-MNIST directory (else
@@ -37,7 +38,29 @@ import argparse
 import json
 import os
 
-import numpy as np
+
+def pin_blas():
+    """The BLAS kernels decide the floats, and Debian's OpenBLAS picks them
+    by CPU (SkylakeX on an AVX-512 Intel, Zen or Haswell elsewhere): the same
+    seed recorded different traces on different machines.  Pin the AVX2
+    kernels (Haswell), which every x86-64 CPU with AVX2 and FMA runs, unless
+    the caller chose (OPENBLAS_CORETYPE); without AVX2 nothing is pinned and
+    the trace may differ.  Must run before numpy loads OpenBLAS.  Returns
+    the kernels pinned, or None."""
+    if "OPENBLAS_CORETYPE" not in os.environ:
+        try:
+            with open("/proc/cpuinfo") as f:
+                flags = next((l.split() for l in f if l.startswith("flags")), [])
+        except OSError:
+            flags = []
+        if "avx2" in flags and "fma" in flags:
+            os.environ["OPENBLAS_CORETYPE"] = "Haswell"
+    return os.environ.get("OPENBLAS_CORETYPE")
+
+
+BLAS = pin_blas()
+
+import numpy as np  # noqa: E402 (after pin_blas)
 
 from trace_tasks import TASKS, die
 
@@ -88,6 +111,9 @@ def main():
 
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
+    # oneDNN picks its kernels (and their blocking) by CPU too: without it
+    # convolutions go through the BLAS, whose kernels pin_blas pinned
+    torch.backends.mkldnn.enabled = False
     torch.manual_seed(a.seed)
 
     task = TASKS[a.model](a, torch)
@@ -155,7 +181,8 @@ def main():
         "files": "w{worker}/it{iteration}.npy",
         "source": (f"analysis/record_trace.py --model {a.model}: {task.describe}, "
                    f"{a.workers} workers x batch {a.batch}, data-parallel SGD lr {a.lr}, "
-                   f"seed {a.seed}{warm}, torch {torch.__version__}; "
+                   f"seed {a.seed}{warm}, torch {torch.__version__}, "
+                   f"OpenBLAS kernels {BLAS or 'chosen by the CPU'}, no oneDNN; "
                    f"held-out accuracy {acc:.4f} after {steps} iterations"),
     }
     tmp = index_path + ".tmp"
