@@ -37,7 +37,7 @@ int main(int argc, char **argv) {
       const double t0 = now();
       for (uint64_t k = 0; k < FILLS; k++) {
         for (size_t b = 0; b < FILL; b += ZIG_BLOCK)
-          zig_normal_block(k, k * FILL + b, 1, scattered ? t + b : NULL, ZIG_BLOCK, z + b);
+          zig_normal_block(k, k * FILL + b, 1, scattered ? t + b : NULL, NULL, ZIG_BLOCK, z + b);
         sum += z[k % FILL];
       }
       ns[scattered] = (now() - t0) / ((double)FILLS * FILL) * 1e9;

@@ -105,27 +105,27 @@ double grad_normal(uint64_t key, uint64_t index) {
  * at a time (zig_misses_avx512), in blocks of 256 (ZIG_BLOCK): 1.35-1.45. */
 #define ZB ZIG_BLOCK
 
-/* Counter j of a block: t[j], or base + j stride without t. */
-static inline uint64_t zig_ctr(uint64_t base, uint64_t stride, const uint64_t *t, size_t j) {
-  return t ? t[j] : base + j * stride;
+/* Counter j of a block: t[j], or base + j stride (+ cy[j] with cy) without t. */
+static inline uint64_t zig_ctr(uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *cy, size_t j) {
+  return t ? t[j] : base + j * stride + (cy ? cy[j] : 0);
 }
 
 /* The draws miss[0 .. nm) of a block (hz, z as below) that missed the
  * fast path, finished by zig_fix, its second key made once. */
-static inline void zig_misses(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *miss,
+static inline void zig_misses(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *cy, const uint32_t *miss,
                               size_t nm, const int32_t *hz, double *z) {
   if (!nm) return;
   const uint64_t k2 = ccr_key(key, 0x7a16);
   for (size_t i = 0; i < nm; i++) {
     const uint32_t at = miss[i];
-    z[at] = zig_fix_k2(k2, zig_ctr(base, stride, t, at), hz[at], (uint32_t)hz[at] & 127);
+    z[at] = zig_fix_k2(k2, zig_ctr(base, stride, t, cy, at), hz[at], (uint32_t)hz[at] & 127);
   }
 }
 
 /* z[0 .. m) from the top halves hz[0 .. m) of counters t (or base + j stride):
  * normal_fast's fast path for all, without a branch, then zig_fix for the
  * misses. */
-static inline void zig_tables(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, size_t m,
+static inline void zig_tables(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *cy, size_t m,
                               const int32_t *hz, double *z) {
   uint32_t miss[ZB];
   size_t nm = 0;
@@ -136,7 +136,7 @@ static inline void zig_tables(uint64_t key, uint64_t base, uint64_t stride, cons
     miss[nm] = (uint32_t)j;
     nm += abs32(h) >= zig_k[iz];
   }
-  zig_misses(key, base, stride, t, miss, nm, hz, z);
+  zig_misses(key, base, stride, t, cy, miss, nm, hz, z);
 }
 
 #if defined(__x86_64__) && !defined(CCSIM_NO_AVX512)
@@ -170,7 +170,7 @@ static inline __attribute__((always_inline, target("avx512f,avx512dq"))) __m512i
  * at once, with blocks of 256 draws so that about seven misses share a
  * vector, the draws take 1.35-1.45 ns instead of 1.65-1.9 (bench/draws.c). */
 __attribute__((target("avx512f,avx512dq"))) static void
-zig_misses_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *miss, size_t nm,
+zig_misses_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *cy, const uint32_t *miss, size_t nm,
                   const int32_t *hz, double *z) {
   if (!nm) return;
   const uint64_t k2 = ccr_key(key, 0x7a16);
@@ -185,7 +185,7 @@ zig_misses_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *
     uint32_t av[8] = {0};
     for (size_t q = 0; q < cnt; q++) {
       const uint32_t a = miss[i + q];
-      av[q] = a, hv[q] = hz[a], cv[q] = (int64_t)zig_ctr(base, stride, t, a);
+      av[q] = a, hv[q] = hz[a], cv[q] = (int64_t)zig_ctr(base, stride, t, cy, a);
     }
     const __m256i at = _mm256_loadu_si256((const __m256i *)av);
     const __m512i h = _mm512_loadu_si512(hv), iz = _mm512_and_si512(h, M127);
@@ -217,7 +217,7 @@ zig_misses_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *
     _mm512_mask_i32scatter_pd(z, ok, at, _mm512_mask_blend_pd(acc, x2, x), 8);
     for (unsigned left = in & (unsigned)~ok; left; left &= left - 1) slow[ns++] = av[__builtin_ctz(left)];
   }
-  zig_misses(key, base, stride, t, slow, ns, hz, z);
+  zig_misses(key, base, stride, t, cy, slow, ns, hz, z);
 }
 
 /* The mix, |hz| and the products vectorised; the tables read by a scalar
@@ -225,7 +225,7 @@ zig_misses_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *
  * int32 had moved each draw to a vector register and back for its
  * absolute value: 1.9-2.1 ns a draw, 1.6-1.7 this way, AMD EPYC). */
 __attribute__((target("avx512f,avx512dq"))) static void
-normal_block_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, size_t m, double *z) {
+normal_block_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *cy, size_t m, double *z) {
   const __m512i K = _mm512_set1_epi64((long long)key), G = _mm512_set1_epi64((long long)CCR_GAMMA);
   const __m512i step = _mm512_set1_epi64((long long)(8 * stride));
   int32_t hz[ZB];
@@ -234,7 +234,9 @@ normal_block_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t
                                _mm512_mullo_epi64(_mm512_set1_epi64((long long)stride), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7)));
   size_t j = 0;
   for (; j + 8 <= m; j += 8) {
-    const __m512i ctr = t ? _mm512_add_epi64(_mm512_loadu_si512((const void *)(t + j)), _mm512_set1_epi64(1)) : c;
+    const __m512i ctr = t    ? _mm512_add_epi64(_mm512_loadu_si512((const void *)(t + j)), _mm512_set1_epi64(1))
+                        : cy ? _mm512_add_epi64(c, _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)(cy + j))))
+                             : c;
     c = _mm512_add_epi64(c, step);
     const __m512i x = mix8(_mm512_add_epi64(K, _mm512_mullo_epi64(ctr, G))); /* ccr_u64: key + (t + 1) gamma */
     const __m256i h = _mm512_cvtepi64_epi32(_mm512_srli_epi64(x, 32));
@@ -243,7 +245,7 @@ normal_block_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t
   }
   const size_t mv = j;
   for (; j < m; j++)
-    hz[j] = (int32_t)(uint32_t)(ccr_u64(key, zig_ctr(base, stride, t, j)) >> 32), ha[j] = abs32(hz[j]);
+    hz[j] = (int32_t)(uint32_t)(ccr_u64(key, zig_ctr(base, stride, t, cy, j)) >> 32), ha[j] = abs32(hz[j]);
   uint32_t miss[ZB];
   size_t nm = 0;
   for (j = 0; j < m; j++) {
@@ -256,27 +258,27 @@ normal_block_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t
     _mm512_storeu_pd(z + j, _mm512_mul_pd(_mm512_cvtepi32_pd(_mm256_loadu_si256((const __m256i *)(hz + j))),
                                           _mm512_loadu_pd(z + j)));
   for (; j < m; j++) z[j] = hz[j] * z[j];
-  zig_misses_avx512(key, base, stride, t, miss, nm, hz, z);
+  zig_misses_avx512(key, base, stride, t, cy, miss, nm, hz, z);
 }
 #endif
 
 /* z[0 .. m) = the normals of stream key at counters t[0 .. m) (t NULL:
  * base + j stride), m <= ZB. */
-void zig_normal_block(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, size_t m, double *z) {
+void zig_normal_block(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *cy, size_t m, double *z) {
 #ifdef ZIG_VECTOR
   if (zig_avx512) {
-    normal_block_avx512(key, base, stride, t, m, z);
+    normal_block_avx512(key, base, stride, t, cy, m, z);
     return;
   }
 #endif
   int32_t hz[ZB];
-  for (size_t j = 0; j < m; j++) hz[j] = (int32_t)(uint32_t)(ccr_u64(key, zig_ctr(base, stride, t, j)) >> 32);
-  zig_tables(key, base, stride, t, m, hz, z);
+  for (size_t j = 0; j < m; j++) hz[j] = (int32_t)(uint32_t)(ccr_u64(key, zig_ctr(base, stride, t, cy, j)) >> 32);
+  zig_tables(key, base, stride, t, cy, m, hz, z);
 }
 
 void grad_normal_block(uint64_t key, const uint64_t *t, size_t m, double *z) {
   if (!__atomic_load_n(&zig_ready, __ATOMIC_ACQUIRE)) zig_init();
-  for (size_t j = 0; j < m; j += ZB) zig_normal_block(key, 0, 1, t + j, m - j < ZB ? m - j : ZB, z + j);
+  for (size_t j = 0; j < m; j += ZB) zig_normal_block(key, 0, 1, t + j, NULL, m - j < ZB ? m - j : ZB, z + j);
 }
 
 int grad_normal_vectorized(void) {

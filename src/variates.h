@@ -47,10 +47,11 @@ double grad_normal(uint64_t key, uint64_t index);
  * off).  The synthetic gradients' fills draw their normal variates this way. */
 /* The block behind grad_normal_block, for fills that make their own
  * counters: z[0 .. m) = the normals of stream key at counters t[0 .. m)
- * (t NULL: base, base + stride, base + 2 stride, ...), m <= ZIG_BLOCK; the
- * tables filled. */
+ * (t NULL: base + j stride, plus cy[j] where cy is not NULL), m <=
+ * ZIG_BLOCK; the tables filled. */
 #define ZIG_BLOCK 256
-void zig_normal_block(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, size_t m, double *z);
+void zig_normal_block(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *cy, size_t m,
+                      double *z);
 void grad_normal_block(uint64_t key, const uint64_t *t, size_t m, double *z);
 int grad_normal_vectorized(void);
 

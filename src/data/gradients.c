@@ -140,18 +140,18 @@ static grad_stream stream_own(const grad_source *g, uint32_t worker, uint32_t it
 }
 
 /* out[0 .. m) = element()'s floats at counters t[0 .. m) (t NULL: base +
- * j stride), m <= ZIG_BLOCK, normal distribution: the same products and sum
- * of the same doubles, in the same order. */
+ * j stride + cy[j], cy NULL: 0), m <= ZIG_BLOCK, normal distribution: the
+ * same products and sum of the same doubles, in the same order. */
 QB_CLONES static void normal_floats(const grad_source *g, const grad_stream *st, uint64_t base, uint64_t stride,
-                                    const uint64_t *t, size_t m, float *out) {
+                                    const uint64_t *t, const uint32_t *cy, size_t m, float *out) {
   double z[ZIG_BLOCK], zc[ZIG_BLOCK];
-  zig_normal_block(st->wkey, base, stride, t, m, z);
+  zig_normal_block(st->wkey, base, stride, t, cy, m, z);
   if (g->correlation <= 0) {
     const double scale = g->scale;
     for (size_t j = 0; j < m; j++) out[j] = (float)(scale * z[j]);
     return;
   }
-  zig_normal_block(st->ckey, base, stride, t, m, zc);
+  zig_normal_block(st->ckey, base, stride, t, cy, m, zc);
   for (size_t j = 0; j < m; j++) out[j] = (float)(st->a * zc[j] + st->b * z[j]);
 }
 
@@ -172,7 +172,7 @@ void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t
   if (g->distribution == GRAD_NORMAL) { /* the common case, in blocks */
     for (size_t t = lo; t < hi; t += ZIG_BLOCK) {
       const size_t m = hi - t < ZIG_BLOCK ? hi - t : ZIG_BLOCK;
-      normal_floats(g, &st, t, 1, NULL, m, out + (t - lo));
+      normal_floats(g, &st, t, 1, NULL, NULL, m, out + (t - lo));
     }
     return;
   }
@@ -211,22 +211,9 @@ static inline void sample_next(sample_step *s) {
   if (s->frac >= s->sample) s->t++, s->frac -= s->sample;
 }
 
-/* t[0 .. m) = the counters of the next m sampled coordinates; s advances.
- * Stepped one at a time, each step waits on the last and on a branch that
- * follows the carries, mispredicted about as often as a carry comes: a
- * twentieth of a sampled ResNet-50 run.  With the layer's carries each
- * counter is made on its own, and s is set again after the last. */
+/* t[0 .. m) = the counters of the next m sampled coordinates; s advances. */
 static void sample_block(sample_step *s, size_t m, uint64_t *t) {
-  if (!s->carry || m == 0) {
-    for (size_t j = 0; j < m; j++, sample_next(s)) t[j] = s->t;
-    return;
-  }
-  const uint64_t j0 = s->j, q = s->q;
-  const uint32_t *c = s->carry + j0;
-  uint64_t even = s->base + j0 * q; /* base + j q, by additions */
-  for (size_t j = 0; j < m; j++, even += q) t[j] = even + c[j];
-  s->t = t[m - 1], s->frac = (j0 + m - 1) * s->rem % s->sample, s->j = j0 + m - 1; /* products < 2^64: sample < 2^32 */
-  sample_next(s);
+  for (size_t j = 0; j < m; j++, sample_next(s)) t[j] = s->t;
 }
 
 int grad_sample_carries(size_t full, size_t sample, uint32_t *carry) {
@@ -244,13 +231,26 @@ int grad_sample_carries(size_t full, size_t sample, uint32_t *carry) {
 
 /* The counters of the next m sampled coordinates, for zig_normal_block:
  * where the sample divides the tensor (full = q sample) they are base + j q
- * and are not written out (NULL, *base, *stride = q); else t, made by
- * sample_block.  s advances either way. */
+ * and are not written out (NULL, *base, *stride = q); with the layer's
+ * carries base + j q + cy[j] (NULL, *cy: the carries from here), which
+ * makes each on its own where stepping them one at a time waited on the
+ * last and on a branch that follows the carries (a twentieth of a sampled
+ * ResNet-50 run); else t, made by sample_block.  s advances either way. */
 static const uint64_t *sample_counters(sample_step *s, size_t m, uint64_t *t, uint64_t *base,
-                                       uint64_t *stride) {
+                                       uint64_t *stride, const uint32_t **cy) {
+  *cy = NULL;
   if (s->rem == 0) {
     *base = s->t, *stride = s->q;
     s->t += (uint64_t)m * s->q, s->j += m;
+    return NULL;
+  }
+  if (s->carry && m) {
+    const uint64_t j0 = s->j;
+    *base = s->base + j0 * s->q, *stride = s->q, *cy = s->carry + j0;
+    /* s at coordinate j0 + m: one step past the last (products < 2^64: sample < 2^32) */
+    s->t = *base + (m - 1) * s->q + (*cy)[m - 1], s->frac = (j0 + m - 1) * s->rem % s->sample;
+    s->j = j0 + m - 1;
+    sample_next(s);
     return NULL;
   }
   *base = 0, *stride = 1;
@@ -276,8 +276,9 @@ void grad_fill_sampled(const grad_source *g, uint32_t worker, uint32_t iteration
     for (size_t j = lo; j < hi; j += ZIG_BLOCK) {
       const size_t m = hi - j < ZIG_BLOCK ? hi - j : ZIG_BLOCK;
       uint64_t b0, st0;
-      const uint64_t *tc = sample_counters(&s, m, t, &b0, &st0);
-      normal_floats(g, &st, b0, st0, tc, m, out + (j - lo));
+      const uint32_t *cy;
+      const uint64_t *tc = sample_counters(&s, m, t, &b0, &st0, &cy);
+      normal_floats(g, &st, b0, st0, tc, cy, m, out + (j - lo));
     }
     return;
   }
@@ -303,8 +304,9 @@ void grad_shared_sampled(const grad_source *g, uint32_t iteration, size_t lo, si
     for (size_t j = lo; j < hi; j += ZIG_BLOCK) {
       const size_t m = hi - j < ZIG_BLOCK ? hi - j : ZIG_BLOCK;
       uint64_t b0, st0;
-      const uint64_t *tc = sample_counters(&s, m, t, &b0, &st0);
-      zig_normal_block(st.ckey, b0, st0, tc, m, z);
+      const uint32_t *cy;
+      const uint64_t *tc = sample_counters(&s, m, t, &b0, &st0, &cy);
+      zig_normal_block(st.ckey, b0, st0, tc, cy, m, z);
       for (size_t i = 0; i < m; i++) out[j - lo + i] = st.a * z[i];
     }
     return;
@@ -326,8 +328,9 @@ void grad_fill_sampled_shared(const grad_source *g, uint32_t worker, uint32_t it
     for (size_t j = lo; j < hi; j += ZIG_BLOCK) {
       const size_t m = hi - j < ZIG_BLOCK ? hi - j : ZIG_BLOCK;
       uint64_t b0, st0;
-      const uint64_t *tc = sample_counters(&s, m, t, &b0, &st0);
-      zig_normal_block(st.wkey, b0, st0, tc, m, z);
+      const uint32_t *cy;
+      const uint64_t *tc = sample_counters(&s, m, t, &b0, &st0, &cy);
+      zig_normal_block(st.wkey, b0, st0, tc, cy, m, z);
       for (size_t i = 0; i < m; i++) out[j - lo + i] = (float)(shared[j - lo + i] + st.b * z[i]);
     }
   } else

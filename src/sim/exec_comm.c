@@ -4,6 +4,8 @@
  * Messages to a rank sit in its inbox, under the inbox's lock when lanes
  * share the iteration; the semaphores share one lock. */
 #include <math.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,7 +150,7 @@ int exec_inboxes_reset(sim_exec *x, size_t nranks) {
   if (!nb) return -1;
   for (size_t r = x->ninbox; r < nranks; r++) {
     nb[r] = (inbox){.pairs = NULL};
-    pthread_mutex_init(&nb[r].lock, NULL);
+    atomic_init(&nb[r].lock, 0);
   }
   x->inbox = nb;
   x->ninbox = nranks;
@@ -158,7 +160,6 @@ int exec_inboxes_reset(sim_exec *x, size_t nranks) {
 void exec_inboxes_free(sim_exec *x) {
   exec_inboxes_reset(x, 0);
   for (size_t r = 0; r < x->ninbox; r++) {
-    pthread_mutex_destroy(&x->inbox[r].lock);
     free(x->inbox[r].pairs);
   }
   free(x->inbox);
@@ -175,11 +176,21 @@ int exec_inboxes_check(sim_exec *x, ccsim_error *err) {
   return 0;
 }
 
+/* Spin on a taken lock, reading it (not writing) until it looks free; a
+ * holder that lost its core (the lanes share the machine with whatever
+ * else runs) gets it back through sched_yield after a while. */
 static void lock(inbox *b) {
-  if (exec_now->locking) pthread_mutex_lock(&b->lock);
+  if (!exec_now->locking) return;
+  for (unsigned spins = 0; atomic_exchange_explicit(&b->lock, 1, memory_order_acquire);)
+    while (atomic_load_explicit(&b->lock, memory_order_relaxed)) {
+      if (++spins % 1024 == 0) sched_yield();
+#if defined(__x86_64__) || defined(__i386__)
+      else __builtin_ia32_pause();
+#endif
+    }
 }
 static void unlock(inbox *b) {
-  if (exec_now->locking) pthread_mutex_unlock(&b->lock);
+  if (exec_now->locking) atomic_store_explicit(&b->lock, 0, memory_order_release);
 }
 
 /* The inbox of rank dst (its lock taken), refusing a rank no actor runs on. */

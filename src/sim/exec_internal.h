@@ -32,9 +32,12 @@ typedef struct pair {
 } pair;
 
 /* Everything sent to one rank, by sender: a small open-addressing table
- * under its own lock (the senders may run on other lanes). */
+ * under its own lock (the senders may run on other lanes).  The lock is a
+ * spin lock: it is held for a few loads and stores, never across a
+ * switch, and taken twice a message, where a mutex's lock and unlock were
+ * two atomic read-modify-writes and two calls (exec_comm.c). */
 typedef struct inbox {
-  pthread_mutex_t lock;
+  atomic_int lock;
   pair *pairs;
   uint32_t cap, count; /* cap: 0 or a power of two */
 } inbox;
