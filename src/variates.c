@@ -112,8 +112,8 @@ static inline uint64_t zig_ctr(uint64_t base, uint64_t stride, const uint64_t *t
 
 /* The draws miss[0 .. nm) of a block (hz, z as below) that missed the
  * fast path, finished by zig_fix, its second key made once. */
-static inline void zig_misses(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *cy, const uint32_t *miss,
-                              size_t nm, const int32_t *hz, double *z) {
+static inline void zig_misses(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *cy,
+                              const uint32_t *miss, size_t nm, const int32_t *hz, double *z) {
   if (!nm) return;
   const uint64_t k2 = ccr_key(key, 0x7a16);
   for (size_t i = 0; i < nm; i++) {
@@ -122,11 +122,11 @@ static inline void zig_misses(uint64_t key, uint64_t base, uint64_t stride, cons
   }
 }
 
-/* z[0 .. m) from the top halves hz[0 .. m) of counters t (or base + j stride):
+/* z[0 .. m) from the top halves hz[0 .. m) of counters zig_ctr:
  * normal_fast's fast path for all, without a branch, then zig_fix for the
  * misses. */
-static inline void zig_tables(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *cy, size_t m,
-                              const int32_t *hz, double *z) {
+static inline void zig_tables(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *cy,
+                              size_t m, const int32_t *hz, double *z) {
   uint32_t miss[ZB];
   size_t nm = 0;
   for (size_t j = 0; j < m; j++) {
@@ -170,8 +170,8 @@ static inline __attribute__((always_inline, target("avx512f,avx512dq"))) __m512i
  * at once, with blocks of 256 draws so that about seven misses share a
  * vector, the draws take 1.35-1.45 ns instead of 1.65-1.9 (bench/draws.c). */
 __attribute__((target("avx512f,avx512dq"))) static void
-zig_misses_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *cy, const uint32_t *miss, size_t nm,
-                  const int32_t *hz, double *z) {
+zig_misses_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *cy,
+                  const uint32_t *miss, size_t nm, const int32_t *hz, double *z) {
   if (!nm) return;
   const uint64_t k2 = ccr_key(key, 0x7a16);
   const __m512i K2 = _mm512_set1_epi64((long long)k2), G = _mm512_set1_epi64((long long)CCR_GAMMA);
@@ -225,13 +225,15 @@ zig_misses_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *
  * int32 had moved each draw to a vector register and back for its
  * absolute value: 1.9-2.1 ns a draw, 1.6-1.7 this way, AMD EPYC). */
 __attribute__((target("avx512f,avx512dq"))) static void
-normal_block_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *cy, size_t m, double *z) {
+normal_block_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *cy, size_t m,
+                    double *z) {
   const __m512i K = _mm512_set1_epi64((long long)key), G = _mm512_set1_epi64((long long)CCR_GAMMA);
   const __m512i step = _mm512_set1_epi64((long long)(8 * stride));
   int32_t hz[ZB];
   uint32_t ha[ZB];
   __m512i c = _mm512_add_epi64(_mm512_set1_epi64((long long)base + 1),
-                               _mm512_mullo_epi64(_mm512_set1_epi64((long long)stride), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7)));
+                               _mm512_mullo_epi64(_mm512_set1_epi64((long long)stride),
+                                                  _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7)));
   size_t j = 0;
   for (; j + 8 <= m; j += 8) {
     const __m512i ctr = t    ? _mm512_add_epi64(_mm512_loadu_si512((const void *)(t + j)), _mm512_set1_epi64(1))
@@ -263,8 +265,9 @@ normal_block_avx512(uint64_t key, uint64_t base, uint64_t stride, const uint64_t
 #endif
 
 /* z[0 .. m) = the normals of stream key at counters t[0 .. m) (t NULL:
- * base + j stride), m <= ZB. */
-void zig_normal_block(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *cy, size_t m, double *z) {
+ * base + j stride, plus cy[j] where cy is not NULL), m <= ZB. */
+void zig_normal_block(uint64_t key, uint64_t base, uint64_t stride, const uint64_t *t, const uint32_t *cy, size_t m,
+                      double *z) {
 #ifdef ZIG_VECTOR
   if (zig_avx512) {
     normal_block_avx512(key, base, stride, t, cy, m, z);

@@ -56,7 +56,6 @@ typedef struct ccomp_memory_type {
   void (*prefetch)(const void *state, size_t n, size_t offset);
 } ccomp_memory_type;
 
-
 typedef struct ccomp_memory {
   const ccomp_memory_type *type;
   size_t n;

@@ -186,7 +186,8 @@ void grad_fill(const grad_source *g, uint32_t worker, uint32_t iteration, size_t
 typedef struct sample_step {
   uint64_t t, frac, q, rem, sample;
   /* with the layer's carries (grad_sample_carries): coordinate j's counter
-   * is base + j q + carry[j], j the next coordinate's index */
+   * is base + j q + carry[j], j the next coordinate's index (sample_counters
+   * then moves only j) */
   const uint32_t *carry;
   uint64_t base, j;
 } sample_step;
@@ -218,14 +219,8 @@ static void sample_block(sample_step *s, size_t m, uint64_t *t) {
 
 int grad_sample_carries(size_t full, size_t sample, uint32_t *carry) {
   if (sample == 0 || sample > UINT32_MAX) return -1;
-  const uint64_t rem = full % sample;
-  uint64_t f = 0;
-  uint32_t k = 0;
-  for (size_t j = 0; j < sample; j++) {
-    carry[j] = k; /* floor(j rem / sample) */
-    f += rem;
-    if (f >= sample) k++, f -= sample;
-  }
+  sample_step s = sample_at(0, 0, full, sample, NULL);
+  for (size_t j = 0; j < sample; j++, sample_next(&s)) carry[j] = (uint32_t)(s.t - j * s.q); /* floor(j rem / sample) */
   return 0;
 }
 
@@ -244,13 +239,9 @@ static const uint64_t *sample_counters(sample_step *s, size_t m, uint64_t *t, ui
     s->t += (uint64_t)m * s->q, s->j += m;
     return NULL;
   }
-  if (s->carry && m) {
-    const uint64_t j0 = s->j;
-    *base = s->base + j0 * s->q, *stride = s->q, *cy = s->carry + j0;
-    /* s at coordinate j0 + m: one step past the last (products < 2^64: sample < 2^32) */
-    s->t = *base + (m - 1) * s->q + (*cy)[m - 1], s->frac = (j0 + m - 1) * s->rem % s->sample;
-    s->j = j0 + m - 1;
-    sample_next(s);
+  if (s->carry) { /* every counter from its index: only j moves (t and frac are left behind) */
+    *base = s->base + s->j * s->q, *stride = s->q, *cy = s->carry + s->j;
+    s->j += m;
     return NULL;
   }
   *base = 0, *stride = 1;

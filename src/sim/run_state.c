@@ -181,7 +181,8 @@ int run_state_init(run_state *sh, const experiment *e, feed *fd, int private_out
     if (!(sh->carry = malloc((n ? n : 1) * sizeof *sh->carry)))
       return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu elements of sampled indices", n);
     for (size_t l = 0; l < e->model.layers->nlayers; l++)
-      if (grad_sample_carries(sh->foff[l + 1] - sh->foff[l], sh->soff[l + 1] - sh->soff[l], sh->carry + sh->soff[l])) {
+      if (grad_sample_carries(sh->foff[l + 1] - sh->foff[l], sh->soff[l + 1] - sh->soff[l],
+                              sh->carry + sh->soff[l])) {
         free(sh->carry); /* a layer's sample beyond 32 bits: the indices are stepped */
         sh->carry = NULL;
         break;
