@@ -124,12 +124,15 @@ static void log_flush(coll_xmetrics *x, int l) {
   const int c = l % x->copies;
   xslot *copy = &x->slot[(size_t)c * S];
   take(x, &x->copy_busy[c]);
-  for (size_t i = 0; i < g->n; i++) {
-    const xentry *e = &g->sorted[i];
-    xslot *s = &copy[e->slot];
-    for (int q = 0; q < 4; q++) xsum_add(&s->s[q], e->v[q]);
-    s->count += e->count;
-    if (e->workers > s->workers) s->workers = e->workers;
+  for (size_t i = 0, j; i < g->n; i = j) { /* a run of one slot's parts */
+    xslot *s = &copy[g->sorted[i].slot];
+    for (j = i; j < g->n && g->sorted[j].slot == g->sorted[i].slot; j++) {
+      const xentry *e = &g->sorted[j];
+      s->count += e->count;
+      if (e->workers > s->workers) s->workers = e->workers;
+    }
+    for (int q = 0; q < 4; q++)
+      xsum_add_strided(&s->s[q], &g->sorted[i].v[q], j - i, sizeof(xentry));
     s->used = 1;
   }
   give(x, &x->copy_busy[c]);

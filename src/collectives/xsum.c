@@ -39,6 +39,63 @@ void xsum_add(xsum *s, double v) {
   if (++s->adds >= 1u << 30) normalise(s);
 }
 
+/* Up to 2^15 terms at once: each finite term within 2^58 of the largest
+ * one's binary exponent is added, as an integer times 2^(pa - 1074), to
+ * one 128-bit accumulator (a term is below 2^(53 + 58), so 2^15 of them
+ * stay below 2^126), which then goes to the limbs once; the rest (smaller
+ * terms, infinities, NaNs) through xsum_add.  Every term is added exactly
+ * either way, so the limbs hold the same sum as xsum_add term by term. */
+static void add_run(xsum *s, const unsigned char *v, size_t n, size_t stride) {
+  enum { WINDOW = 58 };
+  unsigned pmax = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t bits;
+    memcpy(&bits, v + i * stride, sizeof bits);
+    const unsigned ex = (unsigned)(bits >> 52) & 0x7ff;
+    if (ex != 0x7ff && ex > pmax) pmax = ex;
+  }
+  /* the largest term's p (xsum_add's v = +-m 2^(p - 1074)) is pmax - 1 (or 0) */
+  const unsigned ptop = pmax ? pmax - 1 : 0, pa = ptop > WINDOW ? ptop - WINDOW : 0;
+  __int128 acc = 0;
+  for (size_t i = 0; i < n; i++) {
+    double x;
+    uint64_t bits;
+    memcpy(&x, v + i * stride, sizeof x);
+    memcpy(&bits, &x, sizeof bits);
+    const unsigned ex = (unsigned)(bits >> 52) & 0x7ff;
+    uint64_t m = bits & ((UINT64_C(1) << 52) - 1);
+    const unsigned p = ex ? ex - 1 : 0;
+    if (ex == 0x7ff || p < pa) {
+      xsum_add(s, x);
+      continue;
+    }
+    if (ex) m |= UINT64_C(1) << 52;
+    const __int128 t = (__int128)((unsigned __int128)m << (p - pa));
+    acc += bits >> 63 ? -t : t;
+  }
+  if (!acc) return;
+  /* acc 2^(pa - 1074): its magnitude, shifted by pa mod 32, in 32-bit
+   * pieces to limbs pa / 32 and up (five at most: 126 + 31 bits) */
+  const int neg = acc < 0;
+  const unsigned __int128 u = neg ? -(unsigned __int128)acc : (unsigned __int128)acc;
+  const unsigned r = pa & 31;
+  const unsigned __int128 lo = u << r;
+  const uint64_t hi = r ? (uint64_t)(u >> (128 - r)) : 0;
+  const int64_t piece[5] = {(int64_t)(uint32_t)lo, (int64_t)(uint32_t)(lo >> 32), (int64_t)(uint32_t)(lo >> 64),
+                            (int64_t)(uint32_t)(lo >> 96), (int64_t)hi};
+  int64_t *l = s->limb + (pa >> 5);
+  for (int k = 0; k < 5; k++) l[k] += neg ? -piece[k] : piece[k];
+  if (++s->adds >= 1u << 30) normalise(s);
+}
+
+void xsum_add_strided(xsum *s, const void *first, size_t n, size_t stride) {
+  const unsigned char *v = first;
+  for (size_t i = 0; i < n; i += (size_t)1 << 15) {
+    const size_t m = n - i < ((size_t)1 << 15) ? n - i : (size_t)1 << 15;
+    add_run(s, v + i * stride, m, stride);
+  }
+}
+
 void xsum_merge(xsum *s, const xsum *t) {
   xsum u = *t;
   normalise(&u);

@@ -1,0 +1,131 @@
+/* tests/test_xsum.c — exact sums (src/collectives/xsum.c): xsum_add_strided
+ * gives the same value as xsum_add term by term, in any order, over terms
+ * of every size (subnormals to the largest doubles, cancelling pairs,
+ * infinities and NaN), and sums that double arithmetic gets wrong are
+ * exact. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collectives/xsum.h"
+
+static int failures;
+#define CHECK(c, ...)                                                                                            \
+  do {                                                                                                           \
+    if (!(c)) {                                                                                                  \
+      failures++;                                                                                                \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                                      \
+      fprintf(stderr, __VA_ARGS__);                                                                              \
+      fputc('\n', stderr);                                                                                       \
+    }                                                                                                            \
+  } while (0)
+
+static uint64_t state = 0x9E3779B97F4A7C15ull;
+static uint64_t next(void) { /* SplitMix64 */
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* A double of exponent within [emin, emax] (binary), random sign and bits. */
+static double draw(int emin, int emax) {
+  const uint64_t u = next();
+  const double m = 1.0 + (double)(u >> 12) * 0x1p-52;
+  const int e = emin + (int)(next() % (uint64_t)(emax - emin + 1));
+  return (u & 1 ? -1 : 1) * ldexp(m, e);
+}
+
+static int same(double a, double b) { return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0; }
+
+/* the value of v[0 .. n) (stride doubles apart) by xsum_add, by
+ * xsum_add_strided, and by xsum_add_strided over a shuffled copy */
+static void compare(const char *what, const double *v, size_t n, size_t stride) {
+  xsum a, b, c;
+  memset(&a, 0, sizeof a), memset(&b, 0, sizeof b), memset(&c, 0, sizeof c);
+  for (size_t i = 0; i < n; i++) xsum_add(&a, v[i * stride]);
+  xsum_add_strided(&b, v, n, stride * sizeof *v);
+  double *w = malloc((n ? n : 1) * sizeof *w);
+  for (size_t i = 0; i < n; i++) w[i] = v[i * stride];
+  for (size_t i = n; i > 1; i--) {
+    const size_t j = next() % i;
+    const double t = w[i - 1];
+    w[i - 1] = w[j], w[j] = t;
+  }
+  /* in two parts, the second through the public one-by-one path */
+  xsum_add_strided(&c, w, n / 2, sizeof *w);
+  for (size_t i = n / 2; i < n; i++) xsum_add(&c, w[i]);
+  free(w);
+  CHECK(same(xsum_value(&a), xsum_value(&b)), "%s: strided %.17g, one by one %.17g", what, xsum_value(&b),
+        xsum_value(&a));
+  CHECK(same(xsum_value(&a), xsum_value(&c)), "%s: shuffled %.17g, in order %.17g", what, xsum_value(&c),
+        xsum_value(&a));
+}
+
+int main(void) {
+  enum { N = 100000 };
+  double *v = malloc(N * 3 * sizeof *v);
+  /* similar sizes (the 128-bit window takes all), then widening spreads
+   * that send more and more terms to the limbs one by one */
+  const int spread[] = {0, 10, 58, 59, 120, 600, 2000};
+  for (size_t k = 0; k < sizeof spread / sizeof *spread; k++) {
+    for (size_t i = 0; i < N * 3; i++) v[i] = draw(-20 - spread[k] / 2, -20 + (spread[k] + 1) / 2);
+    char what[64];
+    snprintf(what, sizeof what, "exponents over %d", spread[k]);
+    compare(what, v, N, 1);
+    compare(what, v + 1, N, 3); /* every third, as the metrics' log lays its parts out */
+  }
+  /* the whole range, subnormals and the largest doubles included */
+  for (size_t i = 0; i < N; i++) v[i] = draw(-1074, 1023);
+  compare("every exponent", v, N, 1);
+  for (size_t i = 0; i < N; i++) v[i] = (i & 1 ? -1 : 1) * ldexp((double)(next() >> 12), -1074);
+  compare("subnormals", v, N, 1);
+  for (size_t i = 0; i < N; i++) v[i] = (i & 1 ? -1 : 1) * 0x1.fffffffffffffp1023;
+  compare("the largest doubles, cancelling", v, N, 1);
+  v[N / 2] = 0x1.fffffffffffffp1023;
+  compare("the largest doubles, one left", v, N, 1);
+  /* more terms than one 128-bit run holds (2^15), all at the top of the window */
+  for (size_t i = 0; i < N; i++) v[i] = 0x1.fffffffffffffp+60;
+  compare("2^15 and more equal terms", v, N, 1);
+  {
+    xsum s;
+    memset(&s, 0, sizeof s);
+    xsum_add_strided(&s, v, N, sizeof *v);
+    CHECK(xsum_value(&s) == N * 0x1.fffffffffffffp+60, "%d x (2^61 - 2^8): %.17g", N, xsum_value(&s));
+  }
+  /* exact where doubles are not: 1e300 + 1e-300 - 1e300 = 1e-300 */
+  {
+    const double t[] = {1e300, 1e-300, -1e300, 3.0, -3.0};
+    xsum s;
+    memset(&s, 0, sizeof s);
+    xsum_add_strided(&s, t, 5, sizeof *t);
+    CHECK(xsum_value(&s) == 1e-300, "1e300 + 1e-300 - 1e300 + 3 - 3 = %.17g", xsum_value(&s));
+    compare("cancelling giants", t, 5, 1);
+  }
+  /* infinities and NaN are summed apart */
+  {
+    const double t[] = {1.0, INFINITY, 2.0};
+    xsum s;
+    memset(&s, 0, sizeof s);
+    xsum_add_strided(&s, t, 3, sizeof *t);
+    CHECK(isinf(xsum_value(&s)) && xsum_value(&s) > 0, "1 + inf + 2 = %g", xsum_value(&s));
+    const double u[] = {1.0, INFINITY, -INFINITY};
+    memset(&s, 0, sizeof s);
+    xsum_add_strided(&s, u, 3, sizeof *u);
+    CHECK(isnan(xsum_value(&s)), "1 + inf - inf = %g", xsum_value(&s));
+    const double w[] = {NAN, 1.0};
+    compare("NaN", w, 2, 1);
+  }
+  {
+    xsum s;
+    memset(&s, 0, sizeof s);
+    xsum_add_strided(&s, v, 0, sizeof *v);
+    CHECK(xsum_value(&s) == 0.0, "nothing: %g", xsum_value(&s));
+  }
+  free(v);
+  if (failures) fprintf(stderr, "%d failure(s)\n", failures);
+  else printf("xsum: strided and one-by-one sums agree, in any order\n");
+  return failures != 0;
+}
