@@ -428,6 +428,42 @@ coll_ring coll_all(const coll_ctx *ctx, int *ranks) {
   return (coll_ring){.ranks = ranks, .size = ctx->nworkers, .pos = ctx->rank};
 }
 
+/* Lines [p, p + bytes) into the cache, at most the first 4 KiB: beyond,
+ * the hardware's own prefetcher follows a stream. */
+static void prefetch_span(const void *p, size_t bytes) {
+  if (!p) return;
+  if (bytes > 4096) bytes = 4096;
+  for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch((const char *)p + o);
+}
+
+/* comm_recv_ahead's hint for a ring's bundles: three messages ahead the
+ * bundle itself, two ahead its payloads' headers (and inline wire bytes),
+ * one ahead their wire bytes and shadows, each stage reading only lines
+ * the stage before brought.  A ring's receiver finds its predecessor's
+ * messages waiting, made a long stretch of other work ago (the sender ran
+ * ahead on its lane), so without this every message's first touches wait
+ * on memory one after another. */
+static void bundle_ahead(const void *payload, int k) {
+  const coll_bundle *b = payload;
+  if (k == 3) {
+    __builtin_prefetch(b);
+    return;
+  }
+  for (size_t i = 0; i < b->count; i++) {
+    const coll_msg *m = b->m[i];
+    if (!m) continue;
+    if (k == 2) {
+      __builtin_prefetch(m);
+      __builtin_prefetch((const char *)m + 64);
+      continue;
+    }
+    if (m->bytes != m->inl) prefetch_span(m->bytes, m->nbytes);
+    prefetch_span(m->exact, m->n * sizeof *m->exact);
+    prefetch_span(m->ideal, m->n * sizeof *m->ideal);
+    prefetch_span(m->uexact, m->n * sizeof *m->uexact);
+  }
+}
+
 coll_bundle *coll_ring_reduce_scatter(coll_ctx *ctx, const coll_ring *ring,
                                       coll_bundle *(*own)(void *arg, int chunk),
                                       size_t (*lo_of)(void *arg, int chunk, size_t part), void *arg,
@@ -439,7 +475,7 @@ coll_bundle *coll_ring_reduce_scatter(coll_ctx *ctx, const coll_ring *ring,
   coll_bundle *hold = own(arg, pos); /* the partial aggregate this worker sends next */
   for (int s = 0; s < G - 1; s++) {
     comm_req *req = coll_isend(ctx, next, hold, coll_bundle_charge(ctx, hold));
-    coll_bundle *in = comm_recv(prev, ctx->rank);
+    coll_bundle *in = comm_recv_ahead(prev, ctx->rank, bundle_ahead);
     coll_bundle *mine = own(arg, in->chunk);
     coll_bundle *sum = bundle_combine(ctx, in, mine, lo_of, arg, hop0 + (size_t)s, &sc);
     comm_wait(req); /* `hold` now belongs to the receiver */
@@ -456,7 +492,7 @@ void coll_ring_allgather(coll_ctx *ctx, const coll_ring *ring, coll_bundle *mine
   coll_bundle *hold = mine;
   for (int s = 0; s < G - 1; s++) {
     comm_req *req = coll_isend(ctx, next, hold, coll_bundle_charge(ctx, hold));
-    coll_bundle *in = comm_recv(prev, ctx->rank);
+    coll_bundle *in = comm_recv_ahead(prev, ctx->rank, bundle_ahead);
     if (got) got(arg, in);
     comm_wait(req);
     hold = in; /* forwarded unchanged at the next step */

@@ -24,6 +24,13 @@ void comm_wait(comm_req *req);
 void comm_send(int src, int dst, void *msg, double bytes);
 /* Receive the next message from src to dst (blocking). */
 void *comm_recv(int src, int dst);
+/* comm_recv, and then, for the next three messages from src already
+ * waiting in dst's inbox, ahead(payload, k) with k = 1, 2, 3 their distance:
+ * a hint to bring what the receiver will read into the cache, in stages
+ * (k = 3 the payload's first line, k = 2 what it points to, k = 1 what
+ * that points to), so that no stage waits on a line the previous one has
+ * not brought.  ahead only prefetches: it must not change anything. */
+void *comm_recv_ahead(int src, int dst, void (*ahead)(const void *payload, int k));
 /* Post a receive of the next message from src to dst without waiting: the
  * transfer starts as soon as the sender has posted too (a blocking recv
  * after another would serialize transfers that should overlap). */

@@ -239,8 +239,10 @@ static pair *pair_of(inbox *b, int src) {
 }
 
 /* Take message seq of pair p (from src) out of inbox b (its lock held;
- * released here), waiting for it if it has not been sent yet. */
-static void *take(inbox *b, pair *p, int src, uint64_t seq) {
+ * released here), waiting for it if it has not been sent yet; with ahead,
+ * the messages after it that are already waiting are announced to it
+ * (comm_recv_ahead). */
+static void *take(inbox *b, pair *p, int src, uint64_t seq, void (*ahead)(const void *, int)) {
   msg_node **pp = &p->head;
   while (*pp && (*pp)->seq != seq) pp = &(*pp)->next;
   if (!*pp) {
@@ -262,9 +264,15 @@ static void *take(inbox *b, pair *p, int src, uint64_t seq) {
     p->tail = NULL;
     for (msg_node *t = p->head; t; t = t->next) p->tail = t;
   }
+  const void *next[3] = {NULL, NULL, NULL}; /* messages seq + 1 .. seq + 3, where waiting */
+  if (ahead) {
+    const msg_node *t = m->next;
+    for (int k = 0; k < 3 && t && t->seq == seq + 1 + (uint64_t)k; k++, t = t->next) next[k] = t->payload;
+  }
   unlock(b);
   void *payload = m->payload;
   lanepool_free(m);
+  for (int k = 0; k < 3 && next[k]; k++) ahead(next[k], k + 1);
   return payload;
 }
 
@@ -305,11 +313,13 @@ void comm_wait(comm_req *req) { record(SIM_WAIT, (uint32_t)((uintptr_t)req - 1),
 
 void comm_send(int src, int dst, void *msg, double bytes) { comm_wait(comm_isend(src, dst, msg, bytes)); }
 
-void *comm_recv(int src, int dst) {
+void *comm_recv(int src, int dst) { return comm_recv_ahead(src, dst, NULL); }
+
+void *comm_recv_ahead(int src, int dst, void (*ahead)(const void *payload, int k)) {
   record(SIM_RECV, (uint32_t)src, 0);
   inbox *b = inbox_of(dst);
   pair *p = pair_of(b, src);
-  return take(b, p, src, p->posted++);
+  return take(b, p, src, p->posted++, ahead);
 }
 
 comm_rreq *comm_irecv(int src, int dst) {
@@ -331,7 +341,7 @@ void *comm_wait_recv(comm_rreq *r) {
   const uint64_t seq = r->seq;
   free(r);
   inbox *b = inbox_of(dst);
-  return take(b, pair_of(b, src), src, seq);
+  return take(b, pair_of(b, src), src, seq, NULL);
 }
 
 void comm_sleep(double d) { record(SIM_SLEEP, 0, d); }
