@@ -7,6 +7,8 @@
 # or more: a ring with fp16, a parameter server with top-k
 # both ways, the recompressing ring with QSGD and a residual memory, Marsit
 # with its memory and a timeline, threshold on the ring all-gather,
+# Global-QSGD's ring with bucketed maxima (two kinds of messages between the
+# same ranks),
 # PowerSGD's rounds over recursive halving-doubling, live training (an MLP
 # on the digits, private outputs), a sampled ResNet-50 profile, and the
 # torus, tree, hierarchical, recursive-doubling, SparCML and OmniReduce
@@ -66,6 +68,13 @@ NOMEMO=1 check train "$SRC/workloads/convergence/marsit.json" --set workers=4 --
   --set 'train.model.hidden=[512]'
 check sampled "$SRC/workloads/walltime/resnet50.json" --set workers=8 --set model.sample=262144 --set iterations=3 \
   --set 'compressor={"name": "marsit", "memory": "marsit"}' --set collective=allreduce/ring
+# messages of two kinds between the same ranks: Global-QSGD's ring sends
+# each bucket's global maximum (a float) before its bundles, so behind a
+# bucket's bundles the next bucket's maxima wait in the same inbox; what a
+# received bundle's prefetch hint looks at must be a bundle (a hint that
+# took every waiting message for one crashed here at 64 workers)
+check mixed "$SRC/workloads/papers/global-qsgd/base.json" --set workers=64 --set iterations=1 \
+  --set 'compressor={"name": "global-qsgd", "bits": 8}'
 # the other collectives: random-k through the summable ones, top-k through
 # the sparse ones
 for c in allreduce/torus2d allreduce/tree '{"name": "allreduce/hierarchical", "node_size": 2}' allgather/rd; do

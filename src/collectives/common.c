@@ -436,7 +436,7 @@ static void prefetch_span(const void *p, size_t bytes) {
   for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch((const char *)p + o);
 }
 
-/* comm_recv_ahead's hint for a ring's bundles: three messages ahead the
+/* comm_isend_ahead's hint for a ring's bundles: three messages ahead the
  * bundle itself, two ahead its payloads' headers (and inline wire bytes),
  * one ahead their wire bytes and shadows, each stage reading only lines
  * the stage before brought.  A ring's receiver finds its predecessor's
@@ -464,6 +464,13 @@ static void bundle_ahead(const void *payload, int k) {
   }
 }
 
+/* coll_isend of a ring's bundle, with bundle_ahead as its hint. */
+static comm_req *ring_isend(coll_ctx *ctx, int dst, coll_bundle *b) {
+  const double bytes = coll_bundle_charge(ctx, b);
+  coll_metrics_bytes(ctx->metrics, bytes);
+  return comm_isend_ahead(ctx->rank, dst, b, bytes, bundle_ahead);
+}
+
 coll_bundle *coll_ring_reduce_scatter(coll_ctx *ctx, const coll_ring *ring,
                                       coll_bundle *(*own)(void *arg, int chunk),
                                       size_t (*lo_of)(void *arg, int chunk, size_t part), void *arg,
@@ -474,8 +481,8 @@ coll_bundle *coll_ring_reduce_scatter(coll_ctx *ctx, const coll_ring *ring,
   scratch sc = {0};
   coll_bundle *hold = own(arg, pos); /* the partial aggregate this worker sends next */
   for (int s = 0; s < G - 1; s++) {
-    comm_req *req = coll_isend(ctx, next, hold, coll_bundle_charge(ctx, hold));
-    coll_bundle *in = comm_recv_ahead(prev, ctx->rank, bundle_ahead);
+    comm_req *req = ring_isend(ctx, next, hold);
+    coll_bundle *in = comm_recv(prev, ctx->rank);
     coll_bundle *mine = own(arg, in->chunk);
     coll_bundle *sum = bundle_combine(ctx, in, mine, lo_of, arg, hop0 + (size_t)s, &sc);
     comm_wait(req); /* `hold` now belongs to the receiver */
@@ -491,8 +498,8 @@ void coll_ring_allgather(coll_ctx *ctx, const coll_ring *ring, coll_bundle *mine
   const int next = ring->ranks[(pos + 1) % G], prev = ring->ranks[(pos + G - 1) % G];
   coll_bundle *hold = mine;
   for (int s = 0; s < G - 1; s++) {
-    comm_req *req = coll_isend(ctx, next, hold, coll_bundle_charge(ctx, hold));
-    coll_bundle *in = comm_recv_ahead(prev, ctx->rank, bundle_ahead);
+    comm_req *req = ring_isend(ctx, next, hold);
+    coll_bundle *in = comm_recv(prev, ctx->rank);
     if (got) got(arg, in);
     comm_wait(req);
     hold = in; /* forwarded unchanged at the next step */

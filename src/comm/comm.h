@@ -18,19 +18,24 @@ typedef struct comm_req comm_req;
 
 /* Start sending msg (not NULL) from rank src to rank dst, charged `bytes`. */
 comm_req *comm_isend(int src, int dst, void *msg, double bytes);
+/* comm_isend of a message that carries a prefetch hint: when dst receives
+ * a message with a hint from src, each of the next three from src already
+ * waiting in its inbox that has one is handed to its own hint,
+ * ahead(payload, k), k = 1, 2, 3 its distance, to bring what the receiver
+ * will read into the cache in stages (k = 3 the payload's first line, k = 2
+ * what that points to, k = 1 what those point to), so that no stage waits
+ * on a line the stage before has not brought.  The hint travels with the
+ * message because only the sender knows what the payload is (other
+ * messages of other kinds may wait between the same ranks); it only
+ * prefetches and must change nothing. */
+comm_req *comm_isend_ahead(int src, int dst, void *msg, double bytes, void (*ahead)(const void *payload, int k));
 /* Wait until the send completes; releases req. */
 void comm_wait(comm_req *req);
 /* Blocking send. */
 void comm_send(int src, int dst, void *msg, double bytes);
 /* Receive the next message from src to dst (blocking). */
 void *comm_recv(int src, int dst);
-/* comm_recv, and then, for the next three messages from src already
- * waiting in dst's inbox, ahead(payload, k) with k = 1, 2, 3 their distance:
- * a hint to bring what the receiver will read into the cache, in stages
- * (k = 3 the payload's first line, k = 2 what it points to, k = 1 what
- * that points to), so that no stage waits on a line the previous one has
- * not brought.  ahead only prefetches: it must not change anything. */
-void *comm_recv_ahead(int src, int dst, void (*ahead)(const void *payload, int k));
+
 /* Post a receive of the next message from src to dst without waiting: the
  * transfer starts as soon as the sender has posted too (a blocking recv
  * after another would serialize transfers that should overlap). */

@@ -239,10 +239,10 @@ static pair *pair_of(inbox *b, int src) {
 }
 
 /* Take message seq of pair p (from src) out of inbox b (its lock held;
- * released here), waiting for it if it has not been sent yet; with ahead,
- * the messages after it that are already waiting are announced to it
- * (comm_recv_ahead). */
-static void *take(inbox *b, pair *p, int src, uint64_t seq, void (*ahead)(const void *, int)) {
+ * released here), waiting for it if it has not been sent yet.  When it
+ * carries a hint (comm_isend_ahead), the next three waiting after it are
+ * handed to theirs. */
+static void *take(inbox *b, pair *p, int src, uint64_t seq) {
   msg_node **pp = &p->head;
   while (*pp && (*pp)->seq != seq) pp = &(*pp)->next;
   if (!*pp) {
@@ -264,19 +264,23 @@ static void *take(inbox *b, pair *p, int src, uint64_t seq, void (*ahead)(const 
     p->tail = NULL;
     for (msg_node *t = p->head; t; t = t->next) p->tail = t;
   }
-  const void *next[3] = {NULL, NULL, NULL}; /* messages seq + 1 .. seq + 3, where waiting */
-  if (ahead) {
+  /* messages seq + 1 .. seq + 3 where waiting, and their hints */
+  const void *next[3] = {NULL, NULL, NULL};
+  void (*hint[3])(const void *, int) = {NULL, NULL, NULL};
+  if (m->ahead) {
     const msg_node *t = m->next;
-    for (int k = 0; k < 3 && t && t->seq == seq + 1 + (uint64_t)k; k++, t = t->next) next[k] = t->payload;
+    for (int k = 0; k < 3 && t && t->seq == seq + 1 + (uint64_t)k; k++, t = t->next)
+      next[k] = t->payload, hint[k] = t->ahead;
   }
   unlock(b);
   void *payload = m->payload;
   lanepool_free(m);
-  for (int k = 0; k < 3 && next[k]; k++) ahead(next[k], k + 1);
+  for (int k = 0; k < 3; k++)
+    if (hint[k]) hint[k](next[k], k + 1);
   return payload;
 }
 
-static void deliver(int src, int dst, void *msg) {
+static void deliver(int src, int dst, void *msg, void (*ahead)(const void *, int)) {
   msg_node *m = lanepool_alloc(sizeof *m); /* before the lock: most messages wait */
   inbox *b = inbox_of(dst);
   pair *p = pair_of(b, src);
@@ -294,18 +298,20 @@ static void deliver(int src, int dst, void *msg) {
     unlock(b);
     exec_out_of_memory("a message");
   }
-  *m = (msg_node){.seq = seq, .payload = msg};
+  *m = (msg_node){.seq = seq, .payload = msg, .ahead = ahead};
   if (p->tail) p->tail->next = m;
   else p->head = m;
   p->tail = m;
   unlock(b);
 }
 
-comm_req *comm_isend(int src, int dst, void *msg, double bytes) {
+comm_req *comm_isend(int src, int dst, void *msg, double bytes) { return comm_isend_ahead(src, dst, msg, bytes, NULL); }
+
+comm_req *comm_isend_ahead(int src, int dst, void *msg, double bytes, void (*ahead)(const void *payload, int k)) {
   const uint32_t h = exec_now->tr[exec_cur].nsends++;
   record(SIM_SEND, (uint32_t)dst, bytes);
   progress_tick();
-  deliver(src, dst, msg);
+  deliver(src, dst, msg, ahead);
   return (comm_req *)(uintptr_t)(h + 1);
 }
 
@@ -313,13 +319,11 @@ void comm_wait(comm_req *req) { record(SIM_WAIT, (uint32_t)((uintptr_t)req - 1),
 
 void comm_send(int src, int dst, void *msg, double bytes) { comm_wait(comm_isend(src, dst, msg, bytes)); }
 
-void *comm_recv(int src, int dst) { return comm_recv_ahead(src, dst, NULL); }
-
-void *comm_recv_ahead(int src, int dst, void (*ahead)(const void *payload, int k)) {
+void *comm_recv(int src, int dst) {
   record(SIM_RECV, (uint32_t)src, 0);
   inbox *b = inbox_of(dst);
   pair *p = pair_of(b, src);
-  return take(b, p, src, p->posted++, ahead);
+  return take(b, p, src, p->posted++);
 }
 
 comm_rreq *comm_irecv(int src, int dst) {
@@ -341,7 +345,7 @@ void *comm_wait_recv(comm_rreq *r) {
   const uint64_t seq = r->seq;
   free(r);
   inbox *b = inbox_of(dst);
-  return take(b, pair_of(b, src), src, seq, NULL);
+  return take(b, pair_of(b, src), src, seq);
 }
 
 void comm_sleep(double d) { record(SIM_SLEEP, 0, d); }

@@ -19,6 +19,7 @@ typedef struct msg_node {
   uint64_t seq;
   void *payload;
   struct msg_node *next;
+  void (*ahead)(const void *payload, int k); /* comm_isend_ahead's hint, or NULL */
 } msg_node;
 
 /* Messages from src to one rank: the k-th send matches the k-th receive
