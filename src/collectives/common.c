@@ -16,10 +16,13 @@
 #include "comm/comm.h"
 #include "lanepool.h"
 
-comm_req *coll_isend(coll_ctx *ctx, int dst, void *msg, double bytes) {
+/* coll_isend, with a prefetch hint for the receiver (comm_isend_ahead) or NULL. */
+static comm_req *isend_hinted(coll_ctx *ctx, int dst, void *msg, double bytes, void (*ahead)(const void *, int)) {
   coll_metrics_bytes(ctx->metrics, bytes);
-  return comm_isend(ctx->rank, dst, msg, bytes);
+  return comm_isend_ahead(ctx->rank, dst, msg, bytes, ahead);
 }
+
+comm_req *coll_isend(coll_ctx *ctx, int dst, void *msg, double bytes) { return isend_hinted(ctx, dst, msg, bytes, NULL); }
 
 void coll_out_of_memory(const coll_ctx *ctx, size_t bytes, const char *what) {
   char msg[512];
@@ -466,9 +469,7 @@ static void bundle_ahead(const void *payload, int k) {
 
 /* coll_isend of a ring's bundle, with bundle_ahead as its hint. */
 static comm_req *ring_isend(coll_ctx *ctx, int dst, coll_bundle *b) {
-  const double bytes = coll_bundle_charge(ctx, b);
-  coll_metrics_bytes(ctx->metrics, bytes);
-  return comm_isend_ahead(ctx->rank, dst, b, bytes, bundle_ahead);
+  return isend_hinted(ctx, dst, b, coll_bundle_charge(ctx, b), bundle_ahead);
 }
 
 coll_bundle *coll_ring_reduce_scatter(coll_ctx *ctx, const coll_ring *ring,

@@ -35,7 +35,6 @@ void comm_wait(comm_req *req);
 void comm_send(int src, int dst, void *msg, double bytes);
 /* Receive the next message from src to dst (blocking). */
 void *comm_recv(int src, int dst);
-
 /* Post a receive of the next message from src to dst without waiting: the
  * transfer starts as soon as the sender has posted too (a blocking recv
  * after another would serialize transfers that should overlap). */
