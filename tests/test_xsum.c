@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ccomp/rng.h"
 #include "collectives/xsum.h"
 
 static int failures;
@@ -22,13 +23,8 @@ static int failures;
     }                                                                                                            \
   } while (0)
 
-static uint64_t state = 0x9E3779B97F4A7C15ull;
-static uint64_t next(void) { /* SplitMix64 */
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+static uint64_t drawn;
+static uint64_t next(void) { return ccr_u64(0x78737563, drawn++); } /* ccsim's counter-based generator */
 
 /* A double of exponent within [emin, emax] (binary), random sign and bits. */
 static double draw(int emin, int emax) {
