@@ -125,7 +125,7 @@ void resources_estimate(const experiment *e, resource_estimate *r) {
   const int private_out = (e->gradients.source->flags & GSRC_TRAINS) ||
                           (e->memory && (e->memory->flags & CCOMP_MEM_AGGREGATE) &&
                            (e->collective->requires & COLL_OUT_FROM_ONE)); /* as run.c decides */
-  double per_worker = 4 * n;                           /* gradient scratch */
+  double per_worker = 4 * n;                           /* gradient scratch (and its 2 KiB window, worker.c) */
   if (e->memory) per_worker += 4 * n;                  /* the memory's state (error feedback...) */
   if (private_out) per_worker += 4 * n;                /* own aggregate */
   /* where one rank would write the shared output (allgather's), a private

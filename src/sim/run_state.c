@@ -219,6 +219,7 @@ void run_state_clear(run_state *sh) {
     ccomp_free(w->comp);
     ccomp_memory_free(w->mem);
     free(w->g);
+    free(w->win);
     free(w->out);
     ccomp_free(w->sum);
     free(w->x);

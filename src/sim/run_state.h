@@ -86,6 +86,12 @@ struct run_worker {
   size_t gcap;
   size_t in_lo, in_hi;        /* the last input's elements: where the next is guessed to be */
   size_t layer;               /* the layer the last input began in: where the next one looks first */
+  /* the gradient window (worker.c, fill_window): elements [win_lo, win_hi)
+   * of iteration win_it's gradient, drawn ahead of a ring's walk; win_hi
+   * == win_lo: none */
+  float *win;
+  size_t win_lo, win_hi;
+  uint32_t win_it;
   size_t base;                /* element offset of the bucket being aggregated */
   size_t bucket_n, bucket_full; /* the bucket's data-plane and full element counts */
   const sched_plan *plan;     /* this iteration's buckets */
