@@ -297,6 +297,7 @@ static _Noreturn void overflowed(const sim_exec *x, int a) {
 /* Run actor a until it blocks, ends or stops. */
 static void resume(sim_exec *x, lane *l, int a) {
   exec_cur = a;
+  l->on_stack = 0; /* an actor that stopped inside its work left it set */
   coro_swap(&l->main, &x->actors[a].ctx);
   exec_cur = -1;
   if (x->actors[a].soft && !canary_intact(x->actors[a].stack)) overflowed(x, a);

@@ -8,6 +8,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "error.h"
 #include "sim/coro.h"
@@ -87,6 +89,7 @@ typedef struct lane {
   size_t rhead, rcount;
   size_t count; /* its actors ready or running (under lock); > 0: it counts in x->live */
   int idle; /* waiting on cond for an actor or the end of the run */
+  int on_stack; /* an actor's comm_work runs on this lane's own stack (exec_comm.c) */
 } __attribute__((aligned(64))) lane; /* a line of its own: the other lane takes its lock only to wake */
 
 struct sim_exec {
@@ -131,6 +134,13 @@ extern __thread int exec_cur;
 void exec_wake(sim_exec *x, int a);
 /* The current actor gives its lane back (it has set its state). */
 static inline void exec_switch_out(sim_exec *x) {
+  /* comm_work's work runs on the lane's own stack (exec_comm.c), which
+   * other actors use once this one is out: only an actor that stops may
+   * leave from there, one that waits would come back to frames overwritten */
+  if (exec_lane->on_stack && x->actors[exec_cur].state != STOPPED) {
+    fputs("ccsim: internal error: an actor waited inside comm_work's work\n", stderr);
+    abort();
+  }
   coro_swap(&x->actors[exec_cur].ctx, &exec_lane->main);
 }
 
