@@ -208,7 +208,10 @@ static long link_of(void *l) {
 }
 
 /* The route from host a to host b, as network_cm02.cpp prices it; -1 out of
- * memory, -2 a route the path does not cover (empty, no latency, one host). */
+ * memory, -2 a route the path does not cover (empty, no latency, one host).
+ * Asks SimGrid for a pair not yet known: only fast_prepare calls it, for
+ * every pair the trace sends on, so that the replay itself (fast_play,
+ * route_find) never calls SimGrid. */
 static long route_of(uint32_t a, uint32_t b) {
   const uint64_t key = ((uint64_t)a << 32 | b) + 1;
   if (2 * (F.rused + 1) > F.rcap) { /* the table of slots doubles; the routes stay where they are */
@@ -269,6 +272,17 @@ static long route_of(uint32_t a, uint32_t b) {
   r->nl = (uint32_t)n, r->lat = lat, r->penalty = p, r->bound = bound;
   r->value = bound > 0 && bound * p < rmin ? bound : rmin / p;
   return idx;
+}
+
+/* route_of for the replay: a pair fast_prepare did not resolve (none
+ * should be) is -3, and the path gives up rather than ask SimGrid. */
+static long route_find(uint32_t a, uint32_t b) {
+  const uint64_t key = ((uint64_t)a << 32 | b) + 1;
+  if (!F.rcap) return -3;
+  size_t j = mixk(key) & (F.rcap - 1);
+  while (F.rslots[j].key && F.rslots[j].key != key) j = (j + 1) & (F.rcap - 1);
+  if (!F.rslots[j].key) return -3;
+  return F.routes[F.rslots[j].idx].nl ? (long)F.rslots[j].idx : -2;
 }
 
 static void wake(uint32_t a) {
@@ -413,8 +427,9 @@ static int run_actor(uint32_t x, double *marks) {
     case SIM_SEND: {
       if (o->peer != s->speer) {
         if (o->peer >= F.nhosts) return give_up("a message to no host");
-        const long r = route_of((uint32_t)a->host, o->peer);
-        if (r < 0) return r == -1 ? -1 : give_up("a route it does not cover (loopback, no link or no latency)");
+        const long r = route_find((uint32_t)a->host, o->peer);
+        if (r == -3) return give_up("a route not resolved before the replay");
+        if (r < 0) return give_up("a route it does not cover (loopback, no link or no latency)");
         const uint32_t b = box_get((uint32_t)a->host, o->peer);
         if (b == UINT32_MAX) return -1;
         s->speer = o->peer, s->sroute = (uint32_t)r, s->sbox = b;
@@ -528,7 +543,7 @@ static int on_event(const evq_event *e) {
     return 0;
   }
   case EV_EXEC: {
-    /* not stale: fast_run drops those before they reach here, and nothing
+    /* not stale: fast_play drops those before they reach here, and nothing
      * reschedules an execution while an instant's events are taken */
     fact *s = &F.acts[e->id];
     const uint32_t h = (uint32_t)F.t->actors[e->id].host;
@@ -540,7 +555,7 @@ static int on_event(const evq_event *e) {
       }
     s->exec_seq = UINT64_MAX;
     /* the others' rates change once every completion of the instant is in
-     * (SimGrid pops them all, then solves): fast_run calls exec_flush */
+     * (SimGrid pops them all, then solves): fast_play calls exec_flush */
     if (hx->n && !hx->dirty) hx->dirty = 1, F.dirty[F.ndirty++] = h;
   } /* fall through */
   default: wake(e->id); return 0;
@@ -560,7 +575,10 @@ static void fast_free(void) {
   memset(&F, 0, sizeof F);
 }
 
-static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, const char *const *hosts, size_t nhosts) {
+/* Everything the replay asks of SimGrid, asked before it: the model's
+ * options, the hosts' speeds and cores, and the route of every pair the
+ * trace sends on.  0, 1 (gave up), -1 (out of memory). */
+static int fast_prepare(const sim_trace *t, const char *const *hosts, size_t nhosts) {
   if (read_factors()) return give_up("a SimGrid option it does not cover");
   engine_seal_platform(); /* a zone's routes may be completed only then */
   F.t = t;
@@ -583,6 +601,23 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
   }
   for (size_t i = 0; i < t->nactors; i++)
     if ((size_t)t->actors[i].host >= nhosts) return give_up("an actor on no host");
+  /* the routes, in the order the actors' traces name them (the replay
+   * takes them from the table: the same numbers in any order) */
+  for (size_t i = 0; i < t->nactors; i++) {
+    sim_cursor cur = {0};
+    sim_op o;
+    uint32_t last = UINT32_MAX;
+    while (sim_trace_next(&t->actors[i], &cur, &o)) {
+      if (o.kind != SIM_SEND || o.peer == last || o.peer >= nhosts) continue;
+      last = o.peer;
+      if (route_of((uint32_t)t->actors[i].host, o.peer) == -1) return -1;
+    }
+  }
+  return 0;
+}
+
+/* The replay itself, on what fast_prepare resolved: no call to SimGrid. */
+static int fast_play(const sim_trace *t, double *marks, const size_t *mark0) {
   F.clock = 0;
   F.free_msg = UINT32_MAX;
   evq_init(&F.q);
@@ -634,9 +669,20 @@ static int fast_run(const sim_trace *t, double *marks, const size_t *mark0, cons
   return 0;
 }
 
-int engine_fast_replay(const sim_trace *t, double *marks, const size_t *mark0, const char *const *hosts,
-                       size_t nhosts) {
-  const int rc = fast_run(t, marks, mark0, hosts, nhosts);
+int engine_fast_prepare(const sim_trace *t, const char *const *hosts, size_t nhosts) {
+  const int rc = fast_prepare(t, hosts, nhosts);
+  if (rc) fast_free();
+  return rc;
+}
+
+int engine_fast_play(const sim_trace *t, double *marks, const size_t *mark0) {
+  const int rc = fast_play(t, marks, mark0);
   fast_free();
   return rc;
+}
+
+int engine_fast_replay(const sim_trace *t, double *marks, const size_t *mark0, const char *const *hosts,
+                       size_t nhosts) {
+  const int rc = engine_fast_prepare(t, hosts, nhosts);
+  return rc ? rc : engine_fast_play(t, marks, mark0);
 }

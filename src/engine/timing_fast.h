@@ -1,6 +1,7 @@
 /* src/engine/timing_fast.h — the exact analytical timing path (timing_fast.c).
- * Replay-side only: it reads SimGrid's routes and options in the replay
- * child. */
+ * It reads SimGrid's routes and options (engine_fast_prepare), then replays
+ * without SimGrid (engine_fast_play): in the zygote's child, or in ccsim's
+ * own process (timing_zygote.c). */
 #ifndef CCSIM_TIMING_FAST_H
 #define CCSIM_TIMING_FAST_H
 
@@ -20,6 +21,15 @@ int engine_fast_supported(const char *model, int crosstraffic, int latency_free,
  * must time it; -1: out of memory. */
 int engine_fast_replay(const sim_trace *t, double *marks, const size_t *mark0, const char *const *hosts,
                        size_t nhosts);
+
+/* engine_fast_replay in two parts: engine_fast_prepare asks SimGrid for
+ * all the replay needs (the model's options, the hosts, every route the
+ * trace sends on; 0, 1 or -1 as above, the path's state freed unless 0);
+ * engine_fast_play then times t without calling SimGrid (so it may run on
+ * a thread of its own while this process does other work) and frees the
+ * state.  The same marks as engine_fast_replay. */
+int engine_fast_prepare(const sim_trace *t, const char *const *hosts, size_t nhosts);
+int engine_fast_play(const sim_trace *t, double *marks, const size_t *mark0);
 
 /* SimGrid's Engine::seal_platform (seal.cpp): routes are complete after it. */
 void engine_seal_platform(void);

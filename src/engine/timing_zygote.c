@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,9 +18,11 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "comm/itrace.h"
+#include "engine/timing_fast.h"
 #include "engine/timing_replay.h"
 #include "progress.h"
 
@@ -214,7 +217,10 @@ int engine_timing_start(ccsim_error *err) {
   return CCSIM_OK;
 }
 
+static void inproc_stop(void);
+
 void engine_timing_stop(void) {
+  inproc_stop();
   if (!Z.pid) return;
   close(Z.req), close(Z.ans);
   while (waitpid(Z.pid, NULL, 0) < 0 && errno == EINTR) {
@@ -245,8 +251,8 @@ static int pwritev_all(int fd, struct iovec *iov, int n, uint64_t off) {
   return 0;
 }
 
-static int replay_start(sim_trace *t, ccsim_error *err) {
-  zreq q = {.nactors = t->nactors, .nsems = t->nsems, .plan = *engine_comm_plan(), .fast = !engine_timing_simgrid};
+static int replay_start(sim_trace *t, int fast, ccsim_error *err) {
+  zreq q = {.nactors = t->nactors, .nsems = t->nsems, .plan = *engine_comm_plan(), .fast = fast};
   uint64_t nsends = 0;
   uint64_t off = t->nactors * sizeof(zactor);
   for (size_t i = 0; i < t->nactors; i++) {
@@ -344,19 +350,175 @@ static int replay_finish(double *marks, ccsim_error *err) {
   return rc;
 }
 
+/* ---- The analytical path in this process ---------------------------------
+ * Where the analytical path covers the setup (timing_fast.c), it needs no
+ * SimGrid run, only the platform's routes and the network model's options,
+ * which this process's SimGrid holds too.  So the replay runs here, on a
+ * thread of its own, on the trace as the data executor recorded it: the
+ * trace's arrays move to it (no copy), where the zygote's child needed them
+ * written into the memfd and read back through faults of its own (one
+ * iteration of a 1024-worker sampled ring: 42 MB written in 75 ms, then a
+ * child started and its pages mapped).  While it runs, the next iteration
+ * compares its words with these arrays (engine_replay_words), as it did
+ * with the memfd's.  The same code on the same trace and routes: the same
+ * marks, bit for bit.  Where it gives up (two flows on one link), the trace
+ * goes to the zygote, SimGrid times it, and the run's later replays go
+ * there as they did before (its child tries the analytical path first):
+ * contention is mostly the platform's and the collective's, so the run's
+ * own thread would likely give up again, and then serially, where the
+ * zygote's replay runs beside the next iteration's data. */
+static struct {
+  int eligible;      /* -1 not yet known, 0 no, 1 the setup is the analytical path's */
+  int gave_up;       /* a replay of this run found two flows on one link */
+  int busy;          /* a replay runs on the thread */
+  int threaded;      /* ... on a thread (0: it ran in engine_replay_start) */
+  pthread_t th;
+  sim_trace t;       /* the trace, moved here */
+  size_t *mark0;     /* [nactors + 1] */
+  double *marks;     /* [marks] */
+  uint64_t nsends;
+  int rc;            /* engine_fast_replay's: 0 timed, 1 gave up, -1 out of memory */
+  double cpu;        /* the replay's CPU seconds */
+} IP = {.eligible = -1};
+
+static int inproc_eligible(void) {
+  if (IP.eligible < 0) {
+    const engine_setup *s = engine_current_setup();
+    IP.eligible = engine_comm_plan()->model == COMM_IDEAL &&
+                  engine_fast_supported(engine_network_model(), s->crosstraffic, engine_latency_free, s->cfg,
+                                        s->ncfg, s->platform);
+  }
+  return IP.eligible;
+}
+
+static double thread_cpu(void) {
+  struct timespec c;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
+  return (double)c.tv_sec + c.tv_nsec * 1e-9;
+}
+
+/* The replay proper, without SimGrid (engine_fast_play): on the thread. */
+static void *inproc_main(void *arg) {
+  (void)arg;
+  const double c0 = thread_cpu();
+  IP.rc = engine_fast_play(&IP.t, IP.marks, IP.mark0);
+  IP.cpu += thread_cpu() - c0;
+  return NULL;
+}
+
+/* The moved trace's arrays and the replay's buffers, freed. */
+static void inproc_free(void) {
+  for (size_t i = 0; IP.t.actors && i < IP.t.nactors; i++) sim_actor_trace_release(&IP.t.actors[i]);
+  free(IP.t.actors), free(IP.mark0), free(IP.marks);
+  IP.t.actors = NULL, IP.mark0 = NULL, IP.marks = NULL;
+  IP.busy = 0;
+}
+
+/* A replay in flight abandoned (the run ended), and what the run learned
+ * forgotten. */
+static void inproc_stop(void) {
+  if (IP.busy) {
+    if (IP.threaded) pthread_join(IP.th, NULL);
+    IP.threaded = 0;
+    inproc_free();
+  }
+  IP.eligible = -1;
+  IP.gave_up = 0;
+}
+
+static int inproc_start(sim_trace *t, ccsim_error *err) {
+  const size_t n = t->nactors;
+  IP.t = (sim_trace){.actors = calloc(n + 1, sizeof *IP.t.actors), .nactors = n, .nsems = t->nsems};
+  IP.mark0 = calloc(n + 1, sizeof *IP.mark0);
+  if (!IP.t.actors || !IP.mark0) {
+    free(IP.t.actors), free(IP.mark0);
+    IP.t.actors = NULL, IP.mark0 = NULL;
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for the timing executor's replay");
+  }
+  IP.nsends = 0;
+  for (size_t i = 0; i < n; i++) {
+    IP.mark0[i + 1] = IP.mark0[i] + t->actors[i].nmarks;
+    IP.nsends += t->actors[i].nsends;
+  }
+  IP.marks = calloc(IP.mark0[n] + 1, sizeof *IP.marks);
+  if (!IP.marks) {
+    free(IP.t.actors), free(IP.mark0);
+    IP.t.actors = NULL, IP.mark0 = NULL;
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for the timing executor's marks");
+  }
+  /* the arrays move: the data executor records the next iteration into
+   * new ones, as after the memfd took them (counts kept, as there) */
+  for (size_t i = 0; i < n; i++) {
+    sim_actor_trace *a = &t->actors[i];
+    IP.t.actors[i] = *a;
+    IP.t.actors[i].ref_ops = NULL, IP.t.actors[i].ref_n = 0;
+    a->ops = NULL, a->cap = 0, a->vals = NULL, a->vcap = 0;
+  }
+  /* what the replay asks of SimGrid, asked here (nothing else runs now),
+   * with SimGrid's failures contained as its setup's are (engine.h): a
+   * SimGrid that aborts for want of memory ends the run with a message */
+  const double c0 = thread_cpu();
+  size_t nhosts;
+  const char *const *hosts = engine_hosts(&nhosts);
+  const int contained = engine_contain("resolving the routes of the analytical timing");
+  IP.rc = engine_fast_prepare(&IP.t, hosts, nhosts);
+  engine_release(contained);
+  IP.cpu = thread_cpu() - c0;
+  IP.busy = 1;
+  IP.threaded = 0;
+  if (IP.rc == 0) {
+    IP.threaded = pthread_create(&IP.th, NULL, inproc_main, NULL) == 0;
+    if (!IP.threaded) inproc_main(NULL); /* no thread: here and now */
+  }
+  return CCSIM_OK;
+}
+
+static int inproc_finish(double *marks, ccsim_error *err) {
+  if (IP.threaded) pthread_join(IP.th, NULL);
+  IP.threaded = 0;
+  cpu_total += IP.cpu;
+  if (IP.rc < 0) {
+    inproc_free();
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor ran out of memory");
+  }
+  if (IP.rc == 0) {
+    memcpy(marks, IP.marks, IP.mark0[IP.t.nactors] * sizeof *marks);
+    replays++, path_replays[1]++, path_msgs[1] += IP.nsends;
+    inproc_free();
+    return CCSIM_OK;
+  }
+  /* gave up: SimGrid times it, in the zygote's child (the trace written
+   * there releases the arrays as it goes; the child does not try the
+   * analytical path again: the same code on the same trace gives up); the
+   * run's later replays go to the zygote */
+  IP.gave_up = 1;
+  IP.busy = 0;
+  int rc = replay_start(&IP.t, 0, err);
+  if (!rc) rc = replay_finish(marks, err);
+  inproc_free();
+  return rc;
+}
+
 int engine_replay_start(sim_trace *t, ccsim_error *err) {
   /* a caller's bugs, not the user's: say so rather than time nothing */
   if (!Z.pid) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "the timing executor was not started (engine_timing_start)");
-  if (Z.busy) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "a replay was started before the last one finished");
-  return replay_start(t, err);
+  if (Z.busy || IP.busy) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "a replay was started before the last one finished");
+  if (!engine_timing_simgrid && !IP.gave_up && inproc_eligible()) return inproc_start(t, err);
+  return replay_start(t, !engine_timing_simgrid, err);
 }
 
 int engine_replay_finish(double *marks, ccsim_error *err) {
+  if (IP.busy) return inproc_finish(marks, err);
   if (!Z.busy) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "no replay to finish (engine_replay_start)");
   return replay_finish(marks, err);
 }
 
 int engine_replay_words(size_t i, const sim_word **ops, size_t *n) {
+  if (IP.busy) {
+    if (i >= IP.t.nactors) return 0;
+    *ops = IP.t.actors[i].ops, *n = IP.t.actors[i].n;
+    return 1;
+  }
   if (!Z.busy || !Z.map || i >= Z.nactors) return 0;
   const zactor *za = (const zactor *)Z.map + i;
   *ops = (const sim_word *)(Z.map + za->off), *n = za->n;
