@@ -75,23 +75,57 @@ QB_CLONES void err_acc_add(err_acc *a, const float *y, const double *ref, size_t
 }
 
 
+/* err_acc_fused's whole vectors [0, n4) in one pass: each element's
+ * shadows made (a's copied, or s's own kept, then b's added: the one
+ * addition the separate passes made) and stored, y measured against both.
+ * The operations and their order per lane are lanes_add's (its scale of
+ * 1.0 multiplies nothing), so the sums are the same bits; y's own square
+ * is the same against either shadow, summed once. */
+static inline __attribute__((always_inline)) void fused_vectors(const fused_pass *f, size_t n4, err_lanes *Le,
+                                                                err_lanes *Lc, const int ideal) {
+  v4d ve = Le->e, vr = Le->r, vo = Le->o, vd = Le->d, ce = Lc->e, cr = Lc->r, cd = Lc->d;
+  const double *xa = f->ax ? f->ax : f->sx, *ia = f->ai ? f->ai : f->si;
+  for (size_t i = 0; i < n4; i += 4) {
+    v4f yf;
+    v4d x, b;
+    memcpy(&yf, f->y + i, sizeof yf);
+    memcpy(&x, xa + i, sizeof x);
+    if (f->bx) {
+      memcpy(&b, f->bx + i, sizeof b);
+      x += b;
+    }
+    memcpy(f->sx + i, &x, sizeof x);
+    const v4d v = __builtin_convertvector(yf, v4d), diff = v - x;
+    ve += diff * diff;
+    vr += x * x;
+    vo += v * v;
+    vd += v * x;
+    if (ideal) {
+      v4d w, bi;
+      memcpy(&w, ia + i, sizeof w);
+      memcpy(&bi, f->bi + i, sizeof bi);
+      w += bi;
+      memcpy(f->si + i, &w, sizeof w);
+      const v4d dc = v - w;
+      ce += dc * dc;
+      cr += w * w;
+      cd += v * w;
+    }
+  }
+  Le->e = ve, Le->r = vr, Le->o = vo, Le->d = vd;
+  Lc->e = ce, Lc->r = cr, Lc->o = vo, Lc->d = cd;
+}
+
 QB_CLONES void err_acc_fused(const fused_pass *f, err_acc *e, err_acc *c) {
-  enum { BLOCK = 512 };
   err_lanes Le = {{0}, {0}, {0}, {0}}, Lc = Le;
   const size_t n = f->n, n4 = n & ~(size_t)3;
-  for (size_t lo = 0; lo < n; lo += BLOCK) {
-    const size_t m = n - lo < BLOCK ? n - lo : BLOCK;
-    double *sx = f->sx + lo;
-    if (f->ax) memcpy(sx, f->ax + lo, m * sizeof *sx);
-    if (f->bx)
-      for (size_t i = 0; i < m; i++) sx[i] += f->bx[lo + i];
-    const size_t m4 = lo + m <= n4 ? m : n4 - lo; /* whole vectors of this block */
-    lanes_add(&Le, f->y + lo, sx, m4, 1.0);
-    if (!f->si) continue;
-    double *si = f->si + lo;
-    if (f->ai) memcpy(si, f->ai + lo, m * sizeof *si);
-    for (size_t i = 0; i < m; i++) si[i] += f->bi[lo + i];
-    lanes_add(&Lc, f->y + lo, si, m4, 1.0);
+  if (f->si) fused_vectors(f, n4, &Le, &Lc, 1);
+  else fused_vectors(f, n4, &Le, &Lc, 0);
+  /* the elements past the last whole vector: their shadows, then lane 0 */
+  for (size_t i = n4; i < n; i++) {
+    if (f->ax) f->sx[i] = f->ax[i];
+    if (f->bx) f->sx[i] += f->bx[i];
+    if (f->si) f->si[i] = (f->ai ? f->ai[i] : f->si[i]) + f->bi[i];
   }
   lanes_end(e, &Le, f->y, f->sx, n4, n, 1.0);
   if (f->si) lanes_end(c, &Lc, f->y, f->si, n4, n, 1.0);
