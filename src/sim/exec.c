@@ -228,6 +228,7 @@ int sim_exec_spawn(sim_exec *x, int host, void (*fn)(void *), void *arg) {
   a->wait_sem = NULL;
   a->wait_next = -1;
   a->oom = NULL;
+  a->sp = a->rp = NULL;
   const size_t low = a->soft ? SOFT_MARGIN : GUARD_BYTES;
   coro_make(&a->ctx, (char *)a->stack + low, GUARD_BYTES + STACK_BYTES - low, entry, &x->lanes[0].main);
   x->tr[i].host = host;
@@ -395,6 +396,8 @@ int sim_exec_run(sim_exec *x, ccsim_error *err) {
    * 16 (bench/README.md, fourth sitting) */
   size_t B = ranks / ((size_t)L * 16);
   if (B == 0) B = 1;
+  x->block = B;
+  exec_pairs_share(x); /* which pairs cross lanes now */
   for (size_t a = 0; a < x->n; a++) {
     x->actors[a].lane = (int)(((size_t)x->tr[a].host / B) % (size_t)L);
     push(x, &x->lanes[x->actors[a].lane], (int)a, 0);

@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -134,16 +135,19 @@ static void record(unsigned kind, uint32_t arg, double v) {
 }
 
 int exec_inboxes_reset(sim_exec *x, size_t nranks) {
-  for (size_t r = 0; r < x->ninbox; r++) { /* messages a stopped run left behind */
+  for (size_t r = 0; r < x->ninbox; r++) { /* messages a stopped run left behind; the pairs stay */
     inbox *b = &x->inbox[r];
-    if (!b->count) continue;
-    for (uint32_t i = 0; i < b->cap; i++)
-      for (msg_node *m = b->pairs[i].head, *nx; m; m = nx) {
+    for (uint32_t i = 0; i < b->cap; i++) {
+      pair *p = b->pairs[i];
+      if (!p) continue;
+      for (msg_node *m = p->head, *nx; m; m = nx) {
         nx = m->next;
         lanepool_free(m);
       }
-    memset(b->pairs, 0, b->cap * sizeof *b->pairs);
-    b->count = 0;
+      p->sent = p->posted = 0;
+      p->head = p->tail = NULL;
+      p->waiter = 0, p->wait_seq = 0;
+    }
   }
   if (nranks <= x->ninbox) return 0;
   inbox *nb = realloc(x->inbox, nranks * sizeof *nb);
@@ -160,6 +164,7 @@ int exec_inboxes_reset(sim_exec *x, size_t nranks) {
 void exec_inboxes_free(sim_exec *x) {
   exec_inboxes_reset(x, 0);
   for (size_t r = 0; r < x->ninbox; r++) {
+    for (uint32_t i = 0; i < x->inbox[r].cap; i++) free(x->inbox[r].pairs[i]);
     free(x->inbox[r].pairs);
   }
   free(x->inbox);
@@ -169,11 +174,24 @@ void exec_inboxes_free(sim_exec *x) {
 
 int exec_inboxes_check(sim_exec *x, ccsim_error *err) {
   for (size_t r = 0; r < x->ninbox; r++)
-    for (uint32_t i = 0; i < x->inbox[r].cap; i++)
-      if (x->inbox[r].pairs[i].head)
+    for (uint32_t i = 0; i < x->inbox[r].cap; i++) {
+      const pair *p = x->inbox[r].pairs[i];
+      if (p && p->head)
         return ccsim_fail(err, CCSIM_ERR_RUNTIME, "a message from worker %d to worker %zu was never received",
-                          (int)x->inbox[r].pairs[i].src1 - 1, r);
+                          (int)p->src1 - 1, r);
+    }
   return 0;
+}
+
+/* The lane rank r runs on in this run (sim_exec_run deals them so). */
+static int lane_of(const sim_exec *x, size_t r) { return (int)((r / x->block) % (size_t)x->nlanes); }
+
+void exec_pairs_share(sim_exec *x) {
+  for (size_t r = 0; r < x->ninbox; r++)
+    for (uint32_t i = 0; i < x->inbox[r].cap; i++) {
+      pair *p = x->inbox[r].pairs[i];
+      if (p) p->shared = x->locking && lane_of(x, p->src1 - 1) != lane_of(x, r);
+    }
 }
 
 /* Spin on a taken lock, reading it (not writing) until it looks free; a
@@ -193,28 +211,27 @@ static void unlock(inbox *b) {
   if (exec_now->locking) atomic_store_explicit(&b->lock, 0, memory_order_release);
 }
 
-/* The inbox of rank dst (its lock taken), refusing a rank no actor runs on. */
-static inbox *inbox_of(int dst) {
-  sim_exec *x = exec_now;
-  if (dst < 0 || (size_t)dst >= x->ninbox) abort(); /* a collective's bug: no such rank in this run */
-  inbox *b = &x->inbox[dst];
-  lock(b);
-  return b;
+/* Pair p's messages taken for this thread: its inbox's lock when its ranks
+ * run on different lanes, else nothing (this lane alone touches it). */
+static void pair_lock(pair *p) {
+  if (p->shared) lock(&exec_now->inbox[p->dst]);
+}
+static void pair_unlock(pair *p) {
+  if (p->shared) unlock(&exec_now->inbox[p->dst]);
 }
 
-/* Pairs move when an inbox grows: nobody keeps a pointer to one across a
- * call that can grow it (blocked actors and posted receives keep ranks). */
+/* The table doubles; the pairs stay where they are. */
 static void inbox_grow(inbox *b) {
   const uint32_t ocap = b->cap, cap = ocap ? 2 * ocap : 4;
-  pair *old = b->pairs, *np = calloc(cap, sizeof *np);
+  pair **old = b->pairs, **np = calloc(cap, sizeof *np);
   if (!np) {
     unlock(b);
     exec_out_of_memory("the message table");
   }
   for (uint32_t i = 0; i < ocap; i++) {
-    if (!old[i].src1) continue;
-    uint32_t j = (uint32_t)exec_mix64(old[i].src1) & (cap - 1);
-    while (np[j].src1) j = (j + 1) & (cap - 1);
+    if (!old[i]) continue;
+    uint32_t j = (uint32_t)exec_mix64(old[i]->src1) & (cap - 1);
+    while (np[j]) j = (j + 1) & (cap - 1);
     np[j] = old[i];
   }
   free(old);
@@ -222,27 +239,75 @@ static void inbox_grow(inbox *b) {
   b->cap = cap;
 }
 
-/* The mailbox of (src, this inbox's rank), made on first use (the inbox's
- * lock held). */
-static pair *pair_of(inbox *b, int src) {
+/* The pair (src, dst), made on first use, found in dst's table under its
+ * lock (another lane may be adding a pair to it), refusing a rank no actor
+ * runs on. */
+static pair *pair_find(int src, int dst) {
+  sim_exec *x = exec_now;
+  if (dst < 0 || (size_t)dst >= x->ninbox || src < 0) abort(); /* a collective's bug: no such rank in this run */
+  inbox *b = &x->inbox[dst];
+  lock(b);
   if (2 * (b->count + 1) > b->cap) inbox_grow(b);
   const uint32_t key = (uint32_t)src + 1;
   for (uint32_t i = (uint32_t)exec_mix64(key) & (b->cap - 1);; i = (i + 1) & (b->cap - 1)) {
-    pair *p = &b->pairs[i];
-    if (p->src1 == key) return p;
-    if (!p->src1) {
-      p->src1 = key;
+    pair *p = b->pairs[i];
+    if (p && p->src1 == key) {
+      unlock(b);
+      return p;
+    }
+    if (!p) {
+      p = calloc(1, sizeof *p);
+      if (!p) {
+        unlock(b);
+        exec_out_of_memory("the message table");
+      }
+      p->src1 = key, p->dst = (uint32_t)dst;
+      p->shared = x->locking && lane_of(x, (size_t)src) != lane_of(x, (size_t)dst);
+      b->pairs[i] = p;
       b->count++;
+      unlock(b);
       return p;
     }
   }
 }
 
-/* Take message seq of pair p (from src) out of inbox b (its lock held;
- * released here), waiting for it if it has not been sent yet.  When it
- * carries a hint (comm_isend_ahead), the next three waiting after it are
- * handed to theirs. */
-static void *take(inbox *b, pair *p, int src, uint64_t seq) {
+/* An actor sends as its own rank and receives what is sent to its own
+ * rank: a pair without a lock relies on it (only the lane of its ranks
+ * touches it). */
+static _Noreturn void not_its_rank(const char *what, int rank) {
+  fprintf(stderr, "ccsim: internal error: worker %d's actor %d %s rank %d\n", exec_now->tr[exec_cur].host, exec_cur,
+          what, rank);
+  abort();
+}
+
+/* The pair the current actor sends on from src to dst: the one it used
+ * last, else found (and kept). */
+static pair *send_pair(int src, int dst) {
+  actor *a = &exec_now->actors[exec_cur];
+  pair *p = a->sp;
+  if (!p || p->dst != (uint32_t)dst || p->src1 != (uint32_t)src + 1) {
+    if (src != exec_now->tr[exec_cur].host) not_its_rank("sends as", src);
+    a->sp = p = pair_find(src, dst);
+  }
+  return p;
+}
+
+/* The same for receiving. */
+static pair *recv_pair(int src, int dst) {
+  actor *a = &exec_now->actors[exec_cur];
+  pair *p = a->rp;
+  if (!p || p->dst != (uint32_t)dst || p->src1 != (uint32_t)src + 1) {
+    if (dst != exec_now->tr[exec_cur].host) not_its_rank("receives for", dst);
+    a->rp = p = pair_find(src, dst);
+  }
+  return p;
+}
+
+/* Take message seq of pair p (from src) (pair_lock held; released here),
+ * waiting for it if it has not been sent yet.  When it carries a hint
+ * (comm_isend_ahead), the next three waiting after it are handed to
+ * theirs. */
+static void *take(pair *p, int src, uint64_t seq) {
   msg_node **pp = &p->head;
   while (*pp && (*pp)->seq != seq) pp = &(*pp)->next;
   if (!*pp) {
@@ -253,7 +318,7 @@ static void *take(inbox *b, pair *p, int src, uint64_t seq) {
     a->wait_src = src;
     a->wait_seq = seq;
     a->state = BLOCKED;
-    unlock(b);
+    pair_unlock(p);
     exec_switch_out(x); /* the sender hands the message over in a->got */
     a->wait_src = -1;
     return a->got;
@@ -272,7 +337,7 @@ static void *take(inbox *b, pair *p, int src, uint64_t seq) {
     for (int k = 0; k < 3 && t && t->seq == seq + 1 + (uint64_t)k; k++, t = t->next)
       next[k] = t->payload, hint[k] = t->ahead;
   }
-  unlock(b);
+  pair_unlock(p);
   void *payload = m->payload;
   lanepool_free(m);
   for (int k = 0; k < 3; k++)
@@ -282,27 +347,27 @@ static void *take(inbox *b, pair *p, int src, uint64_t seq) {
 
 static void deliver(int src, int dst, void *msg, void (*ahead)(const void *, int)) {
   msg_node *m = lanepool_alloc(sizeof *m); /* before the lock: most messages wait */
-  inbox *b = inbox_of(dst);
-  pair *p = pair_of(b, src);
+  pair *p = send_pair(src, dst);
+  pair_lock(p);
   const uint64_t seq = p->sent++;
   if (p->waiter && p->wait_seq == seq) {
     const int a = p->waiter - 1;
     p->waiter = 0;
     exec_now->actors[a].got = msg;
-    unlock(b);
+    pair_unlock(p);
     lanepool_free(m);
     exec_wake(exec_now, a);
     return;
   }
   if (!m) {
-    unlock(b);
+    pair_unlock(p);
     exec_out_of_memory("a message");
   }
   *m = (msg_node){.seq = seq, .payload = msg, .ahead = ahead};
   if (p->tail) p->tail->next = m;
   else p->head = m;
   p->tail = m;
-  unlock(b);
+  pair_unlock(p);
 }
 
 comm_req *comm_isend(int src, int dst, void *msg, double bytes) { return comm_isend_ahead(src, dst, msg, bytes, NULL); }
@@ -321,9 +386,9 @@ void comm_send(int src, int dst, void *msg, double bytes) { comm_wait(comm_isend
 
 void *comm_recv(int src, int dst) {
   record(SIM_RECV, (uint32_t)src, 0);
-  inbox *b = inbox_of(dst);
-  pair *p = pair_of(b, src);
-  return take(b, p, src, p->posted++);
+  pair *p = recv_pair(src, dst);
+  pair_lock(p);
+  return take(p, src, p->posted++);
 }
 
 comm_rreq *comm_irecv(int src, int dst) {
@@ -331,9 +396,10 @@ comm_rreq *comm_irecv(int src, int dst) {
   if (!r) exec_out_of_memory("a posted receive");
   r->src = src;
   r->dst = dst;
-  inbox *b = inbox_of(dst);
-  r->seq = pair_of(b, src)->posted++;
-  unlock(b);
+  pair *p = recv_pair(src, dst);
+  pair_lock(p);
+  r->seq = p->posted++;
+  pair_unlock(p);
   r->handle = exec_now->tr[exec_cur].nirecvs++;
   record(SIM_IRECV, (uint32_t)src, 0); /* its handle: the count before it */
   return r;
@@ -344,8 +410,9 @@ void *comm_wait_recv(comm_rreq *r) {
   const int src = r->src, dst = r->dst;
   const uint64_t seq = r->seq;
   free(r);
-  inbox *b = inbox_of(dst);
-  return take(b, pair_of(b, src), src, seq);
+  pair *p = recv_pair(src, dst);
+  pair_lock(p);
+  return take(p, src, seq);
 }
 
 void comm_sleep(double d) { record(SIM_SLEEP, 0, d); }

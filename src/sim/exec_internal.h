@@ -25,23 +25,31 @@ typedef struct msg_node {
 } msg_node;
 
 /* Messages from src to one rank: the k-th send matches the k-th receive
- * posted. */
+ * posted.  A pair is made at the first message between its ranks and
+ * stays where it is until the executor is freed (runs reset its
+ * messages), so actors keep pointers to the pairs they use (actor.sp,
+ * actor.rp). */
 typedef struct pair {
-  uint32_t src1; /* 1 + src; 0: empty slot */
+  uint32_t src1, dst; /* 1 + src, and the rank it delivers to */
+  int shared;         /* its two ranks run on different lanes this run: its inbox's lock guards it */
   uint64_t sent, posted;
   msg_node *head, *tail; /* sent, not yet received, in seq order */
   int waiter;            /* 1 + the actor blocked on message wait_seq, or 0 */
   uint64_t wait_seq;
 } pair;
 
-/* Everything sent to one rank, by sender: a small open-addressing table
- * under its own lock (the senders may run on other lanes).  The lock is a
- * spin lock: it is held for a few loads and stores, never across a
- * switch, and taken twice a message, where a mutex's lock and unlock were
- * two atomic read-modify-writes and two calls (exec_comm.c). */
+/* Everything sent to one rank, by sender: a small open-addressing table of
+ * pairs under its own lock (the senders may run on other lanes).  The lock
+ * is a spin lock: it is held for a few loads and stores, never across a
+ * switch, where a mutex's lock and unlock were two atomic read-modify-writes
+ * and two calls (exec_comm.c).  It guards the table, and the messages of
+ * the pairs whose ranks run on different lanes; a pair whose ranks share a
+ * lane is only ever touched by that lane's thread, one actor at a time,
+ * and goes without (an atomic exchange a message had cost 4% of a
+ * 1024-worker ResNet-50 Marsit run). */
 typedef struct inbox {
   atomic_int lock;
-  pair *pairs;
+  pair **pairs;
   uint32_t cap, count; /* cap: 0 or a power of two */
 } inbox;
 
@@ -61,6 +69,7 @@ typedef struct actor {
   struct comm_sem *wait_sem;
   int wait_next; /* next actor waiting on the same semaphore, -1 */
   const char *oom; /* what found no memory, when it stopped for that */
+  pair *sp, *rp; /* the pairs it last sent on and received from (NULL: none yet) */
 } actor;
 
 struct comm_sem {
@@ -101,6 +110,7 @@ struct sim_exec {
   void *slab;       /* the stacks of actors 0 .. max, one mapping (NULL: each its own) */
   int slab_failed;  /* no room for the slab: each stack its own mapping */
   int nlanes;   /* lanes of the current run: min(threads, ranks) */
+  size_t block; /* ranks a block this run: rank r runs on lane (r / block) % nlanes */
   int locking;  /* nlanes > 1: inboxes and semaphores take their locks */
   lane *lanes;  /* [threads] */
   int started;  /* lanes 1.. whose threads run */
@@ -158,6 +168,9 @@ _Noreturn void exec_out_of_memory(const char *what);
 /* Make room for ranks 0 .. nranks-1's inboxes, empty (exec_comm.c); 0, or
  * -1 without memory. */
 int exec_inboxes_reset(sim_exec *x, size_t nranks);
+/* Mark each pair whose two ranks run on different lanes in this run
+ * (x->nlanes, x->block set) as shared (exec_comm.c). */
+void exec_pairs_share(sim_exec *x);
 /* Free the inboxes and every message still queued in them. */
 void exec_inboxes_free(sim_exec *x);
 /* After a run: CCSIM_ERR_RUNTIME naming a message never received, or 0. */
