@@ -35,10 +35,15 @@ typedef struct xentry {
  * number nor when a log was added changes a bit. */
 #define XM_COPIES 8
 #define XM_LOG 32768
+/* The bytes sent wait in the lane's log too, XM_BYTES at a time: one
+ * exact sum of a run of them instead of one a message */
+#define XM_BYTES 4096
 typedef struct xlog {
   xentry *e, *sorted; /* [XM_LOG] each */
   uint32_t *at;       /* [slots + 1]: the counting sort's offsets */
   size_t n;
+  double *bytes;      /* [XM_BYTES] */
+  size_t nb;
 } __attribute__((aligned(64))) xlog; /* a line each: two lanes' logs in one bounced it at every part */
 
 struct coll_xmetrics {
@@ -74,7 +79,8 @@ coll_xmetrics *coll_xmetrics_new(size_t nhops, int lanes) {
     g->e = malloc(XM_LOG * sizeof *g->e);
     g->sorted = malloc(XM_LOG * sizeof *g->sorted);
     g->at = malloc((S + 1) * sizeof *g->at);
-    ok = g->e && g->sorted && g->at;
+    g->bytes = malloc(XM_BYTES * sizeof *g->bytes);
+    ok = g->e && g->sorted && g->at && g->bytes;
   }
   if (!ok) {
     coll_xmetrics_free(x);
@@ -86,7 +92,7 @@ coll_xmetrics *coll_xmetrics_new(size_t nhops, int lanes) {
 double coll_xmetrics_bytes(size_t nhops, int lanes) {
   const double S = (double)slots_of(nhops), L = lanes > 1 ? lanes : 1;
   return sizeof(coll_xmetrics) + (double)copies_for(lanes) * (S * sizeof(xslot) + sizeof(xsum) + 2) +
-         L * (sizeof(xlog) + 2.0 * XM_LOG * sizeof(xentry) + (S + 1) * sizeof(uint32_t));
+         L * (sizeof(xlog) + 2.0 * XM_LOG * sizeof(xentry) + (S + 1) * sizeof(uint32_t) + XM_BYTES * sizeof(double));
 }
 
 void coll_xmetrics_free(coll_xmetrics *x) {
@@ -95,6 +101,7 @@ void coll_xmetrics_free(coll_xmetrics *x) {
     free(x->log[l].e);
     free(x->log[l].sorted);
     free(x->log[l].at);
+    free(x->log[l].bytes);
   }
   free(x->log);
   free(x->slot);
@@ -139,6 +146,17 @@ static void log_flush(coll_xmetrics *x, int l) {
   g->n = 0;
 }
 
+/* Lane l's logged bytes into its copy's sum; the log empties. */
+static void bytes_flush(coll_xmetrics *x, int l) {
+  xlog *g = &x->log[l];
+  if (!g->nb) return;
+  const int c = l % x->copies;
+  take(x, &x->bytes_busy[c]);
+  xsum_add_strided(&x->bytes[c], g->bytes, g->nb, sizeof *g->bytes);
+  give(x, &x->bytes_busy[c]);
+  g->nb = 0;
+}
+
 /* Index of one of m's accumulators among a lane's slots (laid out for
  * x->nhops hops). */
 static size_t slot_index(const coll_metrics *m, const err_acc *a) {
@@ -162,7 +180,7 @@ void coll_metrics_begin(coll_metrics *m, coll_xmetrics *x) {
     s->used = 0;
   }
   for (int c = 0; c < x->copies; c++) memset(&x->bytes[c], 0, sizeof x->bytes[c]);
-  for (int l = 0; l < x->lanes; l++) x->log[l].n = 0;
+  for (int l = 0; l < x->lanes; l++) x->log[l].n = x->log[l].nb = 0;
   m->x = x;
 }
 
@@ -191,7 +209,7 @@ static void settle_slot(err_acc *a, const coll_xmetrics *x, size_t i) {
 void coll_metrics_settle(coll_metrics *m) {
   coll_xmetrics *x = m->x;
   if (!x) return;
-  for (int l = 0; l < x->lanes; l++) log_flush(x, l);
+  for (int l = 0; l < x->lanes; l++) log_flush(x, l), bytes_flush(x, l);
   const size_t H = m->nhops;
   for (size_t h = 0; h < H; h++) {
     settle_slot(&m->hops[h], x, h);
@@ -207,13 +225,12 @@ void coll_metrics_settle(coll_metrics *m) {
   m->x = NULL;
 }
 
-/* The calling thread's lane, and the copy it adds to. */
+/* The calling thread's lane. */
 static int lane_of(const coll_xmetrics *x) {
   const int l = comm_lane();
   if (l < 0 || l >= x->lanes) abort(); /* more threads than x was made for: a caller's bug */
   return l;
 }
-static int copy_of(const coll_xmetrics *x) { return lane_of(x) % x->copies; }
 
 void coll_metrics_add(coll_metrics *m, err_acc *slot, const err_acc *part, uint32_t workers) {
   coll_xmetrics *x = m->x;
@@ -232,9 +249,9 @@ void coll_metrics_add(coll_metrics *m, err_acc *slot, const err_acc *part, uint3
 void coll_metrics_bytes(coll_metrics *m, double bytes) {
   if (!m->x) m->bytes += bytes;
   else {
-    const int c = copy_of(m->x);
-    take(m->x, &m->x->bytes_busy[c]);
-    xsum_add(&m->x->bytes[c], bytes);
-    give(m->x, &m->x->bytes_busy[c]);
+    const int l = lane_of(m->x);
+    xlog *g = &m->x->log[l];
+    if (g->nb == XM_BYTES) bytes_flush(m->x, l);
+    g->bytes[g->nb++] = bytes;
   }
 }
