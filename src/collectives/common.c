@@ -200,18 +200,19 @@ static void encode_work_run(void *arg, int thread) {
 coll_msg *coll_encode_own(coll_ctx *ctx, int chunk, size_t lo, size_t hi) {
   if (ctx->whole_mode) return coll_whole_encode_own(ctx, chunk, lo, hi);
   size_t n = hi - lo;
-  float *p = coll_pool_alloc(ctx, n, sizeof *p, 0, "a compressor input");
+  /* the input and, where wanted, its decoded payload: one block, both
+   * given back before this returns */
+  const int want_own = (ctx->io.encoded && ctx->io.wants_own) || ctx->measure_cascade;
+  float *p = coll_pool_alloc(ctx, n, (want_own ? 2 : 1) * sizeof *p, 0, "a compressor input and its decoding");
+  float *own = want_own ? p + n : NULL;
   ctx->io.input(ctx->io.arg, lo, hi, p);
   coll_msg *m = coll_msg_new(ctx, chunk, 1, n, 0);
   /* everything the work writes is allocated here, on the actor: a failure
    * is reported where the run can stop */
   m->exact = coll_pool_alloc(ctx, n, sizeof *m->exact, 0, "a payload's exact shadow");
-  const int want_own = (ctx->io.encoded && ctx->io.wants_own) || ctx->measure_cascade;
-  float *own = want_own ? coll_pool_alloc(ctx, n, sizeof *own, 0, "a decoded own payload") : NULL;
   if (ctx->measure_cascade) m->ideal = coll_pool_alloc(ctx, n, sizeof *m->ideal, 0, "a payload's ideal shadow");
   encode_work k = {ctx, m, p, lo, hi, own};
   comm_work(encode_work_run, &k, n);
-  lanepool_free(own);
   lanepool_free(p);
   return m;
 }
