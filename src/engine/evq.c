@@ -4,15 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-int engine_grow(void **p, size_t *cap, size_t need, size_t elem) {
+/* engine_grow from `first` elements. */
+static int grow_from(void **p, size_t *cap, size_t need, size_t elem, size_t first) {
   if (need <= *cap) return 0;
-  size_t c = *cap ? *cap : 64;
+  size_t c = *cap ? *cap : first;
   while (c < need) c *= 2;
   void *q = realloc(*p, c * elem);
   if (!q) return -1;
   *p = q, *cap = c;
   return 0;
 }
+
+int engine_grow(void **p, size_t *cap, size_t need, size_t elem) { return grow_from(p, cap, need, elem, 64); }
 
 void evq_init(evq *q) {
   memset(q, 0, sizeof *q);
@@ -42,9 +45,13 @@ int evq_push(evq *q, double date, uint32_t kind, uint32_t id) {
   const evq_event e = {date, q->seq++, kind, id};
   size_t k = q->last;
   if (k != SIZE_MAX && q->b[k].date == date) {
-    /* the last bucket's date: at its end (the largest seq), its key unchanged */
+    /* the last bucket's date: at its end (the largest seq), its key unchanged;
+     * its events from 4 up (a replay can hold hundreds of thousands of
+     * buckets at once, most with a few events: from 64 each, and each
+     * keeping the largest array it ever had, a 1024-worker ResNet-50
+     * replay held 460 MB of them) */
     evq_bucket *b = &q->b[k];
-    if (engine_grow((void **)&b->ev, &b->cap, b->n + 1, sizeof *b->ev)) return -1;
+    if (grow_from((void **)&b->ev, &b->cap, b->n + 1, sizeof *b->ev, 4)) return -1;
     b->ev[b->n++] = e;
     return 0;
   }
@@ -77,6 +84,13 @@ void evq_pop(evq *q, evq_event *out) {
     q->heap[0].e = b->ev[b->head++];
     if (q->nheap > 1) down(q);
     return;
+  }
+  /* free: it keeps a small array for its next date, a large one goes
+   * (most buckets hold a few events, but any may once have held a ring
+   * step's thousand, and there can be hundreds of thousands of them) */
+  if (b->cap > 16) {
+    free(b->ev);
+    b->ev = NULL, b->cap = 0;
   }
   q->freeb[q->nfree++] = k; /* room: every bucket has its slot */
   if (q->last == k) q->last = SIZE_MAX;
