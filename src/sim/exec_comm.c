@@ -280,27 +280,20 @@ static _Noreturn void not_its_rank(const char *what, int rank) {
   abort();
 }
 
-/* The pair the current actor sends on from src to dst: the one it used
- * last, else found (and kept). */
-static pair *send_pair(int src, int dst) {
-  actor *a = &exec_now->actors[exec_cur];
-  pair *p = a->sp;
+/* The pair (src, dst) the current actor uses on its side `mine` (src when
+ * it sends, dst when it receives): the one it used last on that side
+ * (*last), else found and kept. */
+static pair *pair_for(pair **last, int src, int dst, int mine, const char *what) {
+  pair *p = *last;
   if (!p || p->dst != (uint32_t)dst || p->src1 != (uint32_t)src + 1) {
-    if (src != exec_now->tr[exec_cur].host) not_its_rank("sends as", src);
-    a->sp = p = pair_find(src, dst);
+    if (mine != exec_now->tr[exec_cur].host) not_its_rank(what, mine);
+    *last = p = pair_find(src, dst);
   }
   return p;
 }
-
-/* The same for receiving. */
+static pair *send_pair(int src, int dst) { return pair_for(&exec_now->actors[exec_cur].sp, src, dst, src, "sends as"); }
 static pair *recv_pair(int src, int dst) {
-  actor *a = &exec_now->actors[exec_cur];
-  pair *p = a->rp;
-  if (!p || p->dst != (uint32_t)dst || p->src1 != (uint32_t)src + 1) {
-    if (dst != exec_now->tr[exec_cur].host) not_its_rank("receives for", dst);
-    a->rp = p = pair_find(src, dst);
-  }
-  return p;
+  return pair_for(&exec_now->actors[exec_cur].rp, src, dst, dst, "receives for");
 }
 
 /* Take message seq of pair p (from src) (pair_lock held; released here),
