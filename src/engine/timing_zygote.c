@@ -400,6 +400,9 @@ static double thread_cpu(void) {
 /* The replay proper, without SimGrid (engine_fast_play): on the thread. */
 static void *inproc_main(void *arg) {
   (void)arg;
+  /* what ps and top show, and how the fault-injection library tells it
+   * from the data executor's lanes (tests/fault/fault.c) */
+  if (IP.threaded) prctl(PR_SET_NAME, "ccsim-replay");
   const double c0 = thread_cpu();
   IP.rc = engine_fast_play(&IP.t, IP.marks, IP.mark0);
   IP.cpu += thread_cpu() - c0;
@@ -467,6 +470,7 @@ static int inproc_start(sim_trace *t, ccsim_error *err) {
   IP.busy = 1;
   IP.threaded = 0;
   if (IP.rc == 0) {
+    IP.threaded = 1; /* before the thread reads it */
     IP.threaded = pthread_create(&IP.th, NULL, inproc_main, NULL) == 0;
     if (!IP.threaded) inproc_main(NULL); /* no thread: here and now */
   }

@@ -20,7 +20,11 @@
  *   CCSIM_FAULT_THREAD=other  only calls on threads other than the one that
  *                           runs main() count (the data executor's lanes),
  *                           from their start routine on (not the runtime's
- *                           own start of a thread: ASan's allocates);
+ *                           own start of a thread: ASan's allocates), and
+ *                           not the analytical replay's thread (named
+ *                           ccsim-replay: it allocates beside the lanes, and
+ *                           K would name no one call; the run target's
+ *                           faults reach it);
  *   CCSIM_FAULT_REPORT=FILE at exit, "alloc A io I injected J" into FILE:
  *                           the calls counted (so a driver knows how many
  *                           K to try) and how many faults were injected.
@@ -45,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -113,9 +118,17 @@ static void say(const char *path, const char *text, int append) {
 }
 
 static __thread int in_start_routine; /* this thread runs its start routine */
+static __thread int replay_thread = -1; /* named ccsim-replay (-1: not asked yet) */
+static int is_replay_thread(void) {
+  if (replay_thread < 0) {
+    char name[17] = {0};
+    replay_thread = syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0) == 0 && !strcmp(name, "ccsim-replay");
+  }
+  return replay_thread;
+}
 static int counting(void) {
   return armed && getpid() == owner &&
-         !(others_only && (pthread_equal(pthread_self(), main_thread) || !in_start_routine));
+         !(others_only && (pthread_equal(pthread_self(), main_thread) || !in_start_routine || is_replay_thread()));
 }
 
 /* 1 when this allocation is to fail. */
