@@ -190,6 +190,12 @@ static void actor_main(int argc, char **argv) {
   R.done++;
 }
 
+int timing_fast_covers(const nccl_plan *plan) {
+  const engine_setup *s = engine_current_setup();
+  return plan->model == COMM_IDEAL && engine_fast_supported(engine_network_model(), s->crosstraffic,
+                                                            engine_latency_free, s->cfg, s->ncfg, s->platform);
+}
+
 int timing_replay_child(const sim_trace *t, double *marks, const nccl_plan *plan, int fast) {
   R.t = t;
   R.plan = *plan;
@@ -208,10 +214,7 @@ int timing_replay_child(const sim_trace *t, double *marks, const nccl_plan *plan
    * says which path timed the replay */
   uint64_t *path = (uint64_t *)(marks + R.mark0[t->nactors]);
   *path = 0;
-  const engine_setup *setup = engine_current_setup();
-  if (R.fast && R.plan.model == COMM_IDEAL &&
-      engine_fast_supported(engine_network_model(), setup->crosstraffic, engine_latency_free, setup->cfg,
-                            setup->ncfg, setup->platform)) {
+  if (R.fast && timing_fast_covers(&R.plan)) {
     const int rc = engine_fast_replay(t, marks, R.mark0, hosts, nhosts);
     if (rc < 0) return 3;
     if (rc == 0) return *path = 1, 0;

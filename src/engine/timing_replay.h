@@ -6,6 +6,11 @@
 #include "engine/engine.h"
 #include "engine/timing_nccl.h"
 
+/* Whether the analytical path covers the run's setup (its network model
+ * and options, engine_fast_supported) priced by plan (the ideal model):
+ * the zygote's child and the run's own process ask the same. */
+int timing_fast_covers(const nccl_plan *plan);
+
 /* In a child of the zygote: replay trace t (analytically first when fast,
  * --timing auto; priced by plan, the run's comm.model), write its marks
  * into marks (the slot after them: 1 if the analytical path timed it, else

@@ -382,12 +382,7 @@ static struct {
 } IP = {.eligible = -1};
 
 static int inproc_eligible(void) {
-  if (IP.eligible < 0) {
-    const engine_setup *s = engine_current_setup();
-    IP.eligible = engine_comm_plan()->model == COMM_IDEAL &&
-                  engine_fast_supported(engine_network_model(), s->crosstraffic, engine_latency_free, s->cfg,
-                                        s->ncfg, s->platform);
-  }
+  if (IP.eligible < 0) IP.eligible = timing_fast_covers(engine_comm_plan());
   return IP.eligible;
 }
 
@@ -398,11 +393,10 @@ static double thread_cpu(void) {
 }
 
 /* The replay proper, without SimGrid (engine_fast_play): on the thread. */
-static void *inproc_main(void *arg) {
-  (void)arg;
+static void *inproc_main(void *on_thread) {
   /* what ps and top show, and how the fault-injection library tells it
    * from the data executor's lanes (tests/fault/fault.c) */
-  if (IP.threaded) prctl(PR_SET_NAME, "ccsim-replay");
+  if (on_thread) prctl(PR_SET_NAME, "ccsim-replay");
   const double c0 = thread_cpu();
   IP.rc = engine_fast_play(&IP.t, IP.marks, IP.mark0);
   IP.cpu += thread_cpu() - c0;
@@ -470,8 +464,7 @@ static int inproc_start(sim_trace *t, ccsim_error *err) {
   IP.busy = 1;
   IP.threaded = 0;
   if (IP.rc == 0) {
-    IP.threaded = 1; /* before the thread reads it */
-    IP.threaded = pthread_create(&IP.th, NULL, inproc_main, NULL) == 0;
+    IP.threaded = pthread_create(&IP.th, NULL, inproc_main, &IP) == 0;
     if (!IP.threaded) inproc_main(NULL); /* no thread: here and now */
   }
   return CCSIM_OK;
