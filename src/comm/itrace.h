@@ -62,6 +62,7 @@ typedef struct sim_actor_trace {
   int host; /* the rank whose host it runs on */
   sim_word *ops; /* the words (trace_grow: large ones in their own mappings) */
   size_t n, cap; /* words */
+  size_t hint;   /* words it will likely record: its first array's room (exec_comm.c's trace_grow) */
   double *vals;  /* the values a word cannot hold, in order */
   size_t nv, vcap;
   uint32_t nmarks, nsends, nirecvs;

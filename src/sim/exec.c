@@ -138,6 +138,7 @@ void sim_exec_free(sim_exec *x) {
 
 void sim_exec_reset(sim_exec *x) {
   for (size_t i = 0; i < x->n; i++) {
+    if (x->tr[i].n) x->tr[i].hint = x->tr[i].n; /* the room its next array starts with */
     x->tr[i].n = x->tr[i].nv = 0;
     x->tr[i].nmarks = x->tr[i].nsends = x->tr[i].nirecvs = 0;
     x->tr[i].digested = 0;

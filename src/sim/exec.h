@@ -47,6 +47,10 @@ int sim_exec_spawn(sim_exec *x, int host, void (*fn)(void *), void *arg);
  * that ran out of memory is named), if they deadlock (actors left
  * waiting), or leave a message unreceived or a semaphore above 0. */
 int sim_exec_run(sim_exec *x, ccsim_error *err);
+/* Actor i (spawned) will likely record about `words` words: the room its
+ * trace's array starts with, where it has no length of its own from an
+ * earlier iteration (sim_exec_reset keeps each actor's last length). */
+void sim_exec_trace_hint(sim_exec *x, size_t i, size_t words);
 /* Actor i (spawned) is likely to record the words ops[0..n) again (the
  * replay in flight's: engine_replay_words): its words are then
  * compared with those as it makes them and stored only from the first

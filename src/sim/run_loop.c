@@ -37,6 +37,17 @@ static int fail_iteration(ccsim_error *err, int it) {
   return ccsim_fail(err, CCSIM_ERR_RUNTIME, "iteration %d: %s", it, msg);
 }
 
+/* The messages an iteration sends, as the collective's descriptor counts
+ * them (0 when it cannot: progress.h then uses the previous iteration's
+ * count). */
+static uint64_t expected_messages(const run_state *sh) {
+  const experiment *e = sh->e;
+  const double nb = (double)sched_plan_now(sh->sched)->nb;
+  const double rounds = e->compressor->phases > 1 ? (double)e->compressor->phases : 1;
+  const double m = resources_messages(e, nb * rounds);
+  return m > 0 && m < 1e18 ? (uint64_t)m : 0;
+}
+
 /* The data of iteration it: every worker's compute and communication
  * actors run to their end in the data executor, which records the trace.
  * A number gone bad (sh->nc) is reported as the actor that met it said. */
@@ -58,6 +69,12 @@ static int data_iteration(run_state *sh, int it, ccsim_error *err) {
                         "maps vm.max_map_count allows, ran out)",
                         it, r, strerror(errno));
   }
+  /* each communication actor's trace starts with room for its share of
+   * the messages (4 words a message: a send's two and its wait, a
+   * receive), where it has no length of its own from an earlier iteration */
+  const uint64_t msgs = expected_messages(sh);
+  for (int r = 0; msgs && r < sh->e->workers; r++)
+    sim_exec_trace_hint(sh->exec, 2 * (size_t)r + 1, (size_t)(4 * (msgs / (uint64_t)sh->e->workers) + 64));
   /* an iteration that repeats the trace being replayed (the memo's usual
    * case) holds no second copy of it: each actor compares its words with
    * the replay's (sim/exec.h); time_iteration makes them its own before
@@ -93,16 +110,6 @@ static void check_iteration(run_state *sh, int it) {
   if (!bad) numcheck_metrics(&sh->nc, &sh->fig.metrics[it], (uint32_t)it);
 }
 
-/* The messages an iteration sends, as the collective's descriptor counts
- * them (0 when it cannot: progress.h then uses the previous iteration's
- * count). */
-static uint64_t expected_messages(const run_state *sh) {
-  const experiment *e = sh->e;
-  const double nb = (double)sched_plan_now(sh->sched)->nb;
-  const double rounds = e->compressor->phases > 1 ? (double)e->compressor->phases : 1;
-  const double m = resources_messages(e, nb * rounds);
-  return m > 0 && m < 1e18 ? (uint64_t)m : 0;
-}
 
 /* An iteration whose data is done and whose figures wait for its timing:
  * what they need, copied from the workers before the next iteration's data
