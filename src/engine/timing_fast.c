@@ -27,251 +27,26 @@
  * gives up (returns 1: SimGrid times the whole iteration) when two flows are
  * in flight on one link at once, or the trace's
  * matching could depend on SimGrid's scheduling order (two actors sending on
- * one mailbox, receiving on one, or acquiring one semaphore).  engine_fast_supported says which setups it covers at all. */
+ * one mailbox, receiving on one, or acquiring one semaphore).  engine_fast_supported says which setups it covers at all.
+ *
+ * This file is the replay, which calls no SimGrid function; what it needs
+ * of SimGrid is asked before it starts, in timing_fast_routes.c. */
 #include "engine/timing_fast.h"
 
 #include <math.h>
-#include <simgrid/host.h>
-#include <simgrid/link.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <xbt/config.h>
-#include <xbt/dynar.h>
 
-#include "engine/evq.h"
-#include "engine/hwin.h"
+#include "engine/timing_fast_state.h"
 
-#define FAST_PRECISION 1e-9 /* SimGrid's surf/precision: events this close are one instant */
-
-typedef struct froute {
-  uint64_t key; /* (src << 32 | dst) + 1 */
-  double lat, penalty, bound, value; /* SimGrid's lat_current_, sharing penalty, variable bound, solver value */
-  uint32_t l0, nl;                   /* its links: lk[l0 .. l0 + nl) */
-} froute;
-
-typedef struct rslot {
-  uint64_t key; /* (src << 32 | dst) + 1, 0: empty */
-  uint32_t idx;
-} rslot;
-
-typedef struct fmsg {
-  uint32_t src, dst;   /* actors: sender, receiver (UINT32_MAX: not posted yet) */
-  uint32_t route;      /* index in F.routes */
-  uint32_t next;       /* the next unmatched message of its mailbox */
-  double bytes;
-  uint8_t done, swait, rwait;
-  uint8_t refs; /* sides not yet past it (their wait or receive): 0, and it is reused */
-} fmsg;
-
-typedef struct fbox { /* a mailbox: "src host > dst host" */
-  uint64_t key;
-  uint32_t head, tail; /* unmatched messages, all of one side; UINT32_MAX: none */
-  uint32_t sender, receiver; /* the one actor that sends on it, receives on it */
-} fbox;
-
-enum { EV_LATENCY, EV_MSG, EV_EXEC, EV_SLEEP };
-
-typedef struct fact {
-  sim_cursor pc; /* where it is in its trace */
-  hwin sends, recvs;
-  int blocked;
-  /* its execution while one runs: flops left at `last`, its rate since, the
-   * seq of its completion event (an older one in the queue is stale) */
-  double remains, rate, last;
-  uint64_t exec_seq;
-  /* the peer of its last send and of its last receive, with their route
-   * and mailboxes: a ring's actor asks for the same pair at every step
-   * (UINT32_MAX: none yet) */
-  uint32_t speer, rpeer, sroute, sbox, rbox;
-} fact;
-
-typedef struct fhost { /* the executions running on a host */
-  uint32_t *run, n;
-  size_t cap;
-  int dirty; /* one completed at this instant: the others' rates change */
-} fhost;
-
-static struct {
-  const sim_trace *t;
-  sg_host_t *host;     /* [nhosts] */
-  double *speed;       /* [nhosts] */
-  double *cores;       /* [nhosts] */
-  fhost *hx;           /* [nhosts] executions running */
-  uint32_t *dirty;     /* hosts whose executions changed at this instant */
-  size_t ndirty;
-  froute *routes; /* [rused], in the order first asked for */
-  size_t rdcap, rused;
-  rslot *rslots; /* (src, dst) -> route, by open addressing */
-  size_t rcap;
-  uint32_t *lk; /* link ids of every route */
-  size_t nlk, lkcap;
-  void **links; /* link id -> sg_link_t, by open addressing on pointer */
-  uint32_t *link_id;
-  size_t lcap, lused;
-  uint32_t *link_busy; /* [link id] flows in flight */
-  fmsg *msgs; /* in flight or waited for: slots are reused, so memory follows what is in flight */
-  size_t nmsgs, mcap;
-  uint32_t free_msg; /* reusable slots, linked by next; UINT32_MAX: none */
-  fbox *boxes;           /* [bused], made as pairs first talk */
-  size_t bvcap, bused;
-  uint32_t *bslot;       /* [bcap]: pair -> index + 1, by open addressing */
-  size_t bcap;
-  evq_event *batch; /* the events of one instant */
-  size_t bcap2;
-  evq q; /* the events to come */
-  fact *acts;
-  uint32_t *ready;
-  size_t nready;
-  int *sem; /* values */
-  uint32_t *semown; /* the one actor that acquires it + 1 (0: none yet) */
-  uint32_t *semq; /* its waiter + 1 (0: none): at most one actor waits on a semaphore (checked) */
-  double clock;
-  size_t nhosts;
-  double latf, bwf, ws, gamma;
-} F;
+fast_state ccsim_fast;
 
 /* 1 (SimGrid must time it), saying why on stderr under CCSIM_TIMING_DEBUG. */
-static int give_up(const char *why) {
+int fast_give_up(const char *why) {
   if (getenv("CCSIM_TIMING_DEBUG"))
     fprintf(stderr, "ccsim: analytical timing gave up at %.17g s: %s\n", F.clock, why);
   return 1;
-}
-
-static uint64_t mixk(uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-int engine_fast_supported(const char *model, int crosstraffic, int latency_free, char *const *cfg, int ncfg,
-                          const char *platform) {
-  /* CM02 and LV08 are the same code with other factors; SMPI's factors
-   * depend on sizes, IB, Constant, ns-3 are other models */
-  if (strcmp(model, "CM02") && strcmp(model, "LV08")) return 0;
-  if (crosstraffic || latency_free) return 0;
-  for (int i = 0; i < ncfg; i++)
-    if (strncmp(cfg[i], "--log=", 6)) return 0; /* any SimGrid option: not verified, SimGrid times it */
-  /* Wi-Fi links are priced per host: not this path */
-  FILE *f = fopen(platform, "r");
-  if (!f) return 0;
-  char buf[8192 + 4];
-  size_t n, keep = 0; /* the last 3 bytes of a chunk open the next: a word across two is found */
-  int wifi = 0;
-  while (!wifi && (n = fread(buf + keep, 1, 8192, f)) > 0) {
-    buf[keep + n] = 0;
-    wifi = strstr(buf, "WIFI") != NULL;
-    const size_t len = keep + n, k = len < 3 ? len : 3;
-    memmove(buf, buf + len - k, k);
-    keep = k;
-  }
-  fclose(f);
-  return !wifi;
-}
-
-/* SimGrid's options, as the zygote's SimGrid holds them. */
-static int read_factors(void) {
-  if (sg_cfg_get_boolean("network/crosstraffic")) return -1;
-  F.latf = sg_cfg_get_double("network/latency-factor");
-  F.bwf = sg_cfg_get_double("network/bandwidth-factor");
-  F.ws = sg_cfg_get_double("network/weight-S");
-  F.gamma = sg_cfg_get_double("network/TCP-gamma");
-  if (!(F.latf > 0) || !(F.bwf > 0) || !(F.ws >= 0) || !(F.gamma > 0)) return -1;
-  if (sg_cfg_get_double("surf/precision") != FAST_PRECISION) return -1;
-  return 0;
-}
-
-/* The dense id of link l. */
-static long link_of(void *l) {
-  if (2 * (F.lused + 1) > F.lcap) {
-    const size_t nc = F.lcap ? 2 * F.lcap : 256;
-    void **nl = calloc(nc, sizeof *nl);
-    uint32_t *ni = calloc(nc, sizeof *ni);
-    /* grown last: a failure of the others leaves F.link_busy as it was */
-    uint32_t *nb = nl && ni ? realloc(F.link_busy, nc / 2 * sizeof *nb) : NULL;
-    if (!nl || !ni || !nb) return free(nl), free(ni), -1;
-    F.link_busy = nb;
-    for (size_t i = 0; i < F.lcap; i++)
-      if (F.links[i]) {
-        size_t j = mixk((uintptr_t)F.links[i]) & (nc - 1);
-        while (nl[j]) j = (j + 1) & (nc - 1);
-        nl[j] = F.links[i], ni[j] = F.link_id[i];
-      }
-    free(F.links), free(F.link_id);
-    F.links = nl, F.link_id = ni, F.lcap = nc;
-  }
-  size_t j = mixk((uintptr_t)l) & (F.lcap - 1);
-  while (F.links[j] && F.links[j] != l) j = (j + 1) & (F.lcap - 1);
-  if (!F.links[j]) F.links[j] = l, F.link_id[j] = (uint32_t)F.lused, F.link_busy[F.lused++] = 0;
-  return F.link_id[j];
-}
-
-/* The route from host a to host b, as network_cm02.cpp prices it; -1 out of
- * memory, -2 a route the path does not cover (empty, no latency, one host).
- * Asks SimGrid for a pair not yet known: only fast_prepare calls it, for
- * every pair the trace sends on, so that the replay itself (fast_play,
- * route_find) never calls SimGrid. */
-static long route_of(uint32_t a, uint32_t b) {
-  const uint64_t key = ((uint64_t)a << 32 | b) + 1;
-  if (2 * (F.rused + 1) > F.rcap) { /* the table of slots doubles; the routes stay where they are */
-    const size_t nc = F.rcap ? 2 * F.rcap : 1024;
-    rslot *n = calloc(nc, sizeof *n);
-    if (!n) return -1;
-    for (size_t i = 0; i < F.rcap; i++)
-      if (F.rslots[i].key) {
-        size_t j = mixk(F.rslots[i].key) & (nc - 1);
-        while (n[j].key) j = (j + 1) & (nc - 1);
-        n[j] = F.rslots[i];
-      }
-    free(F.rslots);
-    F.rslots = n, F.rcap = nc;
-  }
-  size_t j = mixk(key) & (F.rcap - 1);
-  while (F.rslots[j].key && F.rslots[j].key != key) j = (j + 1) & (F.rcap - 1);
-  if (F.rslots[j].key) return F.routes[F.rslots[j].idx].nl ? (long)F.rslots[j].idx : -2;
-  if (engine_grow((void **)&F.routes, &F.rdcap, F.rused + 1, sizeof *F.routes)) return -1;
-  F.rslots[j].key = key, F.rslots[j].idx = (uint32_t)F.rused;
-  const long idx = (long)F.rused++;
-  froute *r = &F.routes[idx];
-  memset(r, 0, sizeof *r);
-  r->key = key;
-  if (a == b) return -2; /* the loopback: not covered */
-  xbt_dynar_t d = xbt_dynar_new(sizeof(sg_link_t), NULL);
-  sg_host_get_route(F.host[a], F.host[b], d);
-  const unsigned long n = xbt_dynar_length(d);
-  const double lat = sg_host_get_route_latency(F.host[a], F.host[b]);
-  if (!n || !(lat > 0) || engine_grow((void **)&F.lk, &F.lkcap, F.nlk + n, sizeof *F.lk)) {
-    xbt_dynar_free(&d);
-    return n && lat > 0 ? -1 : -2;
-  }
-  /* communicate(): penalty = latency (+ weight-S / bw of each link, in order) */
-  double p = lat, bw = -1.0;
-  r->l0 = (uint32_t)F.nlk;
-  for (unsigned long i = 0; i < n; i++) {
-    const double lb = sg_link_get_bandwidth(xbt_dynar_get_as(d, i, sg_link_t));
-    if (F.ws > 0) p = p + F.ws / lb;
-    if (bw == -1.0 || lb < bw) bw = lb;
-  }
-  /* maxmin_solve for a variable alone on its constraints (weight 1.0, each
-   * bound by its link's bandwidth): it is fixed by the constraint of least
-   * remaining / usage */
-  const double usage = 1.0 / p;
-  double rmin = -1;
-  for (unsigned long i = 0; i < n; i++) {
-    sg_link_t l = xbt_dynar_get_as(d, i, sg_link_t);
-    const double ratio = sg_link_get_bandwidth(l) / usage;
-    if (rmin < 0 || ratio < rmin) rmin = ratio;
-    const long id = link_of(l);
-    if (id < 0) return xbt_dynar_free(&d), -1;
-    F.lk[F.nlk++] = (uint32_t)id;
-  }
-  xbt_dynar_free(&d);
-  /* comm_action_set_variable: the bound, the TCP window's included */
-  const double bound = fmin(bw, F.gamma / (2.0 * lat));
-  r->nl = (uint32_t)n, r->lat = lat, r->penalty = p, r->bound = bound;
-  r->value = bound > 0 && bound * p < rmin ? bound : rmin / p;
-  return idx;
 }
 
 /* route_of for the replay: a pair fast_prepare did not resolve (none
@@ -279,7 +54,7 @@ static long route_of(uint32_t a, uint32_t b) {
 static long route_find(uint32_t a, uint32_t b) {
   const uint64_t key = ((uint64_t)a << 32 | b) + 1;
   if (!F.rcap) return -3;
-  size_t j = mixk(key) & (F.rcap - 1);
+  size_t j = fast_mix(key) & (F.rcap - 1);
   while (F.rslots[j].key && F.rslots[j].key != key) j = (j + 1) & (F.rcap - 1);
   if (!F.rslots[j].key) return -3;
   return F.routes[F.rslots[j].idx].nl ? (long)F.rslots[j].idx : -2;
@@ -303,14 +78,14 @@ static uint32_t box_get(uint32_t a, uint32_t b) {
     uint32_t *ns = calloc(nc, sizeof *ns);
     if (!ns) return UINT32_MAX;
     for (size_t i = 0; i < F.bused; i++) {
-      size_t j = mixk(F.boxes[i].key) & (nc - 1);
+      size_t j = fast_mix(F.boxes[i].key) & (nc - 1);
       while (ns[j]) j = (j + 1) & (nc - 1);
       ns[j] = (uint32_t)i + 1;
     }
     free(F.bslot);
     F.bslot = ns, F.bcap = nc;
   }
-  size_t j = mixk(key) & (F.bcap - 1);
+  size_t j = fast_mix(key) & (F.bcap - 1);
   while (F.bslot[j] && F.boxes[F.bslot[j] - 1].key != key) j = (j + 1) & (F.bcap - 1);
   if (F.bslot[j]) return F.bslot[j] - 1;
   if (engine_grow((void **)&F.boxes, &F.bvcap, F.bused + 1, sizeof *F.boxes)) return UINT32_MAX;
@@ -324,7 +99,7 @@ static uint32_t box_get(uint32_t a, uint32_t b) {
 static int flow_start(uint32_t m) {
   const froute *r = &F.routes[F.msgs[m].route];
   for (uint32_t i = 0; i < r->nl; i++)
-    if (F.link_busy[F.lk[r->l0 + i]]++) return give_up("two flows share a link");
+    if (F.link_busy[F.lk[r->l0 + i]]++) return fast_give_up("two flows share a link");
   /* comm_action_set_variable: date = latency_ + last_update */
   return evq_push(&F.q, r->lat * F.latf + F.clock, EV_LATENCY, m) ? -1 : 0;
 }
@@ -340,7 +115,7 @@ static void release(uint32_t m) {
  * when x is first). 1: contention (give up), -1: out of memory. */
 static int post(fbox *b, uint32_t x, int sending, double bytes, uint32_t route, uint32_t *out) {
   if (sending ? (b->sender != UINT32_MAX && b->sender != x) : (b->receiver != UINT32_MAX && b->receiver != x))
-    return give_up("two actors on one side of a mailbox"); /* matching order is SimGrid's scheduling */
+    return fast_give_up("two actors on one side of a mailbox"); /* matching order is SimGrid's scheduling */
   if (sending) b->sender = x;
   else b->receiver = x;
   const uint32_t h = b->head;
@@ -426,10 +201,10 @@ static int run_actor(uint32_t x, double *marks) {
     switch (o->kind) {
     case SIM_SEND: {
       if (o->peer != s->speer) {
-        if (o->peer >= F.nhosts) return give_up("a message to no host");
+        if (o->peer >= F.nhosts) return fast_give_up("a message to no host");
         const long r = route_find((uint32_t)a->host, o->peer);
-        if (r == -3) return give_up("a route not resolved before the replay");
-        if (r < 0) return give_up("a route it does not cover (loopback, no link or no latency)");
+        if (r == -3) return fast_give_up("a route not resolved before the replay");
+        if (r < 0) return fast_give_up("a route it does not cover (loopback, no link or no latency)");
         const uint32_t b = box_get((uint32_t)a->host, o->peer);
         if (b == UINT32_MAX) return -1;
         s->speer = o->peer, s->sroute = (uint32_t)r, s->sbox = b;
@@ -442,7 +217,7 @@ static int run_actor(uint32_t x, double *marks) {
     }
     case SIM_WAIT: {
       const uintptr_t k1 = hwin_take(&s->sends, o->aux);
-      if (!k1) return give_up("a wait for no message");
+      if (!k1) return fast_give_up("a wait for no message");
       const uint32_t k = (uint32_t)(k1 - 1);
       fmsg *m = &F.msgs[k];
       if (!m->done) return m->swait = 1, s->blocked = 1, 0;
@@ -453,7 +228,7 @@ static int run_actor(uint32_t x, double *marks) {
     case SIM_IRECV: {
       uint32_t m;
       if (o->peer != s->rpeer) {
-        if (o->peer >= F.nhosts) return give_up("a message to no host");
+        if (o->peer >= F.nhosts) return fast_give_up("a message to no host");
         const uint32_t b = box_get(o->peer, (uint32_t)a->host);
         if (b == UINT32_MAX) return -1;
         s->rpeer = o->peer, s->rbox = b;
@@ -470,7 +245,7 @@ static int run_actor(uint32_t x, double *marks) {
     }
     case SIM_WAITRECV: {
       const uintptr_t k1 = hwin_take(&s->recvs, o->aux);
-      if (!k1) return give_up("a wait for no message");
+      if (!k1) return fast_give_up("a wait for no message");
       const uint32_t k = (uint32_t)(k1 - 1);
       fmsg *m = &F.msgs[k];
       if (!m->done) return m->rwait = 1, s->blocked = 1, 0;
@@ -489,19 +264,19 @@ static int run_actor(uint32_t x, double *marks) {
     }
     case SIM_SLEEP: {
       const double d = o->v;
-      if (!(d > 0)) return give_up("a sleep of no time"); /* s4u's no-op sleep: not verified */
+      if (!(d > 0)) return fast_give_up("a sleep of no time"); /* s4u's no-op sleep: not verified */
       if (evq_push(&F.q, F.clock + fmax(d, FAST_PRECISION), EV_SLEEP, x)) return -1;
       return s->blocked = 1, 0;
     }
     case SIM_ACQUIRE:
       /* two acquirers: which one gets it is SimGrid's scheduling order */
-      if (F.semown[o->aux] && F.semown[o->aux] != x + 1) return give_up("two actors acquire one semaphore");
+      if (F.semown[o->aux] && F.semown[o->aux] != x + 1) return fast_give_up("two actors acquire one semaphore");
       F.semown[o->aux] = x + 1;
       if (F.sem[o->aux] > 0) {
         F.sem[o->aux]--;
         break;
       }
-      if (F.semq[o->aux]) return give_up("two waiters on a semaphore");
+      if (F.semq[o->aux]) return fast_give_up("two waiters on a semaphore");
       F.semq[o->aux] = x + 1;
       return s->blocked = 1, 0;
     case SIM_RELEASE:
@@ -513,7 +288,7 @@ static int run_actor(uint32_t x, double *marks) {
         F.sem[o->aux]++;
       break;
     case SIM_MARK: marks[o->aux] = F.clock; break;
-    case SIM_PROTO: return give_up("comm.model nccl");
+    case SIM_PROTO: return fast_give_up("comm.model nccl");
     }
     if (rc) return rc;
   }
@@ -562,7 +337,7 @@ static int on_event(const evq_event *e) {
   }
 }
 
-static void fast_free(void) {
+void fast_free(void) {
   if (F.hx)
     for (size_t h = 0; h < F.nhosts; h++) free(F.hx[h].run);
   free(F.host), free(F.speed), free(F.cores), free(F.hx), free(F.dirty), free(F.routes), free(F.rslots), free(F.lk), free(F.links), free(F.link_id);
@@ -573,47 +348,6 @@ static void fast_free(void) {
   free(F.acts);
   evq_free(&F.q);
   memset(&F, 0, sizeof F);
-}
-
-/* Everything the replay asks of SimGrid, asked before it: the model's
- * options, the hosts' speeds and cores, and the route of every pair the
- * trace sends on.  0, 1 (gave up), -1 (out of memory). */
-static int fast_prepare(const sim_trace *t, const char *const *hosts, size_t nhosts) {
-  if (read_factors()) return give_up("a SimGrid option it does not cover");
-  engine_seal_platform(); /* a zone's routes may be completed only then */
-  F.t = t;
-  F.host = calloc(nhosts + 1, sizeof *F.host);
-  F.speed = calloc(nhosts + 1, sizeof *F.speed);
-  F.cores = calloc(nhosts + 1, sizeof *F.cores);
-  F.hx = calloc(nhosts + 1, sizeof *F.hx);
-  F.dirty = calloc(nhosts + 1, sizeof *F.dirty);
-  F.nhosts = nhosts;
-  F.acts = calloc(t->nactors + 1, sizeof *F.acts);
-  F.ready = calloc(t->nactors + 1, sizeof *F.ready);
-  F.sem = calloc(t->nsems + 1, sizeof *F.sem);
-  F.semq = calloc(t->nsems + 1, sizeof *F.semq);
-  F.semown = calloc(t->nsems + 1, sizeof *F.semown);
-  if (!F.host || !F.speed || !F.cores || !F.hx || !F.dirty || !F.acts || !F.ready || !F.sem || !F.semq || !F.semown) return -1;
-  for (size_t h = 0; h < nhosts; h++) {
-    F.host[h] = sg_host_by_name(hosts[h]);
-    F.speed[h] = sg_host_get_speed(F.host[h]);
-    F.cores[h] = (double)sg_host_core_count(F.host[h]);
-  }
-  for (size_t i = 0; i < t->nactors; i++)
-    if ((size_t)t->actors[i].host >= nhosts) return give_up("an actor on no host");
-  /* the routes, in the order the actors' traces name them (the replay
-   * takes them from the table: the same numbers in any order) */
-  for (size_t i = 0; i < t->nactors; i++) {
-    sim_cursor cur = {0};
-    sim_op o;
-    uint32_t last = UINT32_MAX;
-    while (sim_trace_next(&t->actors[i], &cur, &o)) {
-      if (o.kind != SIM_SEND || o.peer == last || o.peer >= nhosts) continue;
-      last = o.peer;
-      if (route_of((uint32_t)t->actors[i].host, o.peer) == -1) return -1;
-    }
-  }
-  return 0;
 }
 
 /* The replay itself, on what fast_prepare resolved: no call to SimGrid. */
@@ -647,7 +381,7 @@ static int fast_play(const sim_trace *t, double *marks, const size_t *mark0) {
     size_t nb = 0;
     if (engine_grow((void **)&F.batch, &F.bcap2, 1, sizeof *F.batch)) return -1;
     evq_pop(&F.q, &F.batch[nb++]);
-    if (F.batch[0].date < F.clock) return give_up("an event in the past");
+    if (F.batch[0].date < F.clock) return fast_give_up("an event in the past");
     F.clock = F.clock + (F.batch[0].date - F.clock);
     /* SimGrid's models take every event within its precision of now at now
      * (double_equals(date, now, surf/precision)), their effects dated now;
@@ -665,14 +399,8 @@ static int fast_play(const sim_trace *t, double *marks, const size_t *mark0) {
     if (rc || (rc = exec_flush())) return rc;
   }
   for (size_t i = 0; i < t->nactors; i++)
-    if (F.acts[i].pc.k < t->actors[i].n) return give_up("a deadlock"); /* SimGrid reports it */
+    if (F.acts[i].pc.k < t->actors[i].n) return fast_give_up("a deadlock"); /* SimGrid reports it */
   return 0;
-}
-
-int engine_fast_prepare(const sim_trace *t, const char *const *hosts, size_t nhosts) {
-  const int rc = fast_prepare(t, hosts, nhosts);
-  if (rc) fast_free();
-  return rc;
 }
 
 int engine_fast_play(const sim_trace *t, double *marks, const size_t *mark0) {
