@@ -427,21 +427,16 @@ static int inproc_start(sim_trace *t, ccsim_error *err) {
   const size_t n = t->nactors;
   IP.t = (sim_trace){.actors = calloc(n + 1, sizeof *IP.t.actors), .nactors = n, .nsems = t->nsems};
   IP.mark0 = calloc(n + 1, sizeof *IP.mark0);
-  if (!IP.t.actors || !IP.mark0) {
-    free(IP.t.actors), free(IP.mark0);
-    IP.t.actors = NULL, IP.mark0 = NULL;
-    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for the timing executor's replay");
-  }
   IP.nsends = 0;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; IP.mark0 && i < n; i++) {
     IP.mark0[i + 1] = IP.mark0[i] + t->actors[i].nmarks;
     IP.nsends += t->actors[i].nsends;
   }
-  IP.marks = calloc(IP.mark0[n] + 1, sizeof *IP.marks);
+  IP.marks = IP.t.actors && IP.mark0 ? calloc(IP.mark0[n] + 1, sizeof *IP.marks) : NULL;
   if (!IP.marks) {
     free(IP.t.actors), free(IP.mark0);
     IP.t.actors = NULL, IP.mark0 = NULL;
-    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for the timing executor's marks");
+    return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for the timing executor's replay");
   }
   /* the arrays move: the data executor records the next iteration into
    * new ones, as after the memfd took them (counts kept, as there) */
