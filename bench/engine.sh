@@ -11,7 +11,9 @@
 #      crossbar, N=1024, sample 262144, ITER_C iterations (default 100);
 #  (d) the same at N=4096, ITER_D iterations (default 10).
 # CASES picks some of a b c d (default: all).  A benchmark, not a test: it
-# prints a table; ratios are what to trust on a shared machine.
+# prints a table; ratios are what to trust on a shared machine.  ROUNDS_B=R
+# (R > 1) adds to (b) R rounds of ccsim and the bare ring alternated, with
+# each one's median and least wall time and their ratios.
 # Extra ccsim options (e.g. --no-memo) come from CCSIM_OPTS.  BENCH_KEEP=DIR
 # keeps every run's log, time and results in DIR instead of a removed temporary.
 set -u
@@ -66,6 +68,24 @@ for c in $CASES; do
     row a "SMPI MPI_Allreduce lr" "$smpi" "$ssim" 1
     ;;
   b)
+    # ROUNDS_B rounds of ccsim and the bare ring, alternated: on a machine
+    # whose speed moves by a third from one minute to the next (the bare
+    # ring ran 5.7-12.1 s in one sitting) one run of each is no ratio; the
+    # rows give each one's median wall (and min) over the rounds
+    if [ "${ROUNDS_B:-1}" -gt 1 ]; then
+      cw="" bw=""
+      for r in $(seq 1 "$ROUNDS_B"); do
+        # shellcheck disable=SC2046
+        x=$(measure "br$r" $(ring_exp 1024 65536 1 "$T/br$r")) && cw="$cw $(echo "$x" | cut -d' ' -f2)"
+        # shellcheck disable=SC2086
+        x=$(measure "bb$r" "$RING" "$T/br1/platform.xml" 1024 1048576 1 $SG) && bw="$bw $(echo "$x" | cut -d' ' -f2)"
+      done
+      med() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+      mn() { tr ' ' '\n' | grep . | sort -g | head -1; }
+      cm=$(echo "$cw" | med) bm=$(echo "$bw" | med) c0=$(echo "$cw" | mn) b0=$(echo "$bw" | mn)
+      row b "ccsim sampled, N=1024, 1 it: median wall of $ROUNDS_B rounds (min)" "- $cm -" "-" "bare/this $(ratio "$bm" "$cm") median, $(ratio "$b0" "$c0") min ($c0 s)"
+      row b "bare S4U ring: median wall of $ROUNDS_B rounds (min)" "- $bm -" "-" "($b0 s)"
+    fi
     # shellcheck disable=SC2046
     samp=$(measure bsamp $(ring_exp 1024 65536 1 "$T/bsamp"))
     # the same on one lane: the CPU a second lane costs (the caches and
