@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 
 #include "comm/comm.h"
 #include "sim/exec_internal.h"
@@ -360,6 +361,10 @@ static void lane_loop(sim_exec *x, lane *l) {
 
 /* Lanes 1 .. threads-1: each run of sim_exec_run that needs it, its loop. */
 static void *lane_thread(void *arg) {
+  /* first, before it allocates: what ps and top show, and how the
+   * fault-injection library tells the lanes from other threads
+   * (tests/fault/fault.c) */
+  prctl(PR_SET_NAME, "ccsim-lane");
   lane *l = arg;
   sim_exec *x = l->x;
   uint64_t seen = 0;

@@ -17,14 +17,14 @@
  *                           counts (a sweep's point: its --out directory);
  *                           one that does not passes the variables on to
  *                           the processes it executes;
- *   CCSIM_FAULT_THREAD=other  only calls on threads other than the one that
- *                           runs main() count (the data executor's lanes),
- *                           from their start routine on (not the runtime's
- *                           own start of a thread: ASan's allocates), and
- *                           not the analytical replay's thread (named
- *                           ccsim-replay: it allocates beside the lanes, and
- *                           K would name no one call; the run target's
- *                           faults reach it);
+ *   CCSIM_FAULT_THREAD=other  only calls on the data executor's lanes
+ *                           count (threads named ccsim-lane, which the
+ *                           lanes set first), from their start routine on
+ *                           (not the runtime's own start of a thread:
+ *                           ASan's allocates); not main()'s thread, nor
+ *                           another that allocates beside the lanes (the
+ *                           analytical replay's, ccsim-replay: K would name
+ *                           no one call; the run target's faults reach it);
  *   CCSIM_FAULT_REPORT=FILE at exit, "alloc A io I injected J" into FILE:
  *                           the calls counted (so a driver knows how many
  *                           K to try) and how many faults were injected.
@@ -60,7 +60,6 @@ static int alloc_sticky, io_errno = EIO;
 static int armed;          /* main() is running */
 static pid_t owner;        /* the process that counts */
 static int others_only;    /* CCSIM_FAULT_THREAD=other */
-static pthread_t main_thread;
 static char report[4096];  /* CCSIM_FAULT_REPORT */
 
 /* The next definitions, found once.  dlsym may itself allocate: those
@@ -118,17 +117,16 @@ static void say(const char *path, const char *text, int append) {
 }
 
 static __thread int in_start_routine; /* this thread runs its start routine */
-static __thread int replay_thread = -1; /* named ccsim-replay (-1: not asked yet) */
-static int is_replay_thread(void) {
-  if (replay_thread < 0) {
+static __thread int lane_thread = -1; /* named ccsim-lane (-1: not asked yet) */
+static int is_lane_thread(void) {
+  if (lane_thread < 0) { /* asked in its start routine, which names it first */
     char name[17] = {0};
-    replay_thread = syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0) == 0 && !strcmp(name, "ccsim-replay");
+    lane_thread = syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0) == 0 && !strcmp(name, "ccsim-lane");
   }
-  return replay_thread;
+  return lane_thread;
 }
 static int counting(void) {
-  return armed && getpid() == owner &&
-         !(others_only && (pthread_equal(pthread_self(), main_thread) || !in_start_routine || is_replay_thread()));
+  return armed && getpid() == owner && !(others_only && !(in_start_routine && is_lane_thread()));
 }
 
 /* 1 when this allocation is to fail. */
@@ -162,7 +160,6 @@ static void write_report(void) {
  * stops when main returns (exit handlers are not counted). */
 static int (*real_main)(int, char **, char **);
 static int counted_main(int argc, char **argv, char **envp) {
-  main_thread = pthread_self();
   armed = 1;
   const int rc = real_main(argc, argv, envp);
   armed = 0;
