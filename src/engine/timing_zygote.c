@@ -428,11 +428,14 @@ static int inproc_start(sim_trace *t, ccsim_error *err) {
   IP.t = (sim_trace){.actors = calloc(n + 1, sizeof *IP.t.actors), .nactors = n, .nsems = t->nsems};
   IP.mark0 = calloc(n + 1, sizeof *IP.mark0);
   IP.nsends = 0;
-  for (size_t i = 0; IP.mark0 && i < n; i++) {
-    IP.mark0[i + 1] = IP.mark0[i] + t->actors[i].nmarks;
-    IP.nsends += t->actors[i].nsends;
+  IP.marks = NULL;
+  if (IP.t.actors && IP.mark0) {
+    for (size_t i = 0; i < n; i++) {
+      IP.mark0[i + 1] = IP.mark0[i] + t->actors[i].nmarks;
+      IP.nsends += t->actors[i].nsends;
+    }
+    IP.marks = calloc(IP.mark0[n] + 1, sizeof *IP.marks);
   }
-  IP.marks = IP.t.actors && IP.mark0 ? calloc(IP.mark0[n] + 1, sizeof *IP.marks) : NULL;
   if (!IP.marks) {
     free(IP.t.actors), free(IP.mark0);
     IP.t.actors = NULL, IP.mark0 = NULL;

@@ -48,10 +48,11 @@ static uint64_t expected_messages(const run_state *sh) {
   return m > 0 && m < 1e18 ? (uint64_t)m : 0;
 }
 
-/* The data of iteration it: every worker's compute and communication
+/* The data of iteration it (msgs: the messages it sends, as
+ * expected_messages counts them): every worker's compute and communication
  * actors run to their end in the data executor, which records the trace.
  * A number gone bad (sh->nc) is reported as the actor that met it said. */
-static int data_iteration(run_state *sh, int it, ccsim_error *err) {
+static int data_iteration(run_state *sh, int it, uint64_t msgs, ccsim_error *err) {
   const sched_plan *plan = sched_plan_now(sh->sched);
   sim_exec_reset(sh->exec);
   run_state_shared(sh, (uint32_t)it);
@@ -69,12 +70,12 @@ static int data_iteration(run_state *sh, int it, ccsim_error *err) {
                         "maps vm.max_map_count allows, ran out)",
                         it, r, strerror(errno));
   }
-  /* each communication actor's trace starts with room for its share of
-   * the messages (4 words a message: a send's two and its wait, a
-   * receive), where it has no length of its own from an earlier iteration */
-  const uint64_t msgs = expected_messages(sh);
-  for (int r = 0; msgs && r < sh->e->workers; r++)
-    sim_exec_trace_hint(sh->exec, 2 * (size_t)r + 1, (size_t)(4 * (msgs / (uint64_t)sh->e->workers) + 64));
+  /* each communication actor (2r + 1, spawned above) starts its trace with
+   * room for its share of the iteration's msgs (4 words a message: a send's
+   * two and its wait, a receive), where it has no length of its own from an
+   * earlier iteration */
+  const size_t words = (size_t)(4 * (msgs / (uint64_t)sh->e->workers) + 64);
+  for (int r = 0; msgs && r < sh->e->workers; r++) sim_exec_trace_hint(sh->exec, 2 * (size_t)r + 1, words);
   /* an iteration that repeats the trace being replayed (the memo's usual
    * case) holds no second copy of it: each actor compares its words with
    * the replay's (sim/exec.h); time_iteration makes them its own before
@@ -109,7 +110,6 @@ static void check_iteration(run_state *sh, int it) {
   if (!bad && !sh->workers[0].out) bad = numcheck_floats(&sh->nc, sh->agg, n, (uint32_t)it, -1, "the aggregate", 0);
   if (!bad) numcheck_metrics(&sh->nc, &sh->fig.metrics[it], (uint32_t)it);
 }
-
 
 /* An iteration whose data is done and whose figures wait for its timing:
  * what they need, copied from the workers before the next iteration's data
@@ -363,8 +363,9 @@ int run_iterations(run_state *sh, int memo_on, int quiet, ccsim_error *err) {
   for (int it = 0; it < e->iterations; it++) {
     /* MergeComp's search plans the next iteration from the last one's time */
     if (lt.nq && sched_waits(sh->sched) && (rc = finish_replay(sh, &lt, err))) goto out;
-    progress_expect(it, expected_messages(sh));
-    if ((rc = data_iteration(sh, it, err))) {
+    const uint64_t msgs = expected_messages(sh);
+    progress_expect(it, msgs);
+    if ((rc = data_iteration(sh, it, msgs, err))) {
       rc = drain_then(sh, &lt, rc, err);
       goto out;
     }
