@@ -10,6 +10,7 @@
 #include "cli/process.h"
 #include "engine/engine.h"
 #include "error.h"
+#include "heap.h"
 #include "sim/run_state.h"
 #include "suggest.h"
 
@@ -51,6 +52,8 @@ int main(int argc, char **argv) {
    * (mmap'd blocks above 128 KB would be faulted in again each time). */
   mallopt(M_MMAP_THRESHOLD, 512 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  /* one arena, its heap on huge pages where allowed (heap.h) */
+  if (heap_setup()) return 2;
   if (argc < 2) { /* bad input: one line, as every other */
     fprintf(stderr, "ccsim: missing COMMAND (run, validate, sweep, list, bench, hosts, report; try 'ccsim --help')\n");
     return 2;

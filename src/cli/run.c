@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "heap.h"
 #include "engine/cfg_check.h"
 #include "collectives/collective.h"
 #include "error.h"
@@ -44,8 +45,9 @@ static void human_summary(const experiment *e, const run_report *r) {
       printf("  target %.4g      not reached\n", e->train.target_accuracy);
   }
   /* end convergence */
-  printf("  host             %.3g s, peak memory %.1f MB; timing executor %.3g CPU s in %llu replay%s\n",
-         r->host_time_s, r->peak_rss_mb, r->timing_cpu_s, r->timing_replays, r->timing_replays == 1 ? "" : "s");
+  printf("  host             %.3g s, peak memory %.1f MB%s; timing executor %.3g CPU s in %llu replay%s\n",
+         r->host_time_s, r->peak_rss_mb, heap_huge() ? " (heap on huge pages)" : "", r->timing_cpu_s,
+         r->timing_replays, r->timing_replays == 1 ? "" : "s");
   printf("  results          %s/summary.json, iterations.csv, hops.csv\n", r->out_dir);
 }
 

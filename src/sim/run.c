@@ -17,6 +17,7 @@
 
 #include "data/feed.h"
 #include "engine/engine.h"
+#include "heap.h"
 #include "outputs/lock.h"
 #include "outputs/outdir.h"
 #include "outputs/results.h"
@@ -63,6 +64,9 @@ static int prepare(const experiment *e, const run_opts *o, const char *dir, run_
   resource_estimate est;
   if ((rc = resources_check(e, o->max_memory, o->record_trace != NULL, &est, err))) return rc;
   rep->memory_estimate = est.total;
+  /* the heap grown at once by what the run will hold, on huge pages
+   * (heap.h), before any of its threads starts */
+  if (!o->validate_only) heap_reserve(est.total);
   /* past what guard pages fit in, SimGrid's stacks go without (the probe's
    * child and the zygote inherit this) as the data executor's do */
   engine_unguarded = rep->unguarded = !est.guard_pages;

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# tests/hugepages.sh CCSIM SRCDIR — the heap on transparent huge pages
+# (src/heap.h) changes where memory lies, never a result:
+#  - every result file byte for byte (summary.json aside from its host
+#    fields) with CCSIM_HUGEPAGES=0 and without, on a sampled ring, Marsit
+#    with its memory over buckets, and a parameter server, at 1 and 2
+#    threads;
+#  - where the kernel allows huge pages, the host line says so and a
+#    256-worker ring takes under 70% of the page faults (about 53% here,
+#    the rest the libraries' start and the stacks; counted by the
+#    kernel: wait4's usage of the child); with CCSIM_HUGEPAGES=0 it does not say
+#    so; where the kernel does not (THP "never"), neither run says so;
+#  - CCSIM_HUGEPAGES other than 0 or 1 is refused: exit 2, one line.
+set -u
+CCSIM=$1
+SRC=$2
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+strip() { grep -v -E '"(host_time_s|peak_rss_mb)"' "$1"; }
+same() { # name dirA dirB
+  local f bn n=0
+  for f in "$2"/*; do
+    bn=$(basename "$f")
+    if [ "$bn" = summary.json ]; then
+      cmp -s <(strip "$f") <(strip "$3/$bn") || { bad "$1: summary.json differs"; continue; }
+    else
+      cmp -s "$f" "$3/$bn" || { bad "$1: $bn differs"; continue; }
+    fi
+    n=$((n + 1))
+  done
+  if [ "$n" -ge 3 ] && [ "$(ls "$2" | wc -l)" = "$(ls "$3" | wc -l)" ]; then ok; else bad "$1: $n files compared"; fi
+}
+check() { # name experiment [args...]
+  local name=$1 exp=$2
+  shift 2
+  CCSIM_HUGEPAGES=0 "$CCSIM" run "$exp" --quiet --out "$T/$name-0" "$@" >/dev/null 2>"$T/err" ||
+    { bad "$name: CCSIM_HUGEPAGES=0: $(cat "$T/err")"; return; }
+  "$CCSIM" run "$exp" --quiet --out "$T/$name-1" "$@" >/dev/null 2>"$T/err" ||
+    { bad "$name: default: $(cat "$T/err")"; return; }
+  same "$name" "$T/$name-0" "$T/$name-1"
+}
+RING=$SRC/tests/validation/ring_crossbar.json
+for th in 1 2; do
+  check "ring-t$th" "$RING" --set workers=256 --set 'model={"elements":262144}' --set model.sample=16384 \
+    --set iterations=2 --threads $th
+  check "marsit-t$th" "$SRC/workloads/walltime/resnet50.json" --set workers=64 --set iterations=3 \
+    --set model.sample=16384 --set 'compressor={"name": "marsit", "memory": "marsit"}' --threads $th
+  check "ps-t$th" "$RING" --set workers=32 --set 'model={"elements":65536}' --set iterations=2 \
+    --set 'collective={"name": "ps", "servers": 2}' --set 'compressor={"name": "topk", "ratio": 0.01}' --threads $th
+done
+
+# the host line, and the page faults the kernel counted
+thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown)
+faults() { # env-value -> "minor-faults<TAB>host line"
+  python3 - "$1" "$CCSIM" "$RING" "$T/f$1" <<'PY'
+import os, sys
+env = dict(os.environ, CCSIM_HUGEPAGES=sys.argv[1])
+out = sys.argv[4] + ".stdout"
+argv = [sys.argv[2], "run", sys.argv[3], "--force", "--out", sys.argv[4], "--set", "workers=256",
+        "--set", 'model={"elements":1048576}', "--set", "model.sample=65536", "--set", "iterations=1"]
+# posix_spawn and wait4: the faults of this child and what it waited for,
+# not those of a fork of this interpreter
+pid = os.posix_spawn(argv[0], argv, env,
+                     file_actions=[(os.POSIX_SPAWN_OPEN, 1, out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)])
+_, status, ru = os.wait4(pid, 0)
+host = [l for l in open(out) if l.strip().startswith("host")]
+print("%d\t%s\t%d" % (ru.ru_minflt, host[0].strip() if host else "", os.waitstatus_to_exitcode(status)))
+PY
+}
+IFS=$'\t' read -r f0 h0 rc0 <<<"$(faults 0)"
+IFS=$'\t' read -r f1 h1 rc1 <<<"$(faults 1)"
+if [ "$rc0" != 0 ] || [ "$rc1" != 0 ]; then
+  bad "the 256-worker ring failed (exit $rc0, $rc1)"
+else
+  case "$h0" in *"huge pages"*) bad "CCSIM_HUGEPAGES=0 says: $h0" ;; *) ok ;; esac
+  case "$thp" in
+    *"[never]"* | unknown)
+      case "$h1" in *"huge pages"*) bad "THP is never here, yet: $h1" ;; *) ok ;; esac
+      echo "hugepages: the kernel allows no huge pages ($thp): faults $f0 and $f1 not compared" ;;
+    *)
+      case "$h1" in *"(heap on huge pages)"*) ok ;; *) bad "THP allowed ($thp), the host line says: $h1" ;; esac
+      if [ "$((10 * f1))" -lt "$((7 * f0))" ]; then ok; else bad "page faults $f1 on huge pages against $f0 without: not under 70%"; fi
+      echo "hugepages: page faults of a 256-worker sampled ring: $f0 without, $f1 on huge pages" ;;
+  esac
+fi
+
+# a value that is neither 0 nor 1
+out=$(CCSIM_HUGEPAGES=yes "$CCSIM" run "$RING" --quiet --out "$T/x" 2>&1)
+rc=$?
+if [ "$rc" = 2 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [ "$out" = 'ccsim: environment: CCSIM_HUGEPAGES is "yes", expected "0" or "1"' ]; then
+  ok
+else
+  bad "CCSIM_HUGEPAGES=yes: exit $rc, said: $out"
+fi
+[ ! -e "$T/x" ] || bad "CCSIM_HUGEPAGES=yes wrote $T/x"
+
+echo "hugepages: $pass passed, $fail failed"
+[ "$fail" = 0 ]
