@@ -4,7 +4,8 @@
 # argument), a scratch directory T removed at exit and made the working
 # directory, the counters pass and fail with ok and bad (bad prints its
 # message with FAIL on stderr), and finish NAME, the last line of a test:
-# "NAME: P passed, F failed", exit status 0 only without a failure.
+# "NAME: P passed, F failed", exit status 0 only without a failure; and
+# same NAME DIR_A DIR_B for two runs' result directories.
 set -u
 CCSIM=$(realpath "$1")
 SRC=
@@ -20,4 +21,23 @@ finish() {
   echo "$1: $pass passed, $fail failed"
   [ "$fail" -eq 0 ]
   exit
+}
+
+# same NAME DIR_A DIR_B: two runs' result directories hold the same files,
+# at least three, byte for byte (summary.json aside from its host fields,
+# host_time_s and peak_rss_mb): ok, else bad naming each file that differs.
+strip_host() { grep -v -E '"(host_time_s|peak_rss_mb)"' "$1"; }
+same() {
+  local f bn n=0
+  for f in "$2"/*; do
+    bn=$(basename "$f")
+    if [ "$bn" = summary.json ]; then
+      cmp -s <(strip_host "$f") <(strip_host "$3/$bn") || { bad "$1: summary.json differs"; continue; }
+    else
+      cmp -s "$f" "$3/$bn" || { bad "$1: $bn differs"; continue; }
+    fi
+    n=$((n + 1))
+  done
+  if [ "$n" -ge 3 ] && [ "$(ls "$2" | wc -l)" = "$(ls "$3" | wc -l)" ]; then ok; else bad "$1: $n files compared"; fi
+  echo "$1: $n files identical"
 }

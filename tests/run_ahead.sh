@@ -8,29 +8,7 @@
 # replayed (--no-memo), traces that change from one iteration to the next
 # (threshold sparsification), a timeline, and MergeComp's search (which
 # settles each iteration before planning the next).
-set -u
-CCSIM=$1
-SRC=$2
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0 fail=0
-bad() { fail=$((fail + 1)); echo "FAIL $*"; }
-strip() { grep -v -E '"(host_time_s|peak_rss_mb)"' "$1"; }
-same() { # name dirA dirB
-  local f bn n=0
-  for f in "$2"/*; do
-    bn=$(basename "$f")
-    if [ "$bn" = summary.json ]; then
-      cmp -s <(strip "$f") <(strip "$3/$bn") || { bad "$1: summary.json differs"; continue; }
-    else
-      cmp -s "$f" "$3/$bn" || { bad "$1: $bn differs"; continue; }
-    fi
-    n=$((n + 1))
-  done
-  [ "$(ls "$2" | wc -l)" = "$(ls "$3" | wc -l)" ] && [ "$n" -ge 3 ] && pass=$((pass + 1)) ||
-    bad "$1: $n files compared, other files"
-  echo "$1: $n files identical"
-}
+. "$(dirname "$0")/lib.sh" "$@"
 check() { # name experiment [args...]
   local name=$1 exp=$2
   shift 2
@@ -52,7 +30,7 @@ check mergecomp "$SRC/workloads/walltime/resnet50.json" --set workers=4 --set mo
 # the memo's count is what settling in turn gives: one replay, the rest hits
 s=$(sed -n 's/.*"simulated_iterations": \([0-9]*\).*/\1/p' "$T/memo-1/summary.json")
 h=$(sed -n 's/.*"memo_hits": \([0-9]*\).*/\1/p' "$T/memo-1/summary.json")
-[ "$s" = 1 ] && [ "$h" = 5 ] && pass=$((pass + 1)) || bad "memo: simulated $s, hits $h (expected 1 and 5)"
+[ "$s" = 1 ] && [ "$h" = 5 ] && ok || bad "memo: simulated $s, hits $h (expected 1 and 5)"
 
 # a failure at iteration 2 while iteration 0's replay may still run: the
 # same message, exit 1, either way (a recorded trace whose worker 2 holds
@@ -72,12 +50,11 @@ for ahead in 0 1; do
   { grep '^ccsim: ' "$T/raw-$ahead"; echo "exit $rc"; } >"$T/err-$ahead"
 done
 if cmp -s "$T/err-0" "$T/err-1" && grep -q "^exit 1$" "$T/err-1" && grep -q "iteration 2, worker [0-9]*: " "$T/err-1"; then
-  pass=$((pass + 1))
+  ok
 else
   bad "a NaN at iteration 2: in turn: $(cat "$T/err-0"); ahead: $(cat "$T/err-1")"
 fi
 # only 0 and 1
 out=$(CCSIM_RUN_AHEAD=yes "$CCSIM" validate "$G" 2>&1); rc=$?
-[ $rc = 2 ] && printf '%s' "$out" | grep -q 'CCSIM_RUN_AHEAD is "yes"' && pass=$((pass + 1)) || bad "CCSIM_RUN_AHEAD=yes: exit $rc: $out"
-echo "run_ahead: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+[ $rc = 2 ] && printf '%s' "$out" | grep -q 'CCSIM_RUN_AHEAD is "yes"' && ok || bad "CCSIM_RUN_AHEAD=yes: exit $rc: $out"
+finish run_ahead
