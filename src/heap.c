@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 /* under AddressSanitizer or ThreadSanitizer malloc is not glibc's */
@@ -58,6 +59,12 @@ int heap_setup(void) {
 void heap_reserve(double bytes) {
   if (!wanted || huge) return;
   if (!(bytes > 0)) return;
+  /* under a limit of address space or data (ulimit -v, -d) the reserve
+   * would count against what the run may still map: left as it was */
+  struct rlimit as, data;
+  if (getrlimit(RLIMIT_AS, &as) || as.rlim_cur != RLIM_INFINITY || getrlimit(RLIMIT_DATA, &data) ||
+      data.rlim_cur != RLIM_INFINITY)
+    return;
   if (bytes > HEAP_RESERVE_MAX) bytes = HEAP_RESERVE_MAX;
   char *lo = sbrk(0);
   if (lo == (char *)-1) return;

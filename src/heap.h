@@ -22,9 +22,10 @@
 int heap_setup(void);
 
 /* Grow the heap by `bytes` (at most HEAP_RESERVE_MAX) and advise it onto
- * huge pages, when heap_setup allowed them; call before the run's threads
- * start.  Nothing happens when it cannot (no room: the run goes on with
- * 4 KiB pages). */
+ * huge pages, when heap_setup allowed them and no limit of address space
+ * or data is set (ulimit -v, -d: the reserve would count against it); call
+ * before the run's threads start.  Nothing happens when it cannot (no
+ * room: the run goes on with 4 KiB pages). */
 void heap_reserve(double bytes);
 
 #define HEAP_RESERVE_MAX ((double)(1536u << 20))
