@@ -13,15 +13,7 @@
 #    neither run says so;
 #  - CCSIM_HUGEPAGES other than 0 or 1 is refused: exit 2, one line.
 . "$(dirname "$0")/lib.sh" "$@"
-check() { # name experiment [args...]
-  local name=$1 exp=$2
-  shift 2
-  CCSIM_HUGEPAGES=0 "$CCSIM" run "$exp" --quiet --out "$T/$name-0" "$@" >/dev/null 2>"$T/err" ||
-    { bad "$name: CCSIM_HUGEPAGES=0: $(cat "$T/err")"; return; }
-  "$CCSIM" run "$exp" --quiet --out "$T/$name-1" "$@" >/dev/null 2>"$T/err" ||
-    { bad "$name: default: $(cat "$T/err")"; return; }
-  same "$name" "$T/$name-0" "$T/$name-1"
-}
+check() { same_env "$1" CCSIM_HUGEPAGES=0 "${@:2}"; } # name experiment [args...]
 RING=$SRC/tests/validation/ring_crossbar.json
 for th in 1 2; do
   check "ring-t$th" "$RING" --set workers=256 --set 'model={"elements":262144}' --set model.sample=16384 \

@@ -5,7 +5,8 @@
 # directory, the counters pass and fail with ok and bad (bad prints its
 # message with FAIL on stderr), and finish NAME, the last line of a test:
 # "NAME: P passed, F failed", exit status 0 only without a failure; and
-# same NAME DIR_A DIR_B for two runs' result directories.
+# same NAME DIR_A DIR_B for two runs' result directories, same_env for two
+# runs of one experiment with and without a variable of the environment.
 set -u
 CCSIM=$(realpath "$1")
 SRC=
@@ -40,4 +41,17 @@ same() {
   done
   if [ "$n" -ge 3 ] && [ "$(ls "$2" | wc -l)" = "$(ls "$3" | wc -l)" ]; then ok; else bad "$1: $n files compared"; fi
   echo "$1: $n files identical"
+}
+
+# same_env NAME VAR=VALUE EXPERIMENT [ARGS...]: `ccsim run` of EXPERIMENT
+# with VAR=VALUE in its environment and without, into $T/NAME-0 and
+# $T/NAME-1, and same on the two (bad naming the run that failed).
+same_env() {
+  local name=$1 set=$2 exp=$3
+  shift 3
+  env "$set" "$CCSIM" run "$exp" --quiet --out "$T/$name-0" "$@" >/dev/null 2>"$T/err" ||
+    { bad "$name: $set: $(cat "$T/err")"; return; }
+  "$CCSIM" run "$exp" --quiet --out "$T/$name-1" "$@" >/dev/null 2>"$T/err" ||
+    { bad "$name: without ${set%%=*}: $(cat "$T/err")"; return; }
+  same "$name" "$T/$name-0" "$T/$name-1"
 }

@@ -9,15 +9,7 @@
 # (threshold sparsification), a timeline, and MergeComp's search (which
 # settles each iteration before planning the next).
 . "$(dirname "$0")/lib.sh" "$@"
-check() { # name experiment [args...]
-  local name=$1 exp=$2
-  shift 2
-  CCSIM_RUN_AHEAD=0 "$CCSIM" run "$exp" --quiet --out "$T/$name-0" "$@" >/dev/null 2>"$T/err" ||
-    { bad "$name: in turn: $(cat "$T/err")"; return; }
-  "$CCSIM" run "$exp" --quiet --out "$T/$name-1" "$@" >/dev/null 2>"$T/err" ||
-    { bad "$name: ahead: $(cat "$T/err")"; return; }
-  same "$name" "$T/$name-0" "$T/$name-1"
-}
+check() { same_env "$1" CCSIM_RUN_AHEAD=0 "${@:2}"; } # name experiment [args...]
 G="$SRC/tests/golden/small.json"
 W=(--set workers=16 --set 'model={"elements": 16384}' --set iterations=6)
 check memo "$G" "${W[@]}" --set device=v100 --set output.timeline=true
