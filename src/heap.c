@@ -9,8 +9,6 @@
 #include <limits.h>
 #include <malloc.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -45,15 +43,9 @@ static int thp_allowed(void) {
   return strstr(b, "[always]") || strstr(b, "[madvise]");
 }
 
-int heap_setup(void) {
-  const char *h = getenv("CCSIM_HUGEPAGES");
-  if (h && strcmp(h, "0") && strcmp(h, "1")) {
-    fprintf(stderr, "ccsim: environment: CCSIM_HUGEPAGES is \"%s\", expected \"0\" or \"1\"\n", h);
-    return 2;
-  }
-  wanted = !SANITIZED && !(h && !strcmp(h, "0")) && thp_allowed();
+void heap_setup(int allowed) {
+  wanted = allowed && !SANITIZED && thp_allowed();
   if (wanted) mallopt(M_ARENA_MAX, 1);
-  return 0;
 }
 
 void heap_reserve(double bytes) {

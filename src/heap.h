@@ -16,10 +16,10 @@
 #ifndef CCSIM_HEAP_H
 #define CCSIM_HEAP_H
 
-/* First thing in main: read CCSIM_HUGEPAGES ("0" or "1"; unset is 1) and,
- * when huge pages are wanted and allowed, one arena.  0, or 2 after one
- * line on stderr for another value. */
-int heap_setup(void);
+/* In main, before any thread: one arena when huge pages are allowed (0:
+ * CCSIM_HUGEPAGES=0, which main reads) and the kernel's mode and the
+ * build permit them. */
+void heap_setup(int allowed);
 
 /* Grow the heap by `bytes` (at most HEAP_RESERVE_MAX) and advise it onto
  * huge pages, when heap_setup allowed them and no limit of address space

@@ -11,7 +11,8 @@
 #    kernel: wait4's usage of the child); with CCSIM_HUGEPAGES=0 it does not say
 #    so; where the kernel does not (THP "never"), or in a sanitizer build,
 #    neither run says so;
-#  - CCSIM_HUGEPAGES other than 0 or 1 is refused: exit 2, one line.
+#  - CCSIM_HUGEPAGES other than 0 or 1 is refused: exit 2, one line (a
+#    newline in the value written as \n).
 . "$(dirname "$0")/lib.sh" "$@"
 check() { same_env "$1" CCSIM_HUGEPAGES=0 "${@:2}"; } # name experiment [args...]
 RING=$SRC/tests/validation/ring_crossbar.json
@@ -70,5 +71,13 @@ else
   bad "CCSIM_HUGEPAGES=yes: exit $rc, said: $out"
 fi
 [ ! -e "$T/x" ] || bad "CCSIM_HUGEPAGES=yes wrote $T/x"
+# a newline in the value stays on the one line, written as \n
+out=$(CCSIM_HUGEPAGES=$'1\nccsim: forged' "$CCSIM" run "$RING" --quiet --out "$T/y" 2>&1)
+rc=$?
+if [ "$rc" = 2 ] && [ "$out" = 'ccsim: environment: CCSIM_HUGEPAGES is "1\nccsim: forged", expected "0" or "1"' ]; then
+  ok
+else
+  bad "CCSIM_HUGEPAGES with a newline: exit $rc, said: $out"
+fi
 
 finish hugepages

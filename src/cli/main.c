@@ -41,6 +41,19 @@ static void top_help(FILE *out) {
                "example:\n%s", example);
 }
 
+/* The environment variable `name` into *value (NULL when unset): 0, or,
+ * when it is set to neither a nor b, -1 after one line on stderr naming it
+ * (its value made printable: a newline in it stays on the line). */
+static int env_choice(const char *name, const char *a, const char *b, const char **value) {
+  const char *v = *value = getenv(name);
+  if (!v || !strcmp(v, a) || !strcmp(v, b)) return 0;
+  char shown[512];
+  snprintf(shown, sizeof shown, "%s", v);
+  ccsim_one_line(shown, sizeof shown);
+  fprintf(stderr, "ccsim: environment: %s is \"%s\", expected \"%s\" or \"%s\"\n", name, shown, a, b);
+  return -1;
+}
+
 int main(int argc, char **argv) {
   /* the timing executor's zygote when CCSIM_TIMING_ZYGOTE=exec: ccsim
    * executed again by a run (timing_zygote.c), with malloc's defaults (SimGrid's
@@ -52,8 +65,6 @@ int main(int argc, char **argv) {
    * (mmap'd blocks above 128 KB would be faulted in again each time). */
   mallopt(M_MMAP_THRESHOLD, 512 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  /* one arena, its heap on huge pages where allowed (heap.h) */
-  if (heap_setup()) return 2;
   if (argc < 2) { /* bad input: one line, as every other */
     fprintf(stderr, "ccsim: missing COMMAND (run, validate, sweep, list, bench, hosts, report; try 'ccsim --help')\n");
     return 2;
@@ -62,20 +73,17 @@ int main(int argc, char **argv) {
   /* the timing executor's zygote is a fork of this process, taken right
    * after the platform is loaded, unless CCSIM_TIMING_ZYGOTE=exec asks for
    * this binary executed afresh (docs/engine.md, "The zygote") */
-  const char *zy = getenv("CCSIM_TIMING_ZYGOTE");
-  if (zy && strcmp(zy, "fork") && strcmp(zy, "exec")) {
-    fprintf(stderr, "ccsim: environment: CCSIM_TIMING_ZYGOTE is \"%s\", expected \"exec\" or \"fork\"\n", zy);
-    return 2;
-  }
+  const char *zy, *ra, *hp;
+  if (env_choice("CCSIM_TIMING_ZYGOTE", "exec", "fork", &zy)) return 2;
   engine_zygote_exec = zy && !strcmp(zy, "exec");
   /* CCSIM_RUN_AHEAD=0 settles every iteration before the next one's data
    * (tests compare it with the default, running ahead of the replays) */
-  const char *ra = getenv("CCSIM_RUN_AHEAD");
-  if (ra && strcmp(ra, "0") && strcmp(ra, "1")) {
-    fprintf(stderr, "ccsim: environment: CCSIM_RUN_AHEAD is \"%s\", expected \"0\" or \"1\"\n", ra);
-    return 2;
-  }
+  if (env_choice("CCSIM_RUN_AHEAD", "0", "1", &ra)) return 2;
   run_ahead = !(ra && !strcmp(ra, "0"));
+  /* one arena, its heap on huge pages where allowed, unless
+   * CCSIM_HUGEPAGES=0 (heap.h) */
+  if (env_choice("CCSIM_HUGEPAGES", "0", "1", &hp)) return 2;
+  heap_setup(!(hp && !strcmp(hp, "0")));
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     if (argc > 2 && strcmp(cmd, "help") == 0)
       for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
