@@ -80,9 +80,8 @@ for c in $CASES; do
         # shellcheck disable=SC2086
         x=$(measure "bb$r" "$RING" "$T/br1/platform.xml" 1024 1048576 1 $SG) && bw="$bw $(echo "$x" | cut -d' ' -f2)"
       done
-      med() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
       mn() { tr ' ' '\n' | grep . | sort -g | head -1; }
-      cm=$(echo "$cw" | med) bm=$(echo "$bw" | med) c0=$(echo "$cw" | mn) b0=$(echo "$bw" | mn)
+      cm=$(echo "$cw" | median %.2f) bm=$(echo "$bw" | median %.2f) c0=$(echo "$cw" | mn) b0=$(echo "$bw" | mn)
       row b "ccsim sampled, N=1024, 1 it: median wall of $ROUNDS_B rounds (min)" "- $cm -" "-" "bare/this $(ratio "$bm" "$cm") median, $(ratio "$b0" "$c0") min ($c0 s)"
       row b "bare S4U ring: median wall of $ROUNDS_B rounds (min)" "- $bm -" "-" "($b0 s)"
     fi

@@ -12,26 +12,27 @@ BUILD=$(readlink -f "$1")
 SRC=$(readlink -f "$2")
 PAIRS=${3:-8}
 CCSIM=$BUILD/src/ccsim
-. "$(dirname "$0")/lib.sh" # T
+. "$(dirname "$0")/lib.sh" # T, median
 EXP=${EXP:-$SRC/tests/validation/ring_crossbar.json}
+# ARGS is split at spaces; its quotes are the JSON's own, none inside a word
+# shellcheck disable=SC2089,SC2090
 if [ -z "${ARGS:-}" ]; then
   ARGS="--set workers=${WORKERS:-1024} --set model={\"elements\":1048576} --set model.sample=65536 --set iterations=${ITER:-1}"
 fi
 for i in $(seq 1 "$PAIRS"); do
   for h in 0 1; do
-    # shellcheck disable=SC2086
+    # shellcheck disable=SC2086,SC2090
     CCSIM_HUGEPAGES=$h /usr/bin/time -f "%e %U %S %R" -o "$T/t" "$CCSIM" run "$EXP" --quiet --force --out "$T/o$h" $ARGS >/dev/null
     echo "$h $(cat "$T/t")" >>"$T/all"
   done
   cmp -s "$T/o0/iterations.csv" "$T/o1/iterations.csv" && cmp -s "$T/o0/hops.csv" "$T/o1/hops.csv" ||
     { echo "pair $i: the result files differ" >&2; exit 1; }
 done
-med() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 for h in 0 1; do
-  w=$(awk -v h=$h '$1 == h { print $2 }' "$T/all" | med)
-  c=$(awk -v h=$h '$1 == h { print $3 + $4 }' "$T/all" | med)
-  f=$(awk -v h=$h '$1 == h { print $5 }' "$T/all" | med)
+  w=$(awk -v h=$h '$1 == h { print $2 }' "$T/all" | median)
+  c=$(awk -v h=$h '$1 == h { print $3 + $4 }' "$T/all" | median)
+  f=$(awk -v h=$h '$1 == h { print $5 }' "$T/all" | median)
   echo "CCSIM_HUGEPAGES=$h: median wall $w s, CPU $c s, page faults $f ($PAIRS runs)"
 done
-r=$(awk '$1 == 0 { w0[++a] = $2 } $1 == 1 { w1[++b] = $2 } END { for (i = 1; i <= a; i++) print w1[i] / w0[i] }' "$T/all" | med)
+r=$(awk '$1 == 0 { w0[++a] = $2 } $1 == 1 { w1[++b] = $2 } END { for (i = 1; i <= a; i++) print w1[i] / w0[i] }' "$T/all" | median)
 echo "median of the pairs' wall ratios (huge / 4 KiB): $r; result files identical in every pair"
