@@ -128,7 +128,9 @@ struct ccomp_type {
   /* CCOMP_GLOBAL_MAX types: the local statistic whose max over workers the
    * collective computes (e.g. max |x_i|) before encode. */
   float (*local_stat)(const void *state, const float *x, size_t n);
-  /* Device cost of one operation on n elements (combine: of one pair). */
+  /* Device cost of one operation on n elements (combine: of one pair): a
+   * function of the parameters and n alone (ccsim reuses a price for the
+   * same n). */
   void (*cost)(const void *state, size_t n, enum ccomp_op op, ccomp_cost *c);
   /* The stated round-trip bound: the largest ||decode(encode(x)) - x||_2 this
    * compressor promises for input x[n] on a fresh instance (0 if lossless).

@@ -98,6 +98,12 @@ struct run_worker {
   comm_sem *ready, *done;     /* compute -> communication: a bucket's gradient is
                                  ready; communication -> compute: all aggregated */
   double compress_s, busy;    /* this iteration, worker's own device time */
+  /* device_run's last price of each operation (worker.c): a ring prices
+   * the same chunk sizes over and over */
+  struct dev_price {
+    size_t n, bucket_n, bucket_full;
+    double s;
+  } dev_memo[3]; /* by enum ccomp_op */
   uint32_t m_bwd_end, m_end;  /* the compute actor's marks: backward done, iteration done */
   /* this iteration's spans of the compute actor [0] and the communication
    * actor [1], each in the order its actor made them: an actor's own
