@@ -11,6 +11,7 @@
 #include "engine/engine.h"
 #include "error.h"
 #include "heap.h"
+#include "sim/exec.h"
 #include "sim/run_state.h"
 #include "suggest.h"
 
@@ -73,7 +74,7 @@ int main(int argc, char **argv) {
   /* the timing executor's zygote is a fork of this process, taken right
    * after the platform is loaded, unless CCSIM_TIMING_ZYGOTE=exec asks for
    * this binary executed afresh (docs/engine.md, "The zygote") */
-  const char *zy, *ra, *hp;
+  const char *zy, *ra, *hp, *pc;
   if (env_choice("CCSIM_TIMING_ZYGOTE", "exec", "fork", &zy)) return 2;
   engine_zygote_exec = zy && !strcmp(zy, "exec");
   /* CCSIM_RUN_AHEAD=0 settles every iteration before the next one's data
@@ -84,6 +85,10 @@ int main(int argc, char **argv) {
    * CCSIM_HUGEPAGES=0 (heap.h) */
   if (env_choice("CCSIM_HUGEPAGES", "0", "1", &hp)) return 2;
   heap_setup(!(hp && !strcmp(hp, "0")));
+  /* CCSIM_PACE=0 deals the ranks to the lanes evenly at every iteration,
+   * not by the pace the lanes showed (sim/exec.h) */
+  if (env_choice("CCSIM_PACE", "0", "1", &pc)) return 2;
+  sim_exec_pace = !(pc && !strcmp(pc, "0"));
   if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
     if (argc > 2 && strcmp(cmd, "help") == 0)
       for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

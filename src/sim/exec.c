@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <time.h>
 
 #include "comm/comm.h"
 #include "sim/exec_internal.h"
@@ -75,12 +76,13 @@ sim_exec *sim_exec_new(size_t max_actors, int threads, ccsim_error *err) {
     x->threads = threads > 1 ? threads : 1;
     x->actors = calloc(m, sizeof *x->actors);
     x->tr = calloc(m, sizeof *x->tr);
+    x->cut = calloc((size_t)x->threads, sizeof *x->cut);
     x->lanes = aligned_alloc(_Alignof(lane), (size_t)x->threads * sizeof *x->lanes);
     if (x->lanes) memset(x->lanes, 0, (size_t)x->threads * sizeof *x->lanes);
     for (int l = 0; x->lanes && l < x->threads; l++)
       if (!(x->lanes[l].ready = calloc(m, sizeof *x->lanes[l].ready))) x->threads = l; /* freed below */
   }
-  if (!x || !x->actors || !x->tr || !x->lanes || x->threads < (threads > 1 ? threads : 1)) {
+  if (!x || !x->actors || !x->tr || !x->cut || !x->lanes || x->threads < (threads > 1 ? threads : 1)) {
     sim_exec_free(x);
     ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for the data executor's %zu actors", max_actors);
     return NULL;
@@ -129,6 +131,8 @@ void sim_exec_free(sim_exec *x) {
   exec_inboxes_free(x);
   for (int l = 0; x->lanes && l < x->threads; l++) free(x->lanes[l].ready);
   free(x->lanes);
+  free(x->cut);
+  free(x->rank_lane);
   free(x->actors);
   free(x->tr);
   free(x->sems);
@@ -306,6 +310,104 @@ static void resume(sim_exec *x, lane *l, int a) {
   if (x->actors[a].soft && !canary_intact(x->actors[a].stack)) overflowed(x, a);
 }
 
+static uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+/* The deal: which lane runs each rank (a rank's actors share one).  The
+ * ranks go in rounds of R = L B ranks, B = ranks / (16 L) (at least 1),
+ * and lane l takes cut[l] consecutive ranks of every round, the lanes in
+ * order: neighbours mostly share a lane (and a worker's two actors their
+ * semaphores), and a lane's work hangs on 16 hand-overs from other lanes
+ * rather than on one.  Measured at 1024 workers, ResNet-50 Marsit, 2 lanes
+ * alone on 2 cores: idle 27% of the time (20-38% in 5 s windows) with one
+ * block a lane, 16% (12-19%) with 16 (bench/README.md, fourth sitting).
+ * cut starts equal (B each: blocks of B ranks dealt in turn) and then
+ * follows the lanes' pace (pace): a lane on a slower core, or one that
+ * shares its core, takes fewer ranks.  Which lane runs a rank changes no
+ * result (exec.h).  0, or -1 without memory. */
+static int deal(sim_exec *x, size_t ranks, int L) {
+  if (ranks > x->nrank_lane) {
+    uint16_t *rl = realloc(x->rank_lane, ranks * sizeof *rl);
+    if (!rl) return -1;
+    x->rank_lane = rl;
+    x->nrank_lane = ranks;
+  }
+  size_t B = ranks / ((size_t)L * 16);
+  if (B == 0) B = 1;
+  if (x->round != B * (size_t)L || x->dealt != L) { /* a new shape: equal shares */
+    x->round = B * (size_t)L;
+    x->dealt = L;
+    for (int l = 0; l < x->threads; l++) x->cut[l] = l < L ? (uint32_t)B : 0;
+  }
+  for (size_t r = 0; r < ranks;) /* the cuts sum to the round (exec_pace_cuts) */
+    for (int l = 0; l < L && r < ranks; l++)
+      for (uint32_t k = 0; k < x->cut[l] && r < ranks; k++) x->rank_lane[r++] = (uint16_t)l;
+  return 0;
+}
+
+void exec_pace_cuts(uint32_t *cut, const double *busy, const double *ranks, int L, size_t R) {
+  if (L < 2 || R < (size_t)L) return;
+  double sum = 0, wsum = 0;
+  for (int l = 0; l < L; l++) {
+    if (!(busy[l] > 0) || !(ranks[l] > 0)) return; /* nothing to time a lane by */
+    sum += ranks[l] / busy[l];
+  }
+  /* halfway from the cuts to the shares that would have made every lane's
+   * busy time the same, at least 1 rank each, scaled back to R */
+  double want[EXEC_PACE_LANES];
+  for (int l = 0; l < L; l++) {
+    want[l] = 0.5 * cut[l] + 0.5 * (double)R * (ranks[l] / busy[l]) / sum;
+    if (want[l] < 1) want[l] = 1;
+    wsum += want[l];
+  }
+  size_t given = 0;
+  for (int l = 0; l < L; l++) {
+    want[l] *= (double)R / wsum;
+    cut[l] = want[l] < 1 ? 1 : (uint32_t)want[l];
+    given += cut[l];
+  }
+  while (given > R) { /* the floors of 1 took too much: from the largest */
+    int m = 0;
+    for (int l = 1; l < L; l++)
+      if (cut[l] > cut[m]) m = l;
+    cut[m]--, given--;
+  }
+  while (given < R) { /* the largest remainder first (the lowest lane of equal ones) */
+    int m = 0;
+    for (int l = 1; l < L; l++)
+      if (want[l] - cut[l] > want[m] - cut[m]) m = l;
+    cut[m]++, given++;
+  }
+}
+
+/* After a run on L > 1 lanes: each lane's pace, its ranks over the time
+ * it was busy (from the start to the end of its loop, less its waits for
+ * an actor), and the cuts moved (exec_pace_cuts).  Two lanes on cores of
+ * unequal speed (a hybrid CPU's performance and efficiency cores, another
+ * program on one, a hypervisor's neighbour on its sibling thread)
+ * otherwise split the ranks evenly and the fast one waits for the slow
+ * one.  Runs too short to time (under 20 ms) change nothing. */
+int sim_exec_pace = 1;
+
+static void pace(sim_exec *x, size_t ranks, int L) {
+  if (!sim_exec_pace || L < 2 || L > EXEC_PACE_LANES || ranks < x->round) return;
+  double busy[EXEC_PACE_LANES], n[EXEC_PACE_LANES];
+  uint64_t longest = 0;
+  for (int l = 0; l < L; l++) {
+    const lane *ln = &x->lanes[l];
+    const uint64_t span = ln->end_ns > x->start_ns ? ln->end_ns - x->start_ns : 0;
+    if (span > longest) longest = span;
+    busy[l] = span > ln->idle_ns ? (double)(span - ln->idle_ns) : 0;
+    n[l] = 0;
+  }
+  if (longest < 20000000u) return;
+  for (size_t r = 0; r < ranks; r++) n[x->rank_lane[r]] += 1;
+  exec_pace_cuts(x->cut, busy, n, L, x->round);
+}
+
 /* No actor is ready or running any more: every lane's loop ends. */
 static void finish(sim_exec *x) {
   atomic_store(&x->finished, 1);
@@ -341,13 +443,18 @@ static void lane_loop(sim_exec *x, lane *l) {
       continue;
     }
     ran = 0;
-    while (!l->rcount && !atomic_load(&x->finished)) {
-      l->idle = 1;
-      pthread_cond_wait(&l->cond, &l->lock);
+    if (!l->rcount && !atomic_load(&x->finished)) {
+      const uint64_t t0 = now_ns();
+      while (!l->rcount && !atomic_load(&x->finished)) {
+        l->idle = 1;
+        pthread_cond_wait(&l->cond, &l->lock);
+      }
+      l->idle_ns += now_ns() - t0;
     }
     l->idle = 0;
     if (!l->rcount) {
       pthread_mutex_unlock(&l->lock);
+      l->end_ns = now_ns();
       return;
     }
     const int a = l->ready[l->rhead];
@@ -393,25 +500,18 @@ int sim_exec_run(sim_exec *x, ccsim_error *err) {
   x->nlanes = L;
   x->locking = L > 1;
   for (int l = 0; l < L; l++) x->lanes[l].rhead = x->lanes[l].rcount = x->lanes[l].count = 0, x->lanes[l].idle = 0;
-  /* a rank's actors on one lane, ranks in contiguous blocks dealt to the
-   * lanes in turn, 16 blocks a lane: neighbours mostly share a lane (and a
-   * worker's two actors their semaphores), and a lane's work hangs on 16
-   * hand-overs from other lanes rather than on one.  Measured at 1024
-   * workers, ResNet-50 Marsit, 2 lanes alone on 2 cores: idle 27% of the
-   * time (20-38% in 5 s windows) with one block a lane, 16% (12-19%) with
-   * 16 (bench/README.md, fourth sitting) */
-  size_t B = ranks / ((size_t)L * 16);
-  if (B == 0) B = 1;
-  x->block = B;
+  if (deal(x, ranks, L)) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu ranks' lanes", ranks);
   exec_pairs_share(x); /* which pairs cross lanes now */
   for (size_t a = 0; a < x->n; a++) {
-    x->actors[a].lane = (int)(((size_t)x->tr[a].host / B) % (size_t)L);
+    x->actors[a].lane = x->rank_lane[x->tr[a].host];
     push(x, &x->lanes[x->actors[a].lane], (int)a, 0);
   }
   long busy = 0;
   for (int l = 0; l < L; l++) busy += (x->lanes[l].count = x->lanes[l].rcount) > 0;
   atomic_store(&x->live, busy);
   atomic_store(&x->finished, x->n == 0);
+  for (int l = 0; l < L; l++) x->lanes[l].idle_ns = x->lanes[l].end_ns = 0;
+  x->start_ns = now_ns();
   if (L > 1) {
     pthread_mutex_lock(&x->run_lock);
     x->lanes_done = 0;
@@ -426,6 +526,7 @@ int sim_exec_run(sim_exec *x, ccsim_error *err) {
     pthread_mutex_unlock(&x->run_lock);
   }
   exec_lane = &x->lanes[0];
+  if (!atomic_load(&x->stopped)) pace(x, ranks, L);
   if (atomic_load(&x->stopped)) {
     int oom = -1; /* the lowest worker that found no memory: the same whatever the lanes */
     for (size_t a = 0; a < x->n; a++)

@@ -47,6 +47,10 @@ int sim_exec_spawn(sim_exec *x, int host, void (*fn)(void *), void *arg);
  * that ran out of memory is named), if they deadlock (actors left
  * waiting), or leave a message unreceived or a semaphore above 0. */
 int sim_exec_run(sim_exec *x, ccsim_error *err);
+/* Whether the lanes' deal follows their pace from run to run (exec.c,
+ * pace; default 1).  0 deals the ranks evenly at every run
+ * (CCSIM_PACE=0, for comparisons).  Either way, the same results. */
+extern int sim_exec_pace;
 /* Actor i (spawned) will likely record about `words` words: the room its
  * trace's array starts with, where it has no length of its own from an
  * earlier iteration (sim_exec_reset keeps each actor's last length). */

@@ -204,7 +204,7 @@ int exec_inboxes_check(sim_exec *x, ccsim_error *err) {
 }
 
 /* The lane rank r runs on in this run (sim_exec_run deals them so). */
-static int lane_of(const sim_exec *x, size_t r) { return (int)((r / x->block) % (size_t)x->nlanes); }
+static int lane_of(const sim_exec *x, size_t r) { return x->rank_lane[r]; }
 
 void exec_pairs_share(sim_exec *x) {
   for (size_t r = 0; r < x->ninbox; r++)

@@ -99,6 +99,7 @@ typedef struct lane {
   size_t count; /* its actors ready or running (under lock); > 0: it counts in x->live */
   int idle; /* waiting on cond for an actor or the end of the run */
   int on_stack; /* an actor's comm_work runs on this lane's own stack (exec_comm.c) */
+  uint64_t idle_ns, end_ns; /* the last run: time waiting for an actor, when its loop ended */
 } __attribute__((aligned(64))) lane; /* a line of its own: the other lane takes its lock only to wake */
 
 struct sim_exec {
@@ -110,7 +111,16 @@ struct sim_exec {
   void *slab;       /* the stacks of actors 0 .. max, one mapping (NULL: each its own) */
   int slab_failed;  /* no room for the slab: each stack its own mapping */
   int nlanes;   /* lanes of the current run: min(threads, ranks) */
-  size_t block; /* ranks a block this run: rank r runs on lane (r / block) % nlanes */
+  /* the deal (exec.c, deal): the ranks in rounds of `round`, lane l
+   * taking cut[l] consecutive ranks of each, in lane order; rank_lane[r]
+   * is rank r's lane this run.  cut follows the lanes' pace from run to
+   * run (pace) */
+  size_t round;
+  int dealt;           /* the lanes the cuts are for */
+  uint32_t *cut;       /* [threads] */
+  uint16_t *rank_lane; /* [nrank_lane] */
+  size_t nrank_lane;
+  uint64_t start_ns;   /* when the run's lanes started */
   int locking;  /* nlanes > 1: inboxes and semaphores take their locks */
   lane *lanes;  /* [threads] */
   int started;  /* lanes 1.. whose threads run */
@@ -168,8 +178,17 @@ _Noreturn void exec_out_of_memory(const char *what);
 /* Make room for ranks 0 .. nranks-1's inboxes, empty (exec_comm.c); 0, or
  * -1 without memory. */
 int exec_inboxes_reset(sim_exec *x, size_t nranks);
+/* The most lanes whose pace moves the deal (exec.c): beyond, the ranks
+ * stay dealt evenly. */
+#define EXEC_PACE_LANES 256
+/* The cuts of the next run (exec.c, deal): cut[0 .. L) (summing to R, the
+ * ranks of a round) moved halfway towards the shares that would have
+ * given each lane the same busy time, lane l having run ranks[l] ranks in
+ * busy[l] (any unit); still summing to R, at least 1 each.  Unchanged
+ * where a lane has no ranks or no busy time. */
+void exec_pace_cuts(uint32_t *cut, const double *busy, const double *ranks, int L, size_t R);
 /* Mark each pair whose two ranks run on different lanes in this run
- * (x->nlanes, x->block set) as shared (exec_comm.c). */
+ * (x->nlanes, x->rank_lane set) as shared (exec_comm.c). */
 void exec_pairs_share(sim_exec *x);
 /* Free the inboxes and every message still queued in them. */
 void exec_inboxes_free(sim_exec *x);
