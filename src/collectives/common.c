@@ -104,7 +104,15 @@ void coll_drop_shadows(coll_msg *m) {
 }
 
 void coll_msg_free(coll_msg *m) {
-  if (!m || __atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
+  if (!m) return;
+  /* Its one holder (refs read as 1, with acquire: other holders' releases
+   * of their references came before) frees it without a locked decrement,
+   * which on x86 also waits for every store before it to drain (87% of
+   * this function's samples in a 1024-worker Marsit run, about 2% of the
+   * run's, most payloads having one holder).  Nobody else can take a
+   * reference meanwhile: that needs one. */
+  if (__atomic_load_n(&m->refs, __ATOMIC_ACQUIRE) != 1 && __atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) > 0)
+    return;
   if (m->bytes != m->inl) free(m->bytes);
   lanepool_free(m->exact);
   lanepool_free(m->ideal);

@@ -98,12 +98,13 @@ struct run_worker {
   comm_sem *ready, *done;     /* compute -> communication: a bucket's gradient is
                                  ready; communication -> compute: all aggregated */
   double compress_s, busy;    /* this iteration, worker's own device time */
-  /* device_run's last price of each operation (worker.c): a ring prices
-   * the same chunk sizes over and over */
+  /* device_run's last two prices of each operation (worker.c): a ring
+   * prices the same chunk sizes, one or two of them, over and over */
   struct dev_price {
     size_t n, bucket_n, bucket_full;
     double s;
-  } dev_memo[3]; /* by enum ccomp_op */
+  } dev_memo[3][2]; /* by enum ccomp_op; the next to replace: dev_next */
+  unsigned char dev_next[3];
   uint32_t m_bwd_end, m_end;  /* the compute actor's marks: backward done, iteration done */
   /* this iteration's spans of the compute actor [0] and the communication
    * actor [1], each in the order its actor made them: an actor's own
