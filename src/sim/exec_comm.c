@@ -105,9 +105,17 @@ void sim_actor_trace_release(sim_actor_trace *a) {
 /* The value word of v: v itself when a whole number below 2^31 (not -0),
  * else its index in t->vals (one of the last two stored, or appended). */
 static sim_word value_word(sim_actor_trace *t, double v) {
+  /* the last two stored first: they hold no whole number, so a match is
+   * v's word either way, found without the conversions' latency (a ring
+   * charges the same device seconds at every step) */
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  for (size_t i = t->nv; i > 0 && i + 2 > t->nv; i--) {
+    uint64_t b;
+    memcpy(&b, &t->vals[i - 1], sizeof b);
+    if (b == bits) return SIM_VAL_INDEXED | (sim_word)(i - 1);
+  }
   if (v >= 0 && v < 2147483648.0 && v == (double)(uint32_t)v && !signbit(v)) return (sim_word)v;
-  for (size_t i = t->nv; i > 0 && i + 2 > t->nv; i--)
-    if (!memcmp(&t->vals[i - 1], &v, sizeof v)) return SIM_VAL_INDEXED | (sim_word)(i - 1);
   if (t->nv == t->vcap) {
     t->vcap = t->vcap ? 2 * t->vcap : 16;
     double *vals = t->vcap < SIM_VAL_INDEXED ? realloc(t->vals, t->vcap * sizeof *t->vals) : NULL;
