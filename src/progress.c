@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "hostclock.h"
 
 static struct {
   int on, tty, iterations, it;
@@ -66,12 +67,6 @@ static void share(int create) {
 static __thread uint64_t pending, next_look;
 static __thread int printer;
 
-static double host_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 void progress_begin(int iterations, int quiet) {
   P.on = !quiet;
   printer = 1;
@@ -79,7 +74,7 @@ void progress_begin(int iterations, int quiet) {
   P.iterations = iterations;
   P.it = 0;
   P.sent = P.expected = P.last_count = 0;
-  P.t_it = P.t_print = P.t_begin = host_now();
+  P.t_it = P.t_print = P.t_begin = host_clock();
   P.settled = 0;
   P.shm[0] = 0;
   if (P.on && P.tty) snprintf(P.shm, sizeof P.shm, "/ccsim-progress-%d", (int)getpid());
@@ -106,7 +101,7 @@ void progress_timing(uint64_t messages) {
   P.timing = 1;
   P.sent = 0;
   P.expected = messages;
-  P.t_it = host_now();
+  P.t_it = host_clock();
 }
 
 void progress_expect(int it, uint64_t messages) {
@@ -114,7 +109,7 @@ void progress_expect(int it, uint64_t messages) {
   P.timing = 0;
   P.sent = pending = next_look = 0;
   P.expected = messages ? messages : P.last_count;
-  P.t_it = host_now();
+  P.t_it = host_clock();
 }
 
 /* "1.23M" */
@@ -188,7 +183,7 @@ void progress_tick(void) {
   pending = 0;
   if (!printer || sent < next_look) return;
   next_look = sent - sent % 4096 + 4096;
-  const double now = host_now();
+  const double now = host_clock();
   if (now - P.t_print >= P.every) report(now);
 }
 
@@ -198,7 +193,7 @@ void progress_iteration_done(int it, double sim_now) {
   P.last_count = P.sent;
   P.settled = S->settled = it + 1;
   if (!P.on) return;
-  const double now = host_now();
+  const double now = host_clock();
   if (P.tty) {
     char what[160];
     snprintf(what, sizeof what, "%d/%d iterations, simulated %.6g s", it + 1, P.iterations, sim_now);

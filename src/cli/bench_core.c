@@ -13,17 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ccomp/compressor.h"
 #include "data/gradients.h"
+#include "hostclock.h"
 #include "ccomp/rng.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 typedef struct row {
   const char *name, *op;
@@ -36,9 +30,9 @@ static volatile uint8_t sink;
 static double time_memcpy(const float *x, float *y, size_t n, int repeat) {
   double best = INFINITY;
   for (int r = 0; r < repeat; r++) {
-    double t0 = now();
+    double t0 = host_clock();
     memcpy(y, x, n * sizeof *x);
-    double t = now() - t0;
+    double t = host_clock() - t0;
     sink ^= ((const uint8_t *)y)[n / 2];
     if (t < best) best = t;
   }
@@ -63,11 +57,11 @@ static int bench_type(const ccomp_type *t, const float *x, const float *x2, floa
   double enc = INFINITY, dec = INFINITY, com = INFINITY;
   size_t na = 0, nb = 0;
   for (int r = 0; r < repeat; r++) {
-    double t0 = now();
+    double t0 = host_clock();
     na = ccomp_encode(c, x, n, &call, a);
-    double t1 = now();
+    double t1 = host_clock();
     ccomp_decode(c, a, na, n, 1, &call, y);
-    double t2 = now();
+    double t2 = host_clock();
     enc = fmin(enc, t1 - t0);
     dec = fmin(dec, t2 - t1);
   }
@@ -78,9 +72,9 @@ static int bench_type(const ccomp_type *t, const float *x, const float *x2, floa
     call2.key = ccr_key(5, 6);
     nb = ccomp_encode(c, x2, n, &call2, b);
     for (int r = 0; r < repeat; r++) {
-      double t0 = now();
+      double t0 = host_clock();
       size_t ns = ccomp_combine(c, a, na, 1, b, nb, 1, n, &call, s);
-      com = fmin(com, now() - t0);
+      com = fmin(com, host_clock() - t0);
       sink ^= s[ns / 2];
     }
     rows[(*nrows)++] = (row){t->name, "combine", n, com};

@@ -12,12 +12,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "data/feed.h"
 #include "engine/engine.h"
 #include "heap.h"
+#include "hostclock.h"
 #include "outputs/lock.h"
 #include "outputs/outdir.h"
 #include "outputs/results.h"
@@ -38,12 +38,6 @@ static double peak_rss_mb(void) {
   return (ru.ru_maxrss > rc.ru_maxrss ? ru.ru_maxrss : rc.ru_maxrss) / 1024.0;
 }
 
-/* Seconds on a monotonic clock: host time is measured, never simulated. */
-static double host_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Everything before the first iteration that is not the run's own state:
  * the resource estimate, the platform's checks, the output directory
@@ -171,7 +165,7 @@ static int run_prepared(const experiment *e, const run_opts *o, feed *fd, const 
       for (size_t i = 0; i < n; i++)
         rep->worker_spread = fmax(rep->worker_spread, fabs((double)w[r].out[i] - w[0].out[i]));
   }
-  rep->host_time_s = host_seconds() - host0;
+  rep->host_time_s = host_clock() - host0;
   rep->peak_rss_mb = peak_rss_mb();
   rep->timing_cpu_s = engine_timing_cpu(&rep->timing_replays);
   rc = run_results_write(e, &sh.fig, dir, rep, err);
@@ -201,7 +195,7 @@ static int check_outputs(const experiment *e, const run_opts *o, const char *dir
 /* The gradient source is set up (and checked: a trace is read once, the
  * training data loaded) before anything else, so `validate` checks it too. */
 int run_experiment(const experiment *e, const run_opts *o, run_report *rep, ccsim_error *err) {
-  const double host0 = host_seconds();
+  const double host0 = host_clock();
   memset(rep, 0, sizeof *rep);
   const char *dir = o->out_dir ? o->out_dir : e->out_dir;
   int rc;
