@@ -10,9 +10,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <time.h>
 
 #include "comm/comm.h"
+#include "hostclock.h"
 #include "sim/exec_internal.h"
 
 /* The hand-made switch of coro.h (x86-64, no sanitizer): saves the
@@ -310,12 +310,6 @@ static void resume(sim_exec *x, lane *l, int a) {
   if (x->actors[a].soft && !canary_intact(x->actors[a].stack)) overflowed(x, a);
 }
 
-static uint64_t now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* The deal: which lane runs each rank (a rank's actors share one).  The
  * ranks go in rounds of R = L B ranks, B = ranks / (16 L) (at least 1),
  * and lane l takes cut[l] consecutive ranks of every round, the lanes in
@@ -349,7 +343,7 @@ static int deal(sim_exec *x, size_t ranks, int L) {
 }
 
 void exec_pace_cuts(uint32_t *cut, const double *busy, const double *ranks, int L, size_t R) {
-  if (L < 2 || R < (size_t)L) return;
+  if (L < 2 || L > EXEC_PACE_LANES || R < (size_t)L) return;
   double sum = 0, wsum = 0;
   for (int l = 0; l < L; l++) {
     if (!(busy[l] > 0) || !(ranks[l] > 0)) return; /* nothing to time a lane by */
@@ -383,6 +377,8 @@ void exec_pace_cuts(uint32_t *cut, const double *busy, const double *ranks, int 
   }
 }
 
+int sim_exec_pace = 1;
+
 /* After a run on L > 1 lanes: each lane's pace, its ranks over the time
  * it was busy (from the start to the end of its loop, less its waits for
  * an actor), and the cuts moved (exec_pace_cuts).  Two lanes on cores of
@@ -390,20 +386,17 @@ void exec_pace_cuts(uint32_t *cut, const double *busy, const double *ranks, int 
  * program on one, a hypervisor's neighbour on its sibling thread)
  * otherwise split the ranks evenly and the fast one waits for the slow
  * one.  Runs too short to time (under 20 ms) change nothing. */
-int sim_exec_pace = 1;
-
 static void pace(sim_exec *x, size_t ranks, int L) {
-  if (!sim_exec_pace || L < 2 || L > EXEC_PACE_LANES || ranks < x->round) return;
-  double busy[EXEC_PACE_LANES], n[EXEC_PACE_LANES];
-  uint64_t longest = 0;
+  if (!sim_exec_pace || L < 2 || L > EXEC_PACE_LANES) return;
+  double busy[EXEC_PACE_LANES], n[EXEC_PACE_LANES], longest = 0;
   for (int l = 0; l < L; l++) {
     const lane *ln = &x->lanes[l];
-    const uint64_t span = ln->end_ns > x->start_ns ? ln->end_ns - x->start_ns : 0;
+    const double span = ln->end_s - x->start_s;
     if (span > longest) longest = span;
-    busy[l] = span > ln->idle_ns ? (double)(span - ln->idle_ns) : 0;
+    busy[l] = span - ln->idle_s;
     n[l] = 0;
   }
-  if (longest < 20000000u) return;
+  if (longest < 0.020) return;
   for (size_t r = 0; r < ranks; r++) n[x->rank_lane[r]] += 1;
   exec_pace_cuts(x->cut, busy, n, L, x->round);
 }
@@ -444,17 +437,17 @@ static void lane_loop(sim_exec *x, lane *l) {
     }
     ran = 0;
     if (!l->rcount && !atomic_load(&x->finished)) {
-      const uint64_t t0 = now_ns();
+      const double t0 = host_clock();
       while (!l->rcount && !atomic_load(&x->finished)) {
         l->idle = 1;
         pthread_cond_wait(&l->cond, &l->lock);
       }
-      l->idle_ns += now_ns() - t0;
+      l->idle_s += host_clock() - t0;
     }
     l->idle = 0;
     if (!l->rcount) {
       pthread_mutex_unlock(&l->lock);
-      l->end_ns = now_ns();
+      l->end_s = host_clock();
       return;
     }
     const int a = l->ready[l->rhead];
@@ -510,8 +503,8 @@ int sim_exec_run(sim_exec *x, ccsim_error *err) {
   for (int l = 0; l < L; l++) busy += (x->lanes[l].count = x->lanes[l].rcount) > 0;
   atomic_store(&x->live, busy);
   atomic_store(&x->finished, x->n == 0);
-  for (int l = 0; l < L; l++) x->lanes[l].idle_ns = x->lanes[l].end_ns = 0;
-  x->start_ns = now_ns();
+  for (int l = 0; l < L; l++) x->lanes[l].idle_s = 0;
+  x->start_s = host_clock();
   if (L > 1) {
     pthread_mutex_lock(&x->run_lock);
     x->lanes_done = 0;
@@ -526,7 +519,6 @@ int sim_exec_run(sim_exec *x, ccsim_error *err) {
     pthread_mutex_unlock(&x->run_lock);
   }
   exec_lane = &x->lanes[0];
-  if (!atomic_load(&x->stopped)) pace(x, ranks, L);
   if (atomic_load(&x->stopped)) {
     int oom = -1; /* the lowest worker that found no memory: the same whatever the lanes */
     for (size_t a = 0; a < x->n; a++)
@@ -552,6 +544,7 @@ int sim_exec_run(sim_exec *x, ccsim_error *err) {
       return ccsim_fail(err, CCSIM_ERR_RUNTIME, "semaphore %zu ends the iteration at %d, not 0", i,
                         x->sems[i]->value);
   x->trace = (sim_trace){.actors = x->tr, .nactors = x->n, .nsems = x->nsems};
+  pace(x, ranks, L);
   return CCSIM_OK;
 }
 

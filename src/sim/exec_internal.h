@@ -99,7 +99,7 @@ typedef struct lane {
   size_t count; /* its actors ready or running (under lock); > 0: it counts in x->live */
   int idle; /* waiting on cond for an actor or the end of the run */
   int on_stack; /* an actor's comm_work runs on this lane's own stack (exec_comm.c) */
-  uint64_t idle_ns, end_ns; /* the last run: time waiting for an actor, when its loop ended */
+  double idle_s, end_s; /* the last run: seconds waiting for an actor, when its loop ended (host_clock) */
 } __attribute__((aligned(64))) lane; /* a line of its own: the other lane takes its lock only to wake */
 
 struct sim_exec {
@@ -120,7 +120,7 @@ struct sim_exec {
   uint32_t *cut;       /* [threads] */
   uint16_t *rank_lane; /* [nrank_lane] */
   size_t nrank_lane;
-  uint64_t start_ns;   /* when the run's lanes started */
+  double start_s;      /* when the run's lanes started (host_clock) */
   int locking;  /* nlanes > 1: inboxes and semaphores take their locks */
   lane *lanes;  /* [threads] */
   int started;  /* lanes 1.. whose threads run */

@@ -98,7 +98,7 @@ struct run_worker {
   comm_sem *ready, *done;     /* compute -> communication: a bucket's gradient is
                                  ready; communication -> compute: all aggregated */
   double compress_s, busy;    /* this iteration, worker's own device time */
-  /* device_run's last two prices of each operation (worker.c): a ring
+  /* device_price's last two prices of each operation (worker.c): a ring
    * prices the same chunk sizes, one or two of them, over and over */
   struct dev_price {
     size_t n, bucket_n, bucket_full;

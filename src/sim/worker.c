@@ -250,36 +250,30 @@ static size_t full_elements(const run_worker *w, size_t n) {
   return (size_t)llround((double)n * (double)w->bucket_full / (double)w->bucket_n);
 }
 
-/* d seconds of the device for a compression operation: counted, and in
- * the timeline as `what`. */
-static void device_charge(run_worker *w, double d, const char *what, int bucket) {
-  if (d <= 0) return;
-  const uint32_t m0 = tl_mark(w);
-  comm_execute(d);
-  w->compress_s += d;
-  timeline_row(w, comm_actor(w), what, bucket, m0);
+/* compress_seconds of n data-plane elements of the current bucket, charged
+ * for the full tensor they stand for.  The price depends on op, n and the
+ * bucket's sizes alone (the cost's contract, compressor.h): the last two
+ * an operation made are reused. */
+static double device_price(run_worker *w, enum ccomp_op op, size_t n) {
+  struct dev_price *pr = w->dev_memo[op]; /* op is one of the three, as compress_seconds assumes */
+  for (int k = 0; k < 2; k++)
+    if (pr[k].n == n && pr[k].bucket_n == w->bucket_n && pr[k].bucket_full == w->bucket_full) return pr[k].s;
+  const double d = compress_seconds(w, op, full_elements(w, n));
+  pr[w->dev_next[op]] = (struct dev_price){n, w->bucket_n, w->bucket_full, d};
+  w->dev_next[op] ^= 1;
+  return d;
 }
 
 /* Run a compression operation on n data-plane elements on the device
  * (sharing it with backward), charged for the full tensor they stand for;
  * count it, and record it in the timeline as `what`. */
 static void device_run(run_worker *w, enum ccomp_op op, size_t n, const char *what, int bucket) {
-  /* the price depends on op, n and the bucket's sizes alone (the cost's
-   * contract, compressor.h): a price made before is reused */
-  if ((unsigned)op >= 3 || !n) {
-    device_charge(w, compress_seconds(w, op, full_elements(w, n)), what, bucket);
-    return;
-  }
-  struct dev_price *pr = w->dev_memo[op];
-  for (int k = 0; k < 2; k++)
-    if (pr[k].n == n && pr[k].bucket_n == w->bucket_n && pr[k].bucket_full == w->bucket_full) {
-      device_charge(w, pr[k].s, what, bucket);
-      return;
-    }
-  const double d = compress_seconds(w, op, full_elements(w, n));
-  pr[w->dev_next[op]] = (struct dev_price){n, w->bucket_n, w->bucket_full, d};
-  w->dev_next[op] ^= 1;
-  device_charge(w, d, what, bucket);
+  const double d = device_price(w, op, n);
+  if (d <= 0) return;
+  const uint32_t m0 = tl_mark(w);
+  comm_execute(d);
+  w->compress_s += d;
+  timeline_row(w, comm_actor(w), what, bucket, m0);
 }
 
 /* comm.model "nccl": the algorithm that prices a collective call whose
