@@ -16,15 +16,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "hostclock.h"
 
 enum { CHASE_BYTES = 256 << 20, STREAM_BYTES = 512 << 10, STEPS = 20000000, MAXC = 1024 };
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static uint64_t *ring;           /* a random cycle over CHASE_BYTES / 8 slots */
 static size_t nring;
@@ -47,19 +42,19 @@ static void *run(void *arg) {
   if (!buf) return NULL;
   for (size_t i = 0; i < ns; i++) buf[i] = i;
   if (j->start) pthread_barrier_wait(j->start);
-  double t = now();
+  double t = host_clock();
   volatile double x = 1;
   for (long i = 0; i < 100000000; i++) x = x * 1.0000001 + 1e-9;
-  j->chain_s = now() - t;
-  t = now();
+  j->chain_s = host_clock() - t;
+  t = host_clock();
   size_t p = 0;
   for (long k = 0; k < STEPS; k++) p = ring[p];
-  j->chase_ns = (now() - t) / STEPS * 1e9;
-  t = now();
+  j->chase_ns = (host_clock() - t) / STEPS * 1e9;
+  t = host_clock();
   uint64_t s = 0;
   for (int r = 0; r < 400; r++)
     for (size_t i = 0; i < ns; i++) s += buf[i];
-  j->stream_gbs = 400.0 * STREAM_BYTES / (now() - t) / 1e9;
+  j->stream_gbs = 400.0 * STREAM_BYTES / (host_clock() - t) / 1e9;
   sink = s + p + (uint64_t)x;
   free(buf);
   return NULL;
