@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,9 +15,20 @@
 #include "jsonmem.h"
 #include "outputs/results.h"
 
+/* The stderr ccsim was started with, kept on a descriptor of its own
+ * (process_install): the run redirects descriptor 2 to a memfd while it
+ * calls into SimGrid (engine/contain.c), at every iteration where the
+ * analytical timing resolves its routes, and a signal handled on another
+ * thread meanwhile wrote its line into that memfd (lost, or cut in two). */
+static int err_fd = 2;
+
+/* a then b, one write (async-signal-safe) */
 static void say(const char *a, const char *b) {
-  ssize_t unused = write(2, a, strlen(a));
-  unused = write(2, b, strlen(b));
+  char line[256];
+  size_t n = 0;
+  for (const char *s = a; *s && n < sizeof line; s++) line[n++] = *s;
+  for (const char *s = b; *s && n < sizeof line; s++) line[n++] = *s;
+  ssize_t unused = write(err_fd, line, n);
   (void)unused;
 }
 
@@ -63,6 +75,10 @@ static void new_handler(void) {
 
 void process_install(void) {
   main_pid = getpid();
+  /* above the low descriptors, closed across exec (what ccsim runs has its
+   * own stderr); none left (ulimit -n): descriptor 2 itself, as before */
+  const int fd = fcntl(2, F_DUPFD_CLOEXEC, 10);
+  if (fd >= 0) err_fd = fd;
   /* OpenBLAS, loaded only when a run trains (train/blas.h), reads this in
    * its initialiser: no thread pool, in this process or any it starts.
    * Set here, before any thread exists (setenv is not thread-safe). */

@@ -10,6 +10,8 @@
  *    written, print "ccsim: interrupted by SIGINT" and exit 128 + the
  *    signal's number (130, 143, 129), as a shell reports a killed command:
  *    a run stopped before its summary.json is never taken for finished;
+ *    the line goes to the stderr ccsim started with, even while a call
+ *    into SimGrid has descriptor 2 redirected (engine/contain.c);
  *  - SIGXFSZ is ignored: a file over ulimit -f fails its write with EFBIG,
  *    which the writer reports (exit 1);
  *  - memory that C++ code (SimGrid's operator new) cannot get ends the run
