@@ -147,6 +147,30 @@ for sig in INT TERM HUP; do
   done
 done
 
+# 5b. the threads a run starts (its data executor's lanes) block SIGINT, SIGTERM and
+# SIGHUP, so that the handler interrupts only the main thread, the one that
+# opens and commits the result files (src/threadstart.h): bits 1, 2 and 15 of
+# each other thread's SigBlk; then the line, as above
+d="sig-threads"
+timeout -k 2 120 env --default-signal=INT,TERM,HUP "$CCSIM" "${long[@]}" --threads 3 --out "$d" >out 2>err &
+pid=$!
+for _ in $(seq 1 200); do [ -e "$d/.ccsim-experiment" ] && break; sleep 0.05; done
+sleep 0.3
+c=$(pgrep -P $pid)
+others=0
+for t in /proc/"$c"/task/*; do
+  [ "${t##*/}" = "$c" ] && continue
+  blk=$(sed -n 's/^SigBlk:[[:space:]]*//p' "$t/status" 2>/dev/null)
+  [ -z "$blk" ] && continue # ended meanwhile
+  others=$((others + 1))
+  [ $((0x$blk & 0x4003)) -eq $((0x4003)) ] && ok || bad "thread ${t##*/} of a run does not block SIGINT/TERM/HUP: SigBlk $blk"
+done
+[ "$others" -ge 2 ] && ok || bad "a run on 3 threads showed $others threads besides its main one"
+kill -s TERM "$c" 2>/dev/null
+wait $pid
+expect "SIGTERM, 3 threads" 143 "ccsim: interrupted by SIGTERM" $?
+clean "$d" no "SIGTERM, 3 threads"
+
 # 6. a sweep stopped by SIGINT, SIGTERM or SIGHUP stops its points, writes
 # sweep.csv, exits 1 with "stopped by SIGxxx; run the sweep again to
 # resume", leaves no temporary in any point, and the next sweep finishes

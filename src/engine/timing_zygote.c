@@ -25,6 +25,7 @@
 #include "engine/timing_fast.h"
 #include "engine/timing_replay.h"
 #include "progress.h"
+#include "threadstart.h"
 
 static double cpu_total; /* CPU seconds of every replay so far */
 static unsigned long long replays;
@@ -462,7 +463,7 @@ static int inproc_start(sim_trace *t, ccsim_error *err) {
   IP.busy = 1;
   IP.threaded = 0;
   if (IP.rc == 0) {
-    IP.threaded = pthread_create(&IP.th, NULL, inproc_main, &IP) == 0;
+    IP.threaded = thread_start(&IP.th, inproc_main, &IP) == 0;
     if (!IP.threaded) inproc_main(NULL); /* no thread: here and now */
   }
   return CCSIM_OK;

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,17 @@ typedef struct pending {
 } pending;
 static pending open_files[32];
 
+/* A slot's temporary name, set before the file is created and cleared
+ * before the name is freed: the signal handler (results_abandon_all, on
+ * the main thread: threadstart.h) unlinks every name it finds, at whatever
+ * instruction it interrupts, so the store must not move past the open()
+ * or the free() around it. */
+static void set_tmp(size_t slot, char *tmp) {
+  atomic_signal_fence(memory_order_seq_cst);
+  open_files[slot].tmp = tmp;
+  atomic_signal_fence(memory_order_seq_cst);
+}
+
 /* A candidate suffix: pid, a counter and the clock, so concurrent writers
  * (and a planted file at any one guess) simply move on to the next name. */
 static unsigned long long candidate(unsigned attempt) {
@@ -95,7 +107,7 @@ FILE *results_open(const char *dir, const char *name, ccsim_error *err) {
   if (!path) return NULL;
   free(path);
   size_t slot = 0;
-  while (slot < sizeof open_files / sizeof *open_files && open_files[slot].f) slot++;
+  while (slot < sizeof open_files / sizeof *open_files && (open_files[slot].f || open_files[slot].tmp)) slot++;
   if (slot == sizeof open_files / sizeof *open_files) {
     ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s/%s: too many result files open at once", dir, name);
     return NULL;
@@ -105,9 +117,12 @@ FILE *results_open(const char *dir, const char *name, ccsim_error *err) {
     snprintf(leaf, sizeof leaf, ".tmp-%016llx", candidate(attempt));
     char *tmp = results_path(dir, leaf, err);
     if (!tmp) return NULL;
+    /* named before it exists: a signal from here on removes it */
+    set_tmp(slot, tmp);
     const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
       const int e = errno;
+      set_tmp(slot, NULL);
       free(tmp);
       if (e == EEXIST) continue; /* taken (or planted): never reuse it */
       ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s/%s: cannot create a temporary file in %s: %s", dir, name, dir,
@@ -117,10 +132,10 @@ FILE *results_open(const char *dir, const char *name, ccsim_error *err) {
     FILE *f = fdopen(fd, "w");
     if (!f) {
       ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s/%s: cannot write: %s", dir, name, strerror(errno));
-      close(fd), unlink(tmp), free(tmp);
+      close(fd), unlink(tmp), set_tmp(slot, NULL), free(tmp);
       return NULL;
     }
-    open_files[slot] = (pending){f, tmp};
+    open_files[slot].f = f;
     return f;
   }
   ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s/%s: no free temporary name in %s after 64 tries", dir, name, dir);
@@ -137,15 +152,17 @@ void results_abandon(FILE *f) {
   pending *p = f ? find(f) : NULL;
   if (!p) return;
   fclose(f);
-  unlink(p->tmp);
-  free(p->tmp);
-  *p = (pending){0};
+  char *tmp = p->tmp;
+  unlink(tmp);
+  p->f = NULL;
+  set_tmp((size_t)(p - open_files), NULL);
+  free(tmp);
 }
 
 void results_abandon_all(void) {
   for (size_t i = 0; i < sizeof open_files / sizeof *open_files; i++) {
     const char *tmp = open_files[i].tmp;
-    if (open_files[i].f && tmp) unlink(tmp);
+    if (tmp) unlink(tmp); /* not yet created, or renamed: ENOENT */
   }
 }
 
@@ -174,8 +191,10 @@ int results_commit(FILE *f, const char *dir, const char *name, ccsim_error *err)
   if (fclose(f) != 0 && !e) e = errno;
   if (!e && rename(p->tmp, path) != 0) e = errno;
   if (e) unlink(p->tmp);
-  free(p->tmp);
-  *p = (pending){0};
+  char *tmp = p->tmp;
+  p->f = NULL;
+  set_tmp((size_t)(p - open_files), NULL);
+  free(tmp);
   int rc = e ? ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(e)) : 0;
   /* a rename the directory cannot make durable is a failed write: the file
    * goes, so that a run that fails never leaves a summary.json */

@@ -13,6 +13,7 @@
 
 #include "comm/comm.h"
 #include "hostclock.h"
+#include "threadstart.h"
 #include "sim/exec_internal.h"
 
 /* The hand-made switch of coro.h (x86-64, no sanitizer): saves the
@@ -101,7 +102,7 @@ sim_exec *sim_exec_new(size_t max_actors, int threads, ccsim_error *err) {
   exec_now = x;
   exec_lane = &x->lanes[0];
   for (int l = 1; l < x->threads; l++) {
-    if (pthread_create(&x->lanes[l].tid, NULL, lane_thread, &x->lanes[l])) {
+    if (thread_start(&x->lanes[l].tid, lane_thread, &x->lanes[l])) {
       sim_exec_free(x);
       ccsim_fail(err, CCSIM_ERR_RUNTIME, "cannot start thread %d of %d", l + 1, threads);
       return NULL;
