@@ -30,15 +30,10 @@ static double cpu_now(void) {
 }
 
 #include "ccomp/rng.h"
+#include "hostclock.h"
 #include "train/blas.h"
 #include "train/data.h"
 #include "train/model.h"
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static int cmp(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
@@ -81,13 +76,13 @@ int main(int argc, char **argv) {
   double *t = malloc((size_t)reps * sizeof *t), *ct = malloc((size_t)reps * sizeof *ct);
   uint64_t hash = 0;
   for (int r = -1; r < reps; r++) { /* r = -1 warms up */
-    const double t0 = now(), c0 = cpu_now();
+    const double t0 = host_clock(), c0 = cpu_now();
     for (size_t w = 0; w < W; w++) {
       tshards_batch(sh, 1, (uint32_t)w, (uint64_t)(r + 1), B, idx);
       tdata_gather(train, idx, B, X, y);
       tmodel_loss_grad(m, ws, theta, X, y, B, g + w * np);
     }
-    if (r >= 0) t[r] = now() - t0, ct[r] = cpu_now() - c0;
+    if (r >= 0) t[r] = host_clock() - t0, ct[r] = cpu_now() - c0;
     for (size_t i = 0; i < W * np; i++) {
       uint32_t u;
       memcpy(&u, &g[i], sizeof u);

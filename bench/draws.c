@@ -14,13 +14,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "hostclock.h"
 #include "variates.h"
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv) {
   const int rounds = argc > 1 ? atoi(argv[1]) : 5;
@@ -34,13 +29,13 @@ int main(int argc, char **argv) {
   for (int r = 0; r < rounds; r++) {
     double ns[2];
     for (int scattered = 0; scattered < 2; scattered++) {
-      const double t0 = now();
+      const double t0 = host_clock();
       for (uint64_t k = 0; k < FILLS; k++) {
         for (size_t b = 0; b < FILL; b += ZIG_BLOCK)
           zig_normal_block(k, k * FILL + b, 1, scattered ? t + b : NULL, NULL, ZIG_BLOCK, z + b);
         sum += z[k % FILL];
       }
-      ns[scattered] = (now() - t0) / ((double)FILLS * FILL) * 1e9;
+      ns[scattered] = (host_clock() - t0) / ((double)FILLS * FILL) * 1e9;
     }
     printf("round %d: contiguous %.3f ns a draw, scattered %.3f\n", r + 1, ns[0], ns[1]);
   }

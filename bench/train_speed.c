@@ -14,15 +14,10 @@
 #include <time.h>
 
 #include "data/gradients.h"
+#include "hostclock.h"
 #include "train/blas.h"
 #include "train/data.h"
 #include "train/model.h"
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static void bench_model(const char *name, const tmodel_spec *spec, size_t batch, double secs) {
   ccsim_error err = {0};
@@ -44,12 +39,12 @@ static void bench_model(const char *name, const tmodel_spec *spec, size_t batch,
   tmodel_ws *ws = tmodel_ws_new(m, batch, &err);
   tmodel_loss_grad(m, ws, th, X, y, batch, g); /* warm up */
   size_t reps = 0;
-  const double t0 = now();
+  const double t0 = host_clock();
   double el;
   do {
     tmodel_loss_grad(m, ws, th, X, y, batch, g);
     reps++;
-    el = now() - t0;
+    el = host_clock() - t0;
   } while (el < secs);
   const double sps = (double)(reps * batch) / el;
   printf("%-24s %10zu %6zu %12.1f %10.2f %8.2f\n", name, np, batch, sps, 1e3 * el / reps,
@@ -71,7 +66,7 @@ static void bench_gemm(void) {
   const char *names[] = {"NN (b x in)(in x out)", "TN (in x b)(b x out)", "NT (b x out)(in x out)^T"};
   printf("\n%s cblas_sgemm, dense operands, %d x %d x %d:\n", tblas_name(), M, N, K);
   for (int v = 0; v < 3; v++) {
-    const double t0 = now();
+    const double t0 = host_clock();
     int reps = 0;
     do {
       if (v == 0)
@@ -81,8 +76,8 @@ static void bench_gemm(void) {
       else
         tblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1, A, K, B, K, 0, C, N);
       reps++;
-    } while (now() - t0 < 1.0);
-    const double el = (now() - t0) / reps;
+    } while (host_clock() - t0 < 1.0);
+    const double el = (host_clock() - t0) / reps;
     printf("  %-28s %6.2f GFLOP/s\n", names[v], 2.0 * M * N * K / el / 1e9);
   }
   free(A);

@@ -30,6 +30,7 @@
 #include "check.h"
 #include "data/trace.h"
 #include "error.h"
+#include "hostclock.h"
 #include "trace_helpers.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -391,12 +392,6 @@ static int cmd_dump(const char *dir, const char *out) {
   return rc ? 2 : 0;
 }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* 8 workers x 4 iterations x 2^21 elements (8 MiB a file, 256 MiB in all),
  * in one layer.  Times are wall clock; the files sit in the page cache after
  * writing, so the read figures are the reader's cost, not the disk's. */
@@ -411,41 +406,41 @@ static int cmd_bench(void) {
   for (size_t e = 0; e < BN; e++) g[e] = value(0, 0, e);
   const trace_layer L = {.name = "all", .ndim = 1, .shape = {BN}};
   const double mib = (double)BW * BT * BN * 4 / 1048576.0;
-  double t0 = now();
+  double t0 = host_clock();
   trace_writer *wr = trace_writer_new(dir, BW, BT, &L, 1, "bench", &e_);
   int rc = !wr;
   for (unsigned w = 0; w < BW && !rc; w++)
     for (unsigned it = 0; it < BT && !rc; it++) rc = trace_write(wr, w, it, g, BN, &e_);
   if (!rc) rc = trace_writer_close(wr, &e_);
-  double t1 = now();
+  double t1 = host_clock();
   if (!rc) printf("write        %7.0f MiB/s  (%.0f MiB, %d files)\n", mib / (t1 - t0), mib, BW * BT);
   trace_reader *t = rc ? NULL : trace_open(dir, &e_);
   if (!rc && !t) rc = 1;
   for (int rep = 0; rep < 3 && !rc; rep++) {
-    t0 = now();
+    t0 = host_clock();
     rc = trace_check(t, &e_);
-    t1 = now();
+    t1 = host_clock();
     if (!rc) printf("trace_check  %7.0f MiB/s\n", mib / (t1 - t0));
   }
   /* a ring's access pattern: each iteration, every worker's 1/BW-th chunks */
   const size_t chunk = BN / BW;
-  t0 = now();
+  t0 = host_clock();
   for (unsigned it = 0; it < BT && !rc; it++)
     for (unsigned c = 0; c < BW && !rc; c++)
       for (unsigned w = 0; w < BW && !rc; w++) {
         size_t lo = (size_t)((c + w) % BW) * chunk;
         rc = trace_read(t, w, it, lo, lo + chunk, g, &e_);
       }
-  t1 = now();
+  t1 = host_clock();
   if (!rc) printf("trace_read   %7.0f MiB/s  (%zu KiB chunks)\n", mib / (t1 - t0), chunk * 4 / 1024);
   const int nsmall = 200000;
-  t0 = now();
+  t0 = host_clock();
   for (int k = 0; k < nsmall && !rc; k++) {
     size_t lo = next_u64() % (BN - 1024);
     rc = trace_read(t, (unsigned)(next_u64() % BW), (unsigned)(next_u64() % BT), lo, lo + 1024, g,
                     &e_);
   }
-  t1 = now();
+  t1 = host_clock();
   if (!rc) printf("trace_read   %7.2f us per random 4 KiB range\n", (t1 - t0) / nsmall * 1e6);
   if (rc) fprintf(stderr, "%s\n", err);
   trace_close(t);
