@@ -154,9 +154,14 @@ done
 d="sig-threads"
 timeout -k 2 120 env --default-signal=INT,TERM,HUP "$CCSIM" "${long[@]}" --threads 3 --out "$d" >out 2>err &
 pid=$!
-for _ in $(seq 1 200); do [ -e "$d/.ccsim-experiment" ] && break; sleep 0.05; done
-sleep 0.3
-c=$(pgrep -P $pid)
+# its lanes start once its platform is loaded (seconds under a sanitizer or
+# a loaded machine): wait for them, up to 20 s
+c=""
+for _ in $(seq 1 400); do
+  [ -z "$c" ] && c=$(pgrep -P $pid)
+  [ -n "$c" ] && [ "$(find /proc/"$c"/task -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)" -ge 3 ] && break
+  sleep 0.05
+done
 others=0
 for t in /proc/"$c"/task/*; do
   [ "${t##*/}" = "$c" ] && continue
