@@ -22,6 +22,10 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL $*" >&2; }
 EXP="$SRC/tests/golden/small.json"
 
+# started DIR: wait (up to 10 s) for a run's marker in DIR: its handlers are
+# in place by then
+started() { for _ in $(seq 1 200); do [ -e "$1/.ccsim-experiment" ] && return; sleep 0.05; done; }
+
 # clean DIR: no temporary left; no summary.json unless $2 is "finished"
 clean() {
   if compgen -G "$1/.tmp-*" >/dev/null; then bad "$3: a temporary left in $1: $(ls -A "$1")"; return; fi
@@ -132,7 +136,7 @@ for sig in INT TERM HUP; do
     # the moments count from the run's marker (its handlers are in place by
     # then), not from the fork: a slow start under load is not a signal
     # before main
-    for _ in $(seq 1 200); do [ -e "$d/.ccsim-experiment" ] && break; sleep 0.05; done
+    started "$d"
     sleep "$delay"
     kill -s "$sig" "$(pgrep -P $pid)" 2>/dev/null # ccsim, the child of timeout
     wait $pid
@@ -185,7 +189,7 @@ for sig in INT TERM HUP; do
   d="sweep-$sig"
   timeout -k 2 120 env --default-signal=INT,TERM,HUP "$CCSIM" sweep sigsweep.json --out "$d" --quiet >out 2>err &
   pid=$!
-  for _ in $(seq 1 100); do [ -e "$d/seed=1/.ccsim-experiment" ] && break; sleep 0.05; done
+  started "$d/seed=1"
   kill -s "$sig" "$(pgrep -P $pid)" 2>/dev/null
   wait $pid
   rc=$?

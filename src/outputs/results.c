@@ -90,6 +90,15 @@ static void set_tmp(size_t slot, char *tmp) {
   atomic_signal_fence(memory_order_seq_cst);
 }
 
+/* The slot free again: its file closed (or never opened), its temporary
+ * renamed or removed; the name cleared before it is freed. */
+static void forget(pending *p) {
+  char *tmp = p->tmp;
+  p->f = NULL;
+  set_tmp((size_t)(p - open_files), NULL);
+  free(tmp);
+}
+
 /* A candidate suffix: pid, a counter and the clock, so concurrent writers
  * (and a planted file at any one guess) simply move on to the next name. */
 static unsigned long long candidate(unsigned attempt) {
@@ -122,8 +131,7 @@ FILE *results_open(const char *dir, const char *name, ccsim_error *err) {
     const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
       const int e = errno;
-      set_tmp(slot, NULL);
-      free(tmp);
+      forget(&open_files[slot]);
       if (e == EEXIST) continue; /* taken (or planted): never reuse it */
       ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s/%s: cannot create a temporary file in %s: %s", dir, name, dir,
                  strerror(e));
@@ -132,7 +140,7 @@ FILE *results_open(const char *dir, const char *name, ccsim_error *err) {
     FILE *f = fdopen(fd, "w");
     if (!f) {
       ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s/%s: cannot write: %s", dir, name, strerror(errno));
-      close(fd), unlink(tmp), set_tmp(slot, NULL), free(tmp);
+      close(fd), unlink(tmp), forget(&open_files[slot]);
       return NULL;
     }
     open_files[slot].f = f;
@@ -152,11 +160,8 @@ void results_abandon(FILE *f) {
   pending *p = f ? find(f) : NULL;
   if (!p) return;
   fclose(f);
-  char *tmp = p->tmp;
-  unlink(tmp);
-  p->f = NULL;
-  set_tmp((size_t)(p - open_files), NULL);
-  free(tmp);
+  unlink(p->tmp);
+  forget(p);
 }
 
 void results_abandon_all(void) {
@@ -191,10 +196,7 @@ int results_commit(FILE *f, const char *dir, const char *name, ccsim_error *err)
   if (fclose(f) != 0 && !e) e = errno;
   if (!e && rename(p->tmp, path) != 0) e = errno;
   if (e) unlink(p->tmp);
-  char *tmp = p->tmp;
-  p->f = NULL;
-  set_tmp((size_t)(p - open_files), NULL);
-  free(tmp);
+  forget(p);
   int rc = e ? ccsim_fail(err, CCSIM_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(e)) : 0;
   /* a rename the directory cannot make durable is a failed write: the file
    * goes, so that a run that fails never leaves a summary.json */

@@ -493,7 +493,8 @@ int sim_exec_run(sim_exec *x, ccsim_error *err) {
   const int L = ranks < (size_t)x->threads ? (int)(ranks ? ranks : 1) : x->threads;
   x->nlanes = L;
   x->locking = L > 1;
-  for (int l = 0; l < L; l++) x->lanes[l].rhead = x->lanes[l].rcount = x->lanes[l].count = 0, x->lanes[l].idle = 0;
+  for (int l = 0; l < L; l++)
+    x->lanes[l].rhead = x->lanes[l].rcount = x->lanes[l].count = 0, x->lanes[l].idle = 0, x->lanes[l].idle_s = 0;
   if (deal(x, ranks, L)) return ccsim_fail(err, CCSIM_ERR_RUNTIME, "out of memory for %zu ranks' lanes", ranks);
   exec_pairs_share(x); /* which pairs cross lanes now */
   for (size_t a = 0; a < x->n; a++) {
@@ -504,7 +505,6 @@ int sim_exec_run(sim_exec *x, ccsim_error *err) {
   for (int l = 0; l < L; l++) busy += (x->lanes[l].count = x->lanes[l].rcount) > 0;
   atomic_store(&x->live, busy);
   atomic_store(&x->finished, x->n == 0);
-  for (int l = 0; l < L; l++) x->lanes[l].idle_s = 0;
   x->start_s = host_clock();
   if (L > 1) {
     pthread_mutex_lock(&x->run_lock);

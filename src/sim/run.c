@@ -38,7 +38,6 @@ static double peak_rss_mb(void) {
   return (ru.ru_maxrss > rc.ru_maxrss ? ru.ru_maxrss : rc.ru_maxrss) / 1024.0;
 }
 
-
 /* Everything before the first iteration that is not the run's own state:
  * the resource estimate, the platform's checks, the output directory
  * (locked into *lock, which the caller closes when the run ends; left alone
