@@ -11,7 +11,6 @@
  * right-operand shape it avoids, on the CBLAS bound (train/blas.h). */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "data/gradients.h"
 #include "hostclock.h"

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "ccomp/compressor.h"
 #include "ccomp/rng.h"
@@ -21,9 +20,9 @@
   do {                                                                  \
     double best = INFINITY;                                             \
     for (int r_ = 0; r_ < (reps); r_++) {                               \
-      double t0_ = host_clock();                                               \
+      double t0_ = host_clock();                                        \
       for (int c_ = 0; c_ < (calls); c_++) { stmt; }                    \
-      double t_ = host_clock() - t0_;                                          \
+      double t_ = host_clock() - t0_;                                   \
       best = t_ < best ? t_ : best;                                     \
     }                                                                   \
     (out) = (double)(n) * (calls) / best;                               \
