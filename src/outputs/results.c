@@ -84,9 +84,9 @@ static pending open_files[32];
  * the main thread: threadstart.h) unlinks every name it finds, at whatever
  * instruction it interrupts, so the store must not move past the open()
  * or the free() around it. */
-static void set_tmp(size_t slot, char *tmp) {
+static void set_tmp(pending *p, char *tmp) {
   atomic_signal_fence(memory_order_seq_cst);
-  open_files[slot].tmp = tmp;
+  p->tmp = tmp;
   atomic_signal_fence(memory_order_seq_cst);
 }
 
@@ -95,7 +95,7 @@ static void set_tmp(size_t slot, char *tmp) {
 static void forget(pending *p) {
   char *tmp = p->tmp;
   p->f = NULL;
-  set_tmp((size_t)(p - open_files), NULL);
+  set_tmp(p, NULL);
   free(tmp);
 }
 
@@ -127,7 +127,7 @@ FILE *results_open(const char *dir, const char *name, ccsim_error *err) {
     char *tmp = results_path(dir, leaf, err);
     if (!tmp) return NULL;
     /* named before it exists: a signal from here on removes it */
-    set_tmp(slot, tmp);
+    set_tmp(&open_files[slot], tmp);
     const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
       const int e = errno;
