@@ -5,8 +5,9 @@
 # $T/NAME.log and prints "cpu_s wall_s peak_MB" (user + system CPU seconds
 # of the command and the children it waited for, wall seconds, peak
 # resident MB of the largest process), or "- - -" and the log's tail on
-# stderr when it fails; and median [FORMAT], the median of the numbers
-# on stdin.
+# stderr when it fails (BENCH_TIME names GNU time where it is not
+# /usr/bin/time: a packed one, bench/pack.sh); and median [FORMAT], the
+# median of the numbers on stdin.
 if [ -n "${BENCH_KEEP:-}" ]; then
   T=$(readlink -f "$BENCH_KEEP") && mkdir -p "$T" || exit 1
 else
@@ -15,7 +16,7 @@ else
 fi
 measure() {
   local p=$T/$1; shift
-  /usr/bin/time -f "%U %S %e %M" -o "$p.time" "$@" >"$p.log" 2>&1 || { echo "failed: $*" >&2; tail -3 "$p.log" >&2; echo "- - -"; return 1; }
+  "${BENCH_TIME:-/usr/bin/time}" -f "%U %S %e %M" -o "$p.time" "$@" >"$p.log" 2>&1 || { echo "failed: $*" >&2; tail -3 "$p.log" >&2; echo "- - -"; return 1; }
   awk '{ printf "%.2f %.2f %.0f", $1 + $2, $3, $4 / 1024 }' "$p.time"
 }
 

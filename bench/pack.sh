@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# bench/pack.sh BUILD DIR — the benchmarks' programs, packed to run on a
+# machine that has no SimGrid (nor jansson, GSL, ...) installed: a larger
+# host to measure issue 29's list on, say.  DIR gets the binaries
+# (ccsim, the bare S4U ring, GNU time) under bin/, every shared library they
+# load and the dynamic loader under lib/, and wrappers that start each
+# binary through that loader with that library path: DIR/build/src/ccsim
+# and DIR/build/tests/s4u_ring (so DIR/build stands for a build directory)
+# and DIR/time.  The wrappers find DIR from their own path, so DIR can be
+# copied anywhere.  On the other machine, from a checkout of the same
+# commit (ccsim finds its data through CCSIM_DATA there, not beside the
+# binary):
+#   CCSIM_DATA=$PWD BENCH_TIME=DIR/time bash bench/engine.sh DIR/build . b c
+# The other machine must be x86-64 Linux with a C library as new as this
+# one's loader expects of the kernel; nothing else of it is used.
+set -eu
+[ $# = 2 ] || { echo "usage: bench/pack.sh BUILD DIR" >&2; exit 2; }
+BUILD=$(readlink -f "$1")
+DIR=$2
+TIMEBIN=/usr/bin/time
+for b in "$BUILD/src/ccsim" "$BUILD/tests/s4u_ring" "$TIMEBIN"; do
+  [ -x "$b" ] || { echo "bench/pack.sh: $b: not an executable (build first: ninja -C BUILD)" >&2; exit 2; }
+done
+rm -rf "$DIR"
+mkdir -p "$DIR/bin" "$DIR/lib" "$DIR/build/src" "$DIR/build/tests"
+cp "$BUILD/src/ccsim" "$BUILD/tests/s4u_ring" "$DIR/bin/"
+cp "$TIMEBIN" "$DIR/bin/time"
+# every library each binary loads (ldd's "name => path"), and the loader
+loader=
+for b in "$DIR/bin/ccsim" "$DIR/bin/s4u_ring" "$DIR/bin/time"; do
+  ldd "$b" | while read -r name arrow path _; do
+    if [ "$arrow" = "=>" ] && [ "${path#/}" != "$path" ]; then echo "$path"; fi
+    case $name in /*ld-linux*) echo "$name" ;; esac
+  done
+done | sort -u >"$DIR/libs.txt"
+while read -r f; do
+  cp -L "$f" "$DIR/lib/"
+  case $f in */ld-linux*) loader=$(basename "$f") ;; esac
+done <"$DIR/libs.txt"
+rm "$DIR/libs.txt"
+[ -n "$loader" ] || { echo "bench/pack.sh: ldd named no dynamic loader for $BUILD/src/ccsim" >&2; exit 1; }
+wrap() { # wrapper, binary, the wrapper's depth below DIR
+  local up=""
+  for _ in $(seq 1 "$3"); do up="$up/.."; done
+  cat >"$1" <<EOF
+#!/bin/sh
+# bench/pack.sh's wrapper: $2 through the packed loader and libraries
+D=\$(dirname "\$(readlink -f "\$0")")$up
+exec "\$D/lib/$loader" --library-path "\$D/lib" "\$D/bin/$2" "\$@"
+EOF
+  chmod +x "$1"
+}
+wrap "$DIR/build/src/ccsim" ccsim 2
+wrap "$DIR/build/tests/s4u_ring" s4u_ring 2
+wrap "$DIR/time" time 0
+du -sh "$DIR" | awk '{ print "bench/pack.sh: " $2 ": " $1 }'
