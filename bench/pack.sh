@@ -7,7 +7,8 @@
 # binary through that loader with that library path: DIR/build/src/ccsim
 # and DIR/build/tests/s4u_ring (so DIR/build stands for a build directory)
 # and DIR/time.  The wrappers find DIR from their own path, so DIR can be
-# copied anywhere.  On the other machine, from a checkout of the same
+# copied anywhere.  DIR must be new, empty or an earlier pack: anything
+# else is refused (exit 2), never removed.  On the other machine, from a checkout of the same
 # commit (ccsim finds its data through CCSIM_DATA there, not beside the
 # binary):
 #   CCSIM_DATA=$PWD BENCH_TIME=DIR/time bash bench/engine.sh DIR/build . b c
@@ -21,8 +22,14 @@ TIMEBIN=/usr/bin/time
 for b in "$BUILD/src/ccsim" "$BUILD/tests/s4u_ring" "$TIMEBIN"; do
   [ -x "$b" ] || { echo "bench/pack.sh: $b: not an executable (build first: ninja -C BUILD)" >&2; exit 2; }
 done
+# DIR is replaced only when it is empty or an earlier pack (its marker)
+if [ -e "$DIR" ] && [ -n "$(ls -A "$DIR" 2>/dev/null)" ] && [ ! -f "$DIR/.ccsim-pack" ]; then
+  echo "bench/pack.sh: $DIR: exists and is not a pack (remove it or name another)" >&2
+  exit 2
+fi
 rm -rf "$DIR"
 mkdir -p "$DIR/bin" "$DIR/lib" "$DIR/build/src" "$DIR/build/tests"
+echo "bench/pack.sh of $BUILD" >"$DIR/.ccsim-pack"
 cp "$BUILD/src/ccsim" "$BUILD/tests/s4u_ring" "$DIR/bin/"
 cp "$TIMEBIN" "$DIR/bin/time"
 # every library each binary loads (ldd's "name => path"), and the loader

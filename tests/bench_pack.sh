@@ -8,6 +8,8 @@
 #  - the packed bare S4U ring simulates the same time as the build's;
 #  - bench/scale.sh runs through the pack (BENCH_TIME naming its GNU time)
 #    and fills its rows: the same simulated times as through the build;
+#  - a directory that holds anything but an earlier pack is refused (exit
+#    2, one line) and left as it was; an earlier pack is replaced;
 #  - a build directory without the programs: exit 2 and one line.
 . "$(dirname "$0")/lib.sh" "$@"
 BUILD=$(dirname "$(dirname "$CCSIM")")
@@ -54,6 +56,16 @@ F_N=32 bash "$SRC/bench/scale.sh" "$BUILD" "$SRC" f >"$T/sb" 2>&1
 CCSIM_DATA=$SRC BENCH_TIME=$P/time F_N=32 bash "$SRC/bench/scale.sh" "$P/build" "$SRC" f >"$T/sp" 2>&1
 if [ "$(sims "$T/sb" | grep -c '^[0-9]')" = 2 ] && [ "$(sims "$T/sb")" = "$(sims "$T/sp")" ] &&
   ! grep -q -- '- - -\|failed' "$T/sp"; then ok; else bad "scale.sh f through the pack:" "$(cat "$T/sb" "$T/sp")"; fi
+
+# a directory that holds something else is never replaced; an earlier
+# pack is
+mkdir -p "$T/keep" && echo data >"$T/keep/f"
+bash "$SRC/bench/pack.sh" "$BUILD" "$T/keep" >"$T/out" 2>&1
+rc=$?
+if [ $rc = 2 ] && [ "$(wc -l <"$T/out")" = 1 ] && grep -q 'not a pack' "$T/out" && [ -f "$T/keep/f" ]; then ok; else
+  bad "a directory with a file in it: exit $rc: $(cat "$T/out")"
+fi
+if bash "$SRC/bench/pack.sh" "$BUILD" "$P" >"$T/out" 2>&1 && [ -x "$P/build/src/ccsim" ]; then ok; else bad "an earlier pack not replaced: $(cat "$T/out")"; fi
 
 # a build directory without the programs
 mkdir -p "$T/empty"
