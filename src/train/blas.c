@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
 
 #ifndef CCSIM_BLAS_LIB
 #define CCSIM_BLAS_LIB "libopenblas.so.0"
@@ -18,6 +20,35 @@ static const char *want = CCSIM_BLAS_LIB; /* the library to load */
 static sgemm_fn sgemm;
 static char why[768]; /* the binding's failure, if it failed */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int openblas; /* the bound library is OpenBLAS */
+
+/* OpenBLAS before 0.3.30 retries a failed map of its work buffer forever
+ * (blas_memory_alloc; OpenBLAS issue #5289, fixed by pull request #5303):
+ * under a limit of address space or data (ulimit -v, -d) a training run
+ * hung instead of failing.  Each thread that multiplies maps one buffer at
+ * its first GEMM, 128 MiB on x86-64 (BUFFER_SIZE, 32 << 22: the map's
+ * length seen under gdb with Debian 12's 0.3.21).  So under such a limit
+ * tblas_reserve maps that room for each training thread before the run
+ * (PROT_READ | PROT_WRITE, MAP_NORESERVE: counted by both limits, nothing
+ * committed), or fails naming the limit; a thread unmaps its share just
+ * before its first GEMM, under a lock, so that the buffer's map lands in
+ * the room it left. */
+#define BLAS_ROOM (((size_t)128 << 20) + ((size_t)1 << 20))
+static pthread_mutex_t room_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *room;        /* the reserved shares, each BLAS_ROOM bytes */
+static size_t room_n;     /* shares still reserved */
+static size_t room_taken; /* threads that took theirs (or ran their first GEMM) */
+static __thread int room_done;
+
+/* The finite limit of address space or data, in bytes, or 0 when neither is set. */
+static rlim_t limit_of(void) {
+  struct rlimit as, data;
+  rlim_t l = 0;
+  if (!getrlimit(RLIMIT_AS, &as) && as.rlim_cur != RLIM_INFINITY) l = as.rlim_cur;
+  if (!getrlimit(RLIMIT_DATA, &data) && data.rlim_cur != RLIM_INFINITY && (!l || data.rlim_cur < l))
+    l = data.rlim_cur;
+  return l;
+}
 
 static void bind_once(void) {
   /* RTLD_LOCAL: the models call it through the pointer; nothing else in
@@ -39,6 +70,7 @@ static void bind_once(void) {
    * reproducible) */
   void (*set)(int) = (void (*)(int))dlsym(lib, "openblas_set_num_threads");
   if (set) set(1);
+  openblas = set != NULL;
   __atomic_store_n(&sgemm, (sgemm_fn)f, __ATOMIC_RELEASE);
 }
 
@@ -55,6 +87,34 @@ int tblas_bind_to(const char *lib, ccsim_error *err) {
   return tblas_bind(err);
 }
 
+int tblas_reserve(int threads, ccsim_error *err) {
+  if (tblas_bind(err)) return -1;
+  if (!openblas || threads < 1) return 0;
+  const rlim_t limit = limit_of();
+  if (!limit) return 0;
+  pthread_mutex_lock(&room_lock);
+  int rc = 0;
+  if (room_taken + room_n < (size_t)threads) {
+    const size_t more = (size_t)threads - room_taken - room_n;
+    /* a new block of every share still wanted, then the old one let go */
+    void *p = mmap(NULL, (room_n + more) * BLAS_ROOM, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+      rc = ccsim_fail(err, CCSIM_ERR_RUNTIME,
+                      "training's OpenBLAS maps a %zu MiB work buffer in each of the %d threads that train, and the "
+                      "limit of address space or data (ulimit -v, -d: %llu MiB) leaves no room for %zu more: raise "
+                      "the limit or train on fewer threads (--threads)",
+                      BLAS_ROOM >> 20, threads, (unsigned long long)(limit >> 20), more);
+    } else {
+      if (room) munmap(room, room_n * BLAS_ROOM);
+      room = p;
+      room_n += more;
+    }
+  }
+  pthread_mutex_unlock(&room_lock);
+  return rc;
+}
+
 void tblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m, int n, int k,
                  float alpha, const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc) {
   sgemm_fn g = __atomic_load_n(&sgemm, __ATOMIC_ACQUIRE);
@@ -65,6 +125,30 @@ void tblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRA
       exit(1);
     }
     g = sgemm;
+  }
+  if (__builtin_expect(!room_done, 0) && openblas && limit_of()) {
+    /* this thread's first GEMM under a limit: its share of the room given
+     * back, and the GEMM that maps the buffer run before another thread's
+     * first can take it */
+    pthread_mutex_lock(&room_lock);
+    room_done = 1;
+    room_taken++;
+    if (room_n) {
+      room_n--;
+      munmap(room + room_n * BLAS_ROOM, BLAS_ROOM);
+      if (!room_n) room = NULL;
+    } else { /* a thread tblas_reserve did not count: room for it, or a message rather than a hang */
+      void *p = mmap(NULL, BLAS_ROOM, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (p == MAP_FAILED) {
+        fprintf(stderr, "ccsim: training's OpenBLAS cannot map its %zu MiB work buffer under the limit of address "
+                        "space or data (ulimit -v, -d): raise the limit\n", BLAS_ROOM >> 20);
+        exit(1);
+      }
+      munmap(p, BLAS_ROOM);
+    }
+    g(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    pthread_mutex_unlock(&room_lock);
+    return;
   }
   g(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }

@@ -29,6 +29,14 @@ int tblas_bind(ccsim_error *err);
  * the process is bound already, or if lib cannot be loaded. */
 int tblas_bind_to(const char *lib, ccsim_error *err);
 
+/* Under a limit of address space or data (ulimit -v, -d), room for the
+ * work buffer OpenBLAS maps in each of `threads` threads at its first GEMM
+ * (blas.c: OpenBLAS before 0.3.30 retries a failed map forever), held
+ * until each thread's first tblas_sgemm: 0, or CCSIM_ERR_RUNTIME naming
+ * the limit.  Nothing to do (0) without a limit or with another CBLAS.
+ * Binds first. */
+int tblas_reserve(int threads, ccsim_error *err);
+
 /* cblas_sgemm of the bound CBLAS. */
 void tblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m, int n, int k,
                  float alpha, const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc);

@@ -331,11 +331,21 @@ int trainer_prepare_iteration(trainer *t, uint32_t it, int threads) {
     }
     return -1;
   }
+  ccsim_error why = {0};
+  if (tblas_reserve(threads, &why)) { /* OpenBLAS's buffers under ulimit -v: a message, not a hang */
+    if (!t->status) {
+      t->status = why.code ? why.code : CCSIM_ERR_RUNTIME;
+      snprintf(t->msg, sizeof t->msg, "%.500s", why.msg); /* ~300 characters: fits */
+    }
+    return -1;
+  }
   return 0;
 }
 
 double trainer_begin_iteration(trainer *t, uint32_t w, uint32_t it) {
-  if (t->nscr <= comm_lane()) return 0.0; /* no scratch: trainer_prepare_iteration failed, status says why */
+  /* trainer_prepare_iteration failed (no scratch, no room for OpenBLAS's
+   * buffers): no gradient computed, and status says why */
+  if (t->status || t->nscr <= comm_lane()) return 0.0;
   grad_work k = {t, w, it, 0, 0};
   comm_work(grad_work_run, &k, t->c->batch * t->np);
   t->wloss[w] = k.loss; /* summed in rank order by trainer_settle_iteration */
