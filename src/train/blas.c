@@ -126,12 +126,15 @@ void tblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRA
     }
     g = sgemm;
   }
-  if (__builtin_expect(!room_done, 0) && openblas && limit_of()) {
-    /* this thread's first GEMM under a limit: its share of the room given
-     * back, and the GEMM that maps the buffer run before another thread's
-     * first can take it */
-    pthread_mutex_lock(&room_lock);
+  if (__builtin_expect(!room_done, 0)) { /* this thread's first GEMM */
     room_done = 1;
+    if (!openblas || !limit_of()) {
+      g(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+      return;
+    }
+    /* under a limit: its share of the room given back, and the GEMM that
+     * maps the buffer run before another thread's first can take it */
+    pthread_mutex_lock(&room_lock);
     room_taken++;
     if (room_n) {
       room_n--;
