@@ -27,8 +27,8 @@ if [ -e "$DIR" ] && [ -n "$(ls -A "$DIR" 2>/dev/null)" ] && [ ! -f "$DIR/.ccsim-
   echo "bench/pack.sh: $DIR: exists and is not a pack (remove it or name another)" >&2
   exit 2
 fi
-rm -rf "$DIR"
-mkdir -p "$DIR/bin" "$DIR/lib" "$DIR/build/src" "$DIR/build/tests"
+rm -rf -- "$DIR"
+mkdir -p -- "$DIR/bin" "$DIR/lib" "$DIR/build/src" "$DIR/build/tests"
 echo "bench/pack.sh of $BUILD" >"$DIR/.ccsim-pack"
 cp "$BUILD/src/ccsim" "$BUILD/tests/s4u_ring" "$DIR/bin/"
 cp "$TIMEBIN" "$DIR/bin/time"
@@ -46,6 +46,11 @@ while read -r f; do
 done <"$DIR/libs.txt"
 rm "$DIR/libs.txt"
 [ -n "$loader" ] || { echo "bench/pack.sh: ldd named no dynamic loader for $BUILD/src/ccsim" >&2; exit 1; }
+# the loader's name is written into the wrappers: a plain file name or nothing
+case $loader in *[!A-Za-z0-9._-]*)
+  echo "bench/pack.sh: the dynamic loader's name $loader is not a plain file name" >&2
+  exit 1 ;;
+esac
 wrap() { # wrapper, binary, the wrapper's depth below DIR
   local up=""
   for _ in $(seq 1 "$3"); do up="$up/.."; done

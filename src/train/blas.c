@@ -20,7 +20,7 @@ static const char *want = CCSIM_BLAS_LIB; /* the library to load */
 static sgemm_fn sgemm;
 static char why[768]; /* the binding's failure, if it failed */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int openblas; /* the bound library is OpenBLAS */
+static rlim_t limit; /* the bound library is OpenBLAS and the process has this limit (limit_of); 0: neither */
 
 /* OpenBLAS before 0.3.30 retries a failed map of its work buffer forever
  * (blas_memory_alloc; OpenBLAS issue #5289, fixed by pull request #5303):
@@ -70,7 +70,7 @@ static void bind_once(void) {
    * reproducible) */
   void (*set)(int) = (void (*)(int))dlsym(lib, "openblas_set_num_threads");
   if (set) set(1);
-  openblas = set != NULL;
+  limit = set ? limit_of() : 0;
   __atomic_store_n(&sgemm, (sgemm_fn)f, __ATOMIC_RELEASE);
 }
 
@@ -89,16 +89,16 @@ int tblas_bind_to(const char *lib, ccsim_error *err) {
 
 int tblas_reserve(int threads, ccsim_error *err) {
   if (tblas_bind(err)) return -1;
-  if (!openblas || threads < 1) return 0;
-  const rlim_t limit = limit_of();
-  if (!limit) return 0;
+  if (!limit || threads < 1) return 0;
   pthread_mutex_lock(&room_lock);
   int rc = 0;
   if (room_taken + room_n < (size_t)threads) {
     const size_t more = (size_t)threads - room_taken - room_n;
-    /* a new block of every share still wanted, then the old one let go */
-    void *p = mmap(NULL, (room_n + more) * BLAS_ROOM, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    /* the block grown by the shares still wanted (mremap: the old shares
+     * are not counted twice against the limit while it moves) */
+    const size_t len = (room_n + more) * BLAS_ROOM;
+    void *p = room ? mremap(room, room_n * BLAS_ROOM, len, MREMAP_MAYMOVE)
+                   : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
       rc = ccsim_fail(err, CCSIM_ERR_RUNTIME,
                       "training's OpenBLAS maps a %zu MiB work buffer in each of the %d threads that train, and the "
@@ -106,7 +106,6 @@ int tblas_reserve(int threads, ccsim_error *err) {
                       "the limit or train on fewer threads (--threads)",
                       BLAS_ROOM >> 20, threads, (unsigned long long)(limit >> 20), more);
     } else {
-      if (room) munmap(room, room_n * BLAS_ROOM);
       room = p;
       room_n += more;
     }
@@ -128,7 +127,7 @@ void tblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRA
   }
   if (__builtin_expect(!room_done, 0)) { /* this thread's first GEMM */
     room_done = 1;
-    if (!openblas || !limit_of()) {
+    if (!limit) {
       g(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
       return;
     }

@@ -334,7 +334,7 @@ int trainer_prepare_iteration(trainer *t, uint32_t it, int threads) {
   ccsim_error why = {0};
   if (tblas_reserve(threads, &why)) { /* OpenBLAS's buffers under ulimit -v: a message, not a hang */
     if (!t->status) {
-      t->status = why.code ? why.code : CCSIM_ERR_RUNTIME;
+      t->status = CCSIM_ERR_RUNTIME;
       snprintf(t->msg, sizeof t->msg, "iteration %u: %.480s", it, why.msg); /* ~300 characters: fits */
     }
     return -1;
