@@ -39,6 +39,13 @@ static char *room;        /* the reserved shares, each BLAS_ROOM bytes */
 static size_t room_n;     /* shares still reserved */
 static size_t room_taken; /* threads that took theirs (or ran their first GEMM) */
 static __thread int room_done;
+static __thread long ctx_it = -1; /* tblas_context: what this thread computes, for a failure's message */
+static __thread long ctx_w;
+
+void tblas_context(long iteration, long worker) {
+  ctx_it = iteration;
+  ctx_w = worker;
+}
 
 /* The finite limit of address space or data, in bytes, or 0 when neither is set. */
 static rlim_t limit_of(void) {
@@ -101,10 +108,11 @@ int tblas_reserve(int threads, ccsim_error *err) {
                    : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
       rc = ccsim_fail(err, CCSIM_ERR_RUNTIME,
-                      "training's OpenBLAS maps a %zu MiB work buffer in each of the %d threads that train, and the "
+                      "training's OpenBLAS maps a %zu MiB work buffer in each thread that trains (%d here), and the "
                       "limit of address space or data (ulimit -v, -d: %llu MiB) leaves no room for %zu more: raise "
-                      "the limit or train on fewer threads (--threads)",
-                      BLAS_ROOM >> 20, threads, (unsigned long long)(limit >> 20), more);
+                      "the limit%s",
+                      BLAS_ROOM >> 20, threads, (unsigned long long)(limit >> 20), more,
+                      threads > 1 ? " or train on fewer threads (--threads)" : "");
     } else {
       room = p;
       room_n += more;
@@ -142,8 +150,14 @@ void tblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRA
     } else { /* a thread tblas_reserve did not count: room for it, or a message rather than a hang */
       void *p = mmap(NULL, BLAS_ROOM, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
       if (p == MAP_FAILED) {
-        fprintf(stderr, "ccsim: training's OpenBLAS cannot map its %zu MiB work buffer under the limit of address "
-                        "space or data (ulimit -v, -d): raise the limit\n", BLAS_ROOM >> 20);
+        char at[64] = "";
+        if (ctx_it >= 0 && ctx_w >= 0) snprintf(at, sizeof at, "iteration %ld, worker %ld: ", ctx_it, ctx_w);
+        else if (ctx_it >= 0) snprintf(at, sizeof at, "iteration %ld, the test split's evaluation: ", ctx_it);
+        fprintf(stderr,
+                "ccsim: %straining's OpenBLAS cannot map its %zu MiB work buffer in this thread under the limit of "
+                "address space or data (ulimit -v, -d: %llu MiB): raise the limit or train on fewer threads "
+                "(--threads)\n",
+                at, BLAS_ROOM >> 20, (unsigned long long)(limit >> 20));
         exit(1);
       }
       munmap(p, BLAS_ROOM);

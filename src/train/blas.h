@@ -37,6 +37,13 @@ int tblas_bind_to(const char *lib, ccsim_error *err);
  * Binds first. */
 int tblas_reserve(int threads, ccsim_error *err);
 
+/* What the calling thread computes from now on: a failure inside
+ * tblas_sgemm (no room for OpenBLAS's buffer in a thread tblas_reserve did
+ * not count, which ends the process with exit 1) names this iteration and
+ * worker, or the test split's evaluation where worker < 0.  Thread-local;
+ * a thread never told names neither. */
+void tblas_context(long iteration, long worker);
+
 /* cblas_sgemm of the bound CBLAS. */
 void tblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m, int n, int k,
                  float alpha, const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc);

@@ -256,8 +256,11 @@ static void apply_update(trainer *t, uint32_t it) {
   }
   t->applied = (long)it + 1;
   const int T = t->e->iterations;
-  if ((it + 1) % (uint32_t)t->c->eval_every == 0 || (int)it == T - 1) {
+  /* no evaluation once the run has failed: its GEMMs would run in a thread
+   * no room was kept for, under the limit that failed it */
+  if (!t->status && ((it + 1) % (uint32_t)t->c->eval_every == 0 || (int)it == T - 1)) {
     double acc;
+    tblas_context(it, -1);
     const double loss =
         tmodel_evaluate(t->model, t->ws, th, t->test->X, t->test->y, t->test->n, &acc);
     t->rows[it].test_loss = loss;
@@ -304,6 +307,7 @@ static void grad_work_run(void *arg, int thread) {
   struct tscratch *s = &t->scr[thread];
   const size_t B = t->c->batch, np = t->np;
   float *g = t->grads + (size_t)k->w * np;
+  tblas_context(k->it, k->w);
   tshards_batch(t->shards, t->e->seed, k->w, k->it, B, s->idx);
   tdata_gather(t->train, s->idx, B, s->X, s->y);
   const float *at = t->theta;
@@ -322,23 +326,25 @@ static void grad_work_run(void *arg, int thread) {
   }
 }
 
+/* The run fails at iteration it, for why (the first failure is the one kept): -1. */
+static int prepare_failed(trainer *t, uint32_t it, const char *why) {
+  if (!t->status) {
+    t->status = CCSIM_ERR_RUNTIME;
+    snprintf(t->msg, sizeof t->msg, "iteration %u: %.480s", it, why); /* ~300 characters: fits */
+  }
+  return -1;
+}
+
 int trainer_prepare_iteration(trainer *t, uint32_t it, int threads) {
   if (it > 0 && t->applied < (long)it) apply_update(t, it - 1);
+  if (t->status) return -1; /* failed already (kept: the first failure) */
   if (ensure_scratch(t, threads)) {
-    if (!t->status) {
-      t->status = CCSIM_ERR_RUNTIME;
-      snprintf(t->msg, sizeof t->msg, "out of memory for the training scratch of %d threads", threads);
-    }
-    return -1;
+    char why[96];
+    snprintf(why, sizeof why, "out of memory for the training scratch of %d threads", threads);
+    return prepare_failed(t, it, why);
   }
   ccsim_error why = {0};
-  if (tblas_reserve(threads, &why)) { /* OpenBLAS's buffers under ulimit -v: a message, not a hang */
-    if (!t->status) {
-      t->status = CCSIM_ERR_RUNTIME;
-      snprintf(t->msg, sizeof t->msg, "iteration %u: %.480s", it, why.msg); /* ~300 characters: fits */
-    }
-    return -1;
-  }
+  if (tblas_reserve(threads, &why)) return prepare_failed(t, it, why.msg); /* OpenBLAS under ulimit -v: a message, not a hang */
   return 0;
 }
 
