@@ -50,7 +50,7 @@ struct trainer {
   int nscr;
   trainer_row *rows;  /* [iterations] */
   int status;
-  char msg[512];
+  char msg[4096 + 512]; /* the experiment's path (PATH_MAX) and a sentence */
 };
 
 size_t trainer_nparams(const trainer *t) { return t->np; }
@@ -330,7 +330,7 @@ static void grad_work_run(void *arg, int thread) {
 static int prepare_failed(trainer *t, uint32_t it, const char *why) {
   if (!t->status) {
     t->status = CCSIM_ERR_RUNTIME;
-    snprintf(t->msg, sizeof t->msg, "iteration %u: %.480s", it, why); /* ~300 characters: fits */
+    snprintf(t->msg, sizeof t->msg, "%s: iteration %u: %.480s", t->e->file, it, why); /* ~300 characters: fits */
   }
   return -1;
 }
@@ -350,8 +350,14 @@ int trainer_prepare_iteration(trainer *t, uint32_t it, int threads) {
 
 double trainer_begin_iteration(trainer *t, uint32_t w, uint32_t it) {
   /* trainer_prepare_iteration failed (no scratch, no room for OpenBLAS's
-   * buffers): no gradient computed, and status says why */
-  if (t->status || t->nscr <= comm_lane()) return 0.0;
+   * buffers): no gradient computed, and status says why at the end; the
+   * iterations left run on zeros (grads is malloc'd: an uncomputed row had
+   * fed the compressors whatever the heap held, and a -Inf there ended the
+   * run with a message about the gradient instead of the cause) */
+  if (t->status || t->nscr <= comm_lane()) {
+    memset(t->grads + (size_t)w * t->np, 0, t->np * sizeof *t->grads);
+    return 0.0;
+  }
   grad_work k = {t, w, it, 0, 0};
   comm_work(grad_work_run, &k, t->c->batch * t->np);
   t->wloss[w] = k.loss; /* summed in rank order by trainer_settle_iteration */
