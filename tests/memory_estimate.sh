@@ -76,15 +76,18 @@ check() {
   awk -v a="$est" -v b="$rss" 'BEGIN { exit !(a >= b) }' || { echo "FAIL $what: estimate $est MiB below the measured peak $rss MiB"; fail=1; }
   n=$((n + 1))
 }
+IFS=';' read -r -a sizes <<<"${MEMTEST_SIZES:-8 524288;16 1048576}"
+# held-out sizes may be ones a collective refuses (a prime N for the torus): skipped
+refuse=0
+[ -n "${MEMTEST_SIZES:-}" ] && refuse=1
+read -r mw me mi <<<"${MEMTEST_MANY:-59 65660 3}"
 for e in "${entries[@]}"; do
   name=${e%%|*}
   cj=${e#*|}
-  IFS=';' read -r -a sizes <<<"${MEMTEST_SIZES:-8 524288;16 1048576}"
   for size in "${sizes[@]}"; do
     # shellcheck disable=SC2086
     set -- $size
-    # held-out sizes may be ones a collective refuses (a prime N for the torus): skipped
-    check "$name N=$1 n=$2" "$([ -n "${MEMTEST_SIZES:-}" ] && echo 1 || echo 0)" --set workers="$1" --set "model={\"elements\": $2}" --set "collective=$cj"
+    check "$name N=$1 n=$2" "$refuse" --set workers="$1" --set "model={\"elements\": $2}" --set "collective=$cj"
   done
 done
 # over several iterations: every collective at 59 workers (neither a power
@@ -96,7 +99,6 @@ done
 for e in "${entries[@]}"; do
   name=${e%%|*}
   cj=${e#*|}
-  read -r mw me mi <<<"${MEMTEST_MANY:-59 65660 3}"
   check "$name N=$mw n=$me $mi iterations" 1 --set workers="$mw" --set "model={\"elements\": $me}" --set iterations="$mi" \
     --set "collective=$cj"
 done
