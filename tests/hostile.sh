@@ -392,6 +392,17 @@ x1 compute-out-of-scale 'flops.json: iteration 0, worker 0: forward and backward
 # training that diverges: exit 1 naming the iteration and the worker
 e div '{"workers": 2, "iterations": 20, "gradients": {"source": "train"}, "train": {"dataset": "teacher", "optimizer": {"lr": 1000, "momentum": 0.9999, "weight_decay": 1}}}'
 x1 training-diverges "div.json: training diverged: worker 0's loss at iteration" "$CCSIM" run div.json --out div --quiet
+# ... and the run stops there: iterations 0..K (K the one that diverged)
+# are done, the next one's workers never start (once, a failed training ran
+# on to its last iteration on zeros and reported the failure then)
+timeout 20 "$CCSIM" run div.json --out div2 >out 2>err </dev/null
+k=$(sed -n "s/.*loss at iteration \([0-9]*\) is not finite.*/\1/p" err)
+done_lines=$(grep -c '^ccsim: iteration [0-9]*/20 done' err)
+if [ -n "$k" ] && [ "$done_lines" -eq $((k + 1)) ] && grep -q "^ccsim: iteration $((k + 1))/20 done" err; then
+  pass=$((pass + 1))
+else
+  bad "training-diverges-stops: iteration ${k:-?} diverged, $done_lines iterations of 20 done: $(tail -c 300 err)"
+fi
 
 # ---- the timing executor's processes killed under a run ----
 # the zygote: exit 1 naming the iteration (not SIGPIPE, not a hang), no

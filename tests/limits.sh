@@ -110,6 +110,18 @@ if [ "$BLAS" = libopenblas.so.0 ]; then
       clean "blasv$v-$th" "$([ $rc -eq 0 ] && echo finished)" "ulimit -v $v, training"
     done
   done
+  # a failed run stops at the iteration that failed: with its progress on,
+  # no iteration is done after it (once it ran on to the last on zeros)
+  (ulimit -v 200000; exec timeout -k 2 60 "$CCSIM" run "$TRAIN" --out blasstop --set iterations=40 --threads 1) >out 2>err
+  rc=$?
+  case $rc in
+  0) ok ;; # room enough here: nothing to stop
+  1) n=$(sed -n 's/^ccsim: .*iteration \([0-9]*\).*\(OpenBLAS\|memory\).*/\1/p' err | tail -n 1)
+    [ -n "$n" ] && [ "$(grep -c '^ccsim: iteration [0-9]*/40 done' err)" -eq "$n" ] && ok ||
+      bad "ulimit -v 200000, 40 iterations: failed at iteration ${n:-?} but $(grep -c 'done at' err) done: $(tail -c 300 err)" ;;
+  *) bad "ulimit -v 200000, 40 iterations: exit $rc: $(head -c 300 err)" ;;
+  esac
+  clean blasstop "$([ $rc -eq 0 ] && echo finished)" "ulimit -v 200000, 40 iterations"
 fi
 
 # 2. ulimit -f 10 (10 KiB): hops.csv of 60 iterations is larger

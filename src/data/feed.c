@@ -120,8 +120,11 @@ void feed_end(feed *f, uint32_t w, uint32_t it, const float *agg) {
   if (f->type->end) f->type->end(f->src, w, it, agg);
 }
 
-void feed_iteration_begin(feed *f, uint32_t it, int threads) {
-  if (f->type->iteration_begin) f->type->iteration_begin(f->src, it, threads);
+int feed_iteration_begin(feed *f, uint32_t it, int threads, ccsim_error *err) {
+  /* the order feed_finish reports them in: the source's failure first */
+  if (f->type->iteration_begin && f->type->iteration_begin(f->src, it, threads, err)) return err->code;
+  if (f->status) return ccsim_fail(err, f->status, "%s", f->msg);
+  return 0;
 }
 
 void feed_iteration_end(feed *f, uint32_t it) {

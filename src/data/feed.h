@@ -14,8 +14,9 @@
  *
  * Failures inside the simulation (an I/O error while recording, a trace
  * that changed under the reader, a diverged training) cannot stop the
- * actors; they are kept, the run finishes on zeros, and feed_finish reports
- * the first one.
+ * actors: they are kept, the iteration finishes on zeros, and the next
+ * feed_iteration_begin (or feed_finish, after the last iteration) reports
+ * the first one, which stops the run there.
  *
  * Ownership: feed_new returns a new feed, feed_free accepts NULL. */
 #ifndef CCSIM_FEED_H
@@ -51,8 +52,10 @@ void feed_end(feed *f, uint32_t w, uint32_t it, const float *agg);
 /* Before iteration it's workers start, and after they have all ended, on
  * one thread: what the workers share is made ready for `threads` threads,
  * then settled (live training: the last update applied; the losses summed
- * in rank order). */
-void feed_iteration_begin(feed *f, uint32_t it, int threads);
+ * in rank order).  feed_iteration_begin returns 0, or the first failure so
+ * far (the source's, then the feed's own) as an error code with err: the
+ * run stops at iteration it. */
+int feed_iteration_begin(feed *f, uint32_t it, int threads, ccsim_error *err);
 void feed_iteration_end(feed *f, uint32_t it);
 /* After the simulation: finish training, close the recorded trace, report
  * the first failure.  0 or an error code with err. */

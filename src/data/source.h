@@ -60,19 +60,23 @@ typedef struct grad_source_type {
   void (*close)(void *s); /* accepts NULL */
   /* out[0 .. hi-lo) = elements [lo, hi) of worker w's gradient at
    * iteration it.  A failure (files changed underneath) returns -1 with
-   * err set: the run finishes on zeros and reports it. */
+   * err set: the iteration finishes on zeros, and the run stops at the
+   * next (feed.h). */
   int (*fill)(void *s, uint32_t w, uint32_t it, size_t lo, size_t hi, float *out, ccsim_error *err);
 
   /* Optional (NULL: nothing to do).  begin: worker w starts iteration it;
    * returns the simulated seconds its gradient took (0 without a device
    * model).  end: w received the aggregate agg.  iteration_begin and
-   * iteration_end bracket an iteration's workers.  finish: after the last
+   * iteration_end bracket an iteration's workers; iteration_begin returns
+   * 0, or an error code with err set when the instance has failed (now or
+   * in an earlier iteration: its first failure), which stops the run at
+   * iteration it, before any of its workers start.  finish: after the last
    * iteration, 0 or an error code with err.  layers: the tensors a recorded
    * trace names (a malloc'd array whose names the instance keeps; NULL:
    * one layer "gradient"). */
   double (*begin)(void *s, uint32_t w, uint32_t it);
   void (*end)(void *s, uint32_t w, uint32_t it, const float *agg);
-  void (*iteration_begin)(void *s, uint32_t it, int threads);
+  int (*iteration_begin)(void *s, uint32_t it, int threads, ccsim_error *err);
   void (*iteration_end)(void *s, uint32_t it);
   int (*finish)(void *s, ccsim_error *err);
   trace_layer *(*layers)(void *s, size_t *count);

@@ -32,9 +32,12 @@ static double train_begin(void *s, uint32_t w, uint32_t it) { return trainer_beg
 static void train_end(void *s, uint32_t w, uint32_t it, const float *agg) {
   trainer_end_iteration(s, w, it, agg);
 }
-/* a failure is kept in the trainer's status and reported at the end */
-static void train_iteration_begin(void *s, uint32_t it, int threads) {
-  (void)trainer_prepare_iteration(s, it, threads);
+/* a failure (this one's, or one kept in the trainer's status since: a
+ * diverged loss, aggregates that differ) stops the run here */
+static int train_iteration_begin(void *s, uint32_t it, int threads, ccsim_error *err) {
+  if (!trainer_prepare_iteration(s, it, threads)) return 0;
+  if (!trainer_status(s, err)) abort(); /* trainer.h: -1 comes with a status */
+  return err->code;
 }
 static void train_iteration_end(void *s, uint32_t it) { trainer_settle_iteration(s, it); }
 

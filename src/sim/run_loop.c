@@ -57,7 +57,10 @@ static int data_iteration(run_state *sh, int it, uint64_t msgs, ccsim_error *err
   sim_exec_reset(sh->exec);
   run_state_shared(sh, (uint32_t)it);
   coll_metrics_begin(&sh->fig.metrics[it], sh->xm);
-  feed_iteration_begin(sh->feed, (uint32_t)it, comm_threads());
+  /* the source failed (now, or earlier with what it kept): the run stops
+   * here, its message already names the iteration */
+  int rc = feed_iteration_begin(sh->feed, (uint32_t)it, comm_threads(), err);
+  if (rc) return rc;
   for (int r = 0; r < sh->e->workers; r++) {
     run_worker *w = &sh->workers[r];
     w->iteration = (uint32_t)it;
@@ -86,7 +89,7 @@ static int data_iteration(run_state *sh, int it, uint64_t msgs, ccsim_error *err
     if (!engine_replay_words(i, &ops, &n)) break;
     sim_exec_trace_ref(sh->exec, i, ops, n);
   }
-  const int rc = sim_exec_run(sh->exec, err);
+  rc = sim_exec_run(sh->exec, err);
   coll_metrics_settle(&sh->fig.metrics[it]);
   if (!rc) { /* the source hears of the aggregates in rank order, on this thread */
     for (int r = 0; r < sh->e->workers; r++)

@@ -349,11 +349,12 @@ int trainer_prepare_iteration(trainer *t, uint32_t it, int threads) {
 }
 
 double trainer_begin_iteration(trainer *t, uint32_t w, uint32_t it) {
-  /* trainer_prepare_iteration failed (no scratch, no room for OpenBLAS's
-   * buffers): no gradient computed, and status says why at the end; the
-   * iterations left run on zeros (grads is malloc'd: an uncomputed row had
-   * fed the compressors whatever the heap held, and a -Inf there ended the
-   * run with a message about the gradient instead of the cause) */
+  /* Not prepared for this (no scratch for this lane, a failed status):
+   * trainer_prepare_iteration's failure stops the run before its workers
+   * begin, so this is a guard.  The row is zeroed, not left as it was:
+   * grads is malloc'd, and an uncomputed row once fed the compressors
+   * whatever the heap held (a -Inf there ended a run with a message about
+   * the gradient instead of the cause). */
   if (t->status || t->nscr <= comm_lane()) {
     memset(t->grads + (size_t)w * t->np, 0, t->np * sizeof *t->grads);
     return 0.0;

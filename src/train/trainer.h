@@ -109,7 +109,8 @@ const tmodel_tensor *trainer_layers(const trainer *t, size_t *count);
 
 /* Before iteration `it`'s workers start (one thread): the pending update
  * (it - 1) applied, scratch for `threads` threads.  0, or -1 with the
- * status set. */
+ * status set: this preparation failed, or an earlier failure is kept (a
+ * diverged loss, aggregates that differ); the run stops at `it`. */
 int trainer_prepare_iteration(trainer *t, uint32_t it, int threads);
 /* Worker w begins iteration `it` (any thread, one per worker at a time):
  * w's gradient at the current theta.  Returns the simulated compute time
