@@ -41,10 +41,17 @@ static size_t room_taken; /* threads that took theirs (or ran their first GEMM) 
 static __thread int room_done;
 static __thread long ctx_it = -1; /* tblas_context: what this thread computes, for a failure's message */
 static __thread long ctx_w;
+static __thread const char *ctx_file;
 
-void tblas_context(long iteration, long worker) {
+void tblas_context(const char *file, long iteration, long worker) {
+  ctx_file = file;
   ctx_it = iteration;
   ctx_w = worker;
+}
+
+/* len bytes of address space, reserved, not committed: the room's maps */
+static void *room_map(size_t len) {
+  return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 }
 
 /* The finite limit of address space or data, in bytes, or 0 when neither is set. */
@@ -104,8 +111,7 @@ int tblas_reserve(int threads, ccsim_error *err) {
     /* the block grown by the shares still wanted (mremap: the old shares
      * are not counted twice against the limit while it moves) */
     const size_t len = (room_n + more) * BLAS_ROOM;
-    void *p = room ? mremap(room, room_n * BLAS_ROOM, len, MREMAP_MAYMOVE)
-                   : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void *p = room ? mremap(room, room_n * BLAS_ROOM, len, MREMAP_MAYMOVE) : room_map(len);
     if (p == MAP_FAILED) {
       rc = ccsim_fail(err, CCSIM_ERR_RUNTIME,
                       "training's OpenBLAS maps a %zu MiB work buffer in each thread that trains (%d here), and the "
@@ -148,16 +154,17 @@ void tblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRA
       munmap(room + room_n * BLAS_ROOM, BLAS_ROOM);
       if (!room_n) room = NULL;
     } else { /* a thread tblas_reserve did not count: room for it, or a message rather than a hang */
-      void *p = mmap(NULL, BLAS_ROOM, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-      if (p == MAP_FAILED) {
+      void *p = room_map(BLAS_ROOM);
+      if (p == MAP_FAILED) { /* the run's other failures' form: "FILE: iteration I, worker W: ..." */
         char at[64] = "";
         if (ctx_it >= 0 && ctx_w >= 0) snprintf(at, sizeof at, "iteration %ld, worker %ld: ", ctx_it, ctx_w);
         else if (ctx_it >= 0) snprintf(at, sizeof at, "iteration %ld, the test split's evaluation: ", ctx_it);
         fprintf(stderr,
-                "ccsim: %straining's OpenBLAS cannot map its %zu MiB work buffer in this thread under the limit of "
-                "address space or data (ulimit -v, -d: %llu MiB): raise the limit or train on fewer threads "
+                "ccsim: %s%s%straining's OpenBLAS cannot map its %zu MiB work buffer in this thread under the limit "
+                "of address space or data (ulimit -v, -d: %llu MiB): raise the limit or train on fewer threads "
                 "(--threads)\n",
-                at, BLAS_ROOM >> 20, (unsigned long long)(limit >> 20));
+                ctx_file ? ctx_file : "", ctx_file ? ": " : "", at, BLAS_ROOM >> 20,
+                (unsigned long long)(limit >> 20));
         exit(1);
       }
       munmap(p, BLAS_ROOM);

@@ -39,10 +39,11 @@ int tblas_reserve(int threads, ccsim_error *err);
 
 /* What the calling thread computes from now on: a failure inside
  * tblas_sgemm (no room for OpenBLAS's buffer in a thread tblas_reserve did
- * not count, which ends the process with exit 1) names this iteration and
- * worker, or the test split's evaluation where worker < 0.  Thread-local;
- * a thread never told names neither. */
-void tblas_context(long iteration, long worker);
+ * not count, which ends the process with exit 1) names the experiment's
+ * file (kept, not copied; NULL: none), this iteration and worker, or the
+ * test split's evaluation where worker < 0.  Thread-local; a thread never
+ * told names none of them. */
+void tblas_context(const char *file, long iteration, long worker);
 
 /* cblas_sgemm of the bound CBLAS. */
 void tblas_sgemm(enum CBLAS_ORDER order, enum CBLAS_TRANSPOSE ta, enum CBLAS_TRANSPOSE tb, int m, int n, int k,

@@ -260,7 +260,7 @@ static void apply_update(trainer *t, uint32_t it) {
    * no room was kept for, under the limit that failed it */
   if (!t->status && ((it + 1) % (uint32_t)t->c->eval_every == 0 || (int)it == T - 1)) {
     double acc;
-    tblas_context(it, -1);
+    tblas_context(t->e->file, it, -1);
     const double loss =
         tmodel_evaluate(t->model, t->ws, th, t->test->X, t->test->y, t->test->n, &acc);
     t->rows[it].test_loss = loss;
@@ -307,7 +307,7 @@ static void grad_work_run(void *arg, int thread) {
   struct tscratch *s = &t->scr[thread];
   const size_t B = t->c->batch, np = t->np;
   float *g = t->grads + (size_t)k->w * np;
-  tblas_context(k->it, k->w);
+  tblas_context(t->e->file, k->it, k->w);
   tshards_batch(t->shards, t->e->seed, k->w, k->it, B, s->idx);
   tdata_gather(t->train, s->idx, B, s->X, s->y);
   const float *at = t->theta;
