@@ -52,11 +52,17 @@ for c in $CASES; do
     # shellcheck disable=SC2046
     samp=$(measure asamp $(ring_exp 256 65536 10 "$T/asamp"))
     smpi="- - -"; ssim=-
-    if command -v smpicc >/dev/null && smpicc -O2 -o "$T/smpi" "$SRC/bench/smpi_allreduce.c" 2>"$T/cc.log"; then
+    # SMPI_BIN: smpi_allreduce built beforehand (a pack's), else built
+    # here; SMPIRUN: the smpirun to start it with (a pack's wrapper)
+    prog=${SMPI_BIN:-}
+    if [ -z "$prog" ] && command -v smpicc >/dev/null && smpicc -O2 -o "$T/smpi" "$SRC/bench/smpi_allreduce.c" 2>"$T/cc.log"; then
+      prog=$T/smpi
+    fi
+    if [ -n "$prog" ] && command -v "${SMPIRUN:-smpirun}" >/dev/null; then
       "$CCSIM" hosts "$T/afull/platform.xml" | head -n 256 >"$T/hosts"
       # shellcheck disable=SC2086
-      smpi=$(measure asmpi smpirun -np 256 -platform "$T/afull/platform.xml" -hostfile "$T/hosts" \
-        --cfg=smpi/allreduce:lr $SG --cfg=smpi/simulate-computation:no "$T/smpi" 1048576 10)
+      smpi=$(measure asmpi "${SMPIRUN:-smpirun}" -np 256 -platform "$T/afull/platform.xml" -hostfile "$T/hosts" \
+        --cfg=smpi/allreduce:lr $SG --cfg=smpi/simulate-computation:no "$prog" 1048576 10)
       ssim=$(sed -n 's/^smpi_s //p' "$T/asmpi.log")
     fi
     scpu=${smpi%% *}

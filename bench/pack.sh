@@ -14,6 +14,10 @@
 #   CCSIM_DATA=$PWD BENCH_TIME=DIR/time bash bench/engine.sh DIR/build . b c
 # The other machine must be x86-64 Linux with a C library as new as this
 # one's loader expects of the kernel; nothing else of it is used.
+# Where smpicc is here, the pack carries SMPI too, for (b): the benchmark's
+# MPI program built here (bin/smpi_allreduce), SimGrid's smpimain and a copy
+# of smpirun that starts smpimain through the packed loader (DIR/smpirun);
+# there, add SMPI_BIN=DIR/bin/smpi_allreduce SMPIRUN=DIR/smpirun.
 set -eu
 [ $# = 2 ] || { echo "usage: bench/pack.sh BUILD DIR" >&2; exit 2; }
 BUILD=$(readlink -f "$1")
@@ -32,9 +36,29 @@ mkdir -p -- "$DIR/bin" "$DIR/lib" "$DIR/build/src" "$DIR/build/tests"
 echo "bench/pack.sh of $BUILD" >"$DIR/.ccsim-pack"
 cp "$BUILD/src/ccsim" "$BUILD/tests/s4u_ring" "$DIR/bin/"
 cp "$TIMEBIN" "$DIR/bin/time"
+SRC=$(dirname "$(readlink -f "$0")")/..
+SMPIMAIN=/usr/lib/x86_64-linux-gnu/simgrid/smpimain
+smpi=0
+if command -v smpicc >/dev/null && command -v smpirun >/dev/null && [ -x "$SMPIMAIN" ] &&
+  smpicc -O2 -o "$DIR/bin/smpi_allreduce" "$SRC/bench/smpi_allreduce.c" 2>"$DIR/smpicc.log"; then
+  smpi=1
+  rm -f "$DIR/smpicc.log"
+  cp "$SMPIMAIN" "$DIR/bin/smpimain"
+  # smpirun with smpimain's path made the pack's (SMPI_PACK, which the wrapper sets)
+  sed "s|$SMPIMAIN|\${SMPI_PACK}/bin/smpimain|" "$(command -v smpirun)" >"$DIR/bin/smpirun"
+  if ! grep -q 'SMPI_PACK}/bin/smpimain' "$DIR/bin/smpirun"; then
+    echo "bench/pack.sh: smpirun does not start $SMPIMAIN: SMPI not packed" >&2
+    smpi=0
+    rm -f "$DIR/bin/smpirun" "$DIR/bin/smpimain" "$DIR/bin/smpi_allreduce"
+  fi
+else
+  rm -f "$DIR/bin/smpi_allreduce" "$DIR/smpicc.log"
+fi
 # every library each binary loads (ldd's "name => path"), and the loader
 loader=
-for b in "$DIR/bin/ccsim" "$DIR/bin/s4u_ring" "$DIR/bin/time"; do
+bins=("$DIR/bin/ccsim" "$DIR/bin/s4u_ring" "$DIR/bin/time")
+[ $smpi = 1 ] && bins+=("$DIR/bin/smpimain" "$DIR/bin/smpi_allreduce")
+for b in "${bins[@]}"; do
   ldd "$b" | while read -r name arrow path _; do
     if [ "$arrow" = "=>" ] && [ "${path#/}" != "$path" ]; then echo "$path"; fi
     case $name in /*ld-linux*) echo "$name" ;; esac
@@ -65,4 +89,14 @@ EOF
 wrap "$DIR/build/src/ccsim" ccsim 2
 wrap "$DIR/build/tests/s4u_ring" s4u_ring 2
 wrap "$DIR/time" time 0
+if [ $smpi = 1 ]; then # smpirun, its smpimain started through the loader (smpirun's -wrapper)
+  cat >"$DIR/smpirun" <<EOF
+#!/bin/sh
+# bench/pack.sh's wrapper: SimGrid's smpirun, its smpimain the pack's, through the packed loader
+D=\$(dirname "\$(readlink -f "\$0")")
+export SMPI_PACK="\$D"
+exec sh "\$D/bin/smpirun" -wrapper "\$D/lib/$loader --library-path \$D/lib" "\$@"
+EOF
+  chmod +x "$DIR/smpirun"
+fi
 du -sh "$DIR" | awk '{ print "bench/pack.sh: " $2 ": " $1 }'

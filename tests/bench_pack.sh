@@ -5,7 +5,8 @@
 #    the pack (the loader's own list of what it initialised: none from
 #    outside), and gives the same result files as the build's ccsim (a
 #    ring and a compressed parameter server);
-#  - the packed bare S4U ring simulates the same time as the build's;
+#  - the packed bare S4U ring simulates the same time as the build's, and
+#    so does the packed SMPI (where smpicc packed it) as smpirun's;
 #  - bench/scale.sh runs through the pack (BENCH_TIME naming its GNU time)
 #    and fills its rows: the same simulated times as through the build;
 #  - a directory that holds anything but an earlier pack is refused (exit
@@ -49,6 +50,27 @@ a=$("$BUILD/tests/s4u_ring" "$T/ring-b/platform.xml" 16 65536 1 $SG 2>&1 | sed -
 # shellcheck disable=SC2086
 b=$("$P/build/tests/s4u_ring" "$T/ring-b/platform.xml" 16 65536 1 $SG 2>&1 | sed -n 's/^simulated_s //p')
 if [ -n "$a" ] && [ "$a" = "$b" ]; then ok; else bad "bare ring: build '$a', packed '$b'"; fi
+
+# SMPI through the pack, where it carries it (smpicc here): the same
+# simulated time as SimGrid's own smpirun, and no library of the system's
+# initialised after the packed loader took over
+if [ -x "$P/smpirun" ]; then
+  "$CCSIM" hosts "$T/ring-b/platform.xml" | head -n 8 >"$T/hosts8"
+  smpicc -O2 -o "$T/smpi" "$SRC/bench/smpi_allreduce.c" 2>"$T/cc.log" || bad "smpicc: $(cat "$T/cc.log")"
+  sm() { # smpirun program: the simulated seconds it prints
+    # shellcheck disable=SC2086
+    "$1" -np 8 -platform "$T/ring-b/platform.xml" -hostfile "$T/hosts8" --cfg=smpi/allreduce:lr $SG \
+      --cfg=smpi/simulate-computation:no "$2" 65536 2 2>"$T/sm.err" | sed -n 's/^smpi_s //p'
+  }
+  a=$(sm smpirun "$T/smpi")
+  b=$(LD_DEBUG=files sm "$P/smpirun" "$P/bin/smpi_allreduce")
+  sys=$(awk -v p="$P/" '/calling init: / { pid = $1; f = $NF
+    if (index(f, p) == 1 && f ~ /ld-linux/) packed[pid] = 1
+    else if (packed[pid] && f ~ /^\/(usr\/)?lib/) print f }' "$T/sm.err")
+  if [ -n "$a" ] && [ "$a" = "$b" ] && [ -z "$sys" ]; then ok; else
+    bad "SMPI through the pack: smpirun '$a', packed '$b', system libraries: $sys $(tail -c 300 "$T/sm.err")"
+  fi
+fi
 
 # a benchmark through the pack: its rows filled, the same simulated times
 sims() { awk -F' [|] ' '/^[|] f [|]/ { print $6 }' "$1"; }
