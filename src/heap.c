@@ -14,17 +14,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-/* under AddressSanitizer or ThreadSanitizer malloc is not glibc's */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
+#include "sanitized.h" /* under ASan or TSan malloc is not glibc's */
+
 
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 
@@ -44,7 +35,7 @@ static int thp_allowed(void) {
 }
 
 void heap_setup(int allowed) {
-  wanted = allowed && !SANITIZED && thp_allowed();
+  wanted = allowed && !CCSIM_SANITIZED && thp_allowed();
   if (wanted) mallopt(M_ARENA_MAX, 1);
 }
 

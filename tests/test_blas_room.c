@@ -14,18 +14,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sanitized.h"
 #include "train/blas.h"
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifndef SANITIZED
-#define SANITIZED 0
-#endif
 
 #define SKIP 77
 
@@ -93,7 +83,7 @@ static int check(const char *file, long it, long worker, const char *want) {
 }
 
 int main(void) {
-  if (SANITIZED) {
+  if (CCSIM_SANITIZED) {
     printf("skipped: under a sanitizer\n");
     return SKIP;
   }
