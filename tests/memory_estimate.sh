@@ -11,8 +11,8 @@
 # (taskset; one where only one is allowed): the run's lanes, and so its
 # malloc arenas, follow the CPUs (about 2.5 MiB more a lane at these sizes),
 # and the same test must pass on a 2-core CI machine and a 64-core one.
-# Then every collective with a memory (residual error feedback, Marsit's
-# compensation), at the larger size.
+# Then every collective with a memory: residual error feedback at the
+# larger size, Marsit's compensation at 32 workers x 2^20 elements.
 # MEMTEST_SHOW=1 prints every pair.  Held-out sizes for a reviewer (the
 # suite runs the defaults): MEMTEST_SIZES="N ELEMENTS[;N ELEMENTS...]" in
 # place of the two sizes (a size a collective refuses is then skipped),
@@ -104,14 +104,21 @@ for e in "${entries[@]}"; do
 done
 # with a memory (error feedback's state, a compensated input a chunk):
 # every collective at the larger size with residual error feedback on
-# fp16 and with Marsit's compensation on marsit, where the collective takes
-# the compressor (validate refuses the others: skipped, not failed)
+# fp16, and with Marsit's compensation on marsit at twice the workers,
+# where the collective takes the compressor (validate refuses the others:
+# skipped, not failed).  Marsit's memory needs the aggregate each worker
+# received, so on a collective whose output one rank writes (the
+# all-gathers) every worker keeps its own and decodes the gathered payloads
+# itself: per-worker terms, which at 16 workers hid inside the estimate's
+# slack (leaving out the gather's sum and scratch, 128 MiB there, still
+# left the estimate 10 MiB above the peak; at 32 workers 60 MiB below it)
 for e in "${entries[@]}"; do
   name=${e%%|*}
   cj=${e#*|}
-  for comp in '{"name": "fp16", "memory": "residual"}' '{"name": "marsit", "memory": "marsit"}'; do
-    check "$name $comp" 1 --set workers=16 --set 'model={"elements": 1048576}' --set "collective=$cj" --set "compressor=$comp"
-  done
+  check "$name fp16+residual" 1 --set workers=16 --set 'model={"elements": 1048576}' --set "collective=$cj" \
+    --set 'compressor={"name": "fp16", "memory": "residual"}'
+  check "$name marsit+marsit N=32" 1 --set workers=32 --set 'model={"elements": 1048576}' --set "collective=$cj" \
+    --set 'compressor={"name": "marsit", "memory": "marsit"}'
 done
 [ $n -ge 50 ] || { echo "FAIL: only $n runs checked ($skipped refused)"; fail=1; }
 echo "memory-estimate: $n runs checked ($skipped with a memory refused by their collective)"
