@@ -16,7 +16,6 @@
 
 #include "sanitized.h" /* under ASan or TSan malloc is not glibc's */
 
-
 #define HUGE_PAGE ((uintptr_t)2 << 20)
 
 static int wanted, huge;
