@@ -94,6 +94,8 @@ if [ $smpi = 1 ]; then # smpirun, its smpimain started through the loader (smpir
 #!/bin/sh
 # bench/pack.sh's wrapper: SimGrid's smpirun, its smpimain the pack's, through the packed loader
 D=\$(dirname "\$(readlink -f "\$0")")
+# smpirun splits its -wrapper into words: a pack under a path with blanks is refused, not split
+case \$D in *[[:space:]]*) echo "bench/pack.sh's smpirun: the pack's path holds a blank, which smpirun's -wrapper would split: \$D" >&2; exit 2 ;; esac
 export SMPI_PACK="\$D"
 exec sh "\$D/bin/smpirun" -wrapper "\$D/lib/$loader --library-path \$D/lib" "\$@"
 EOF

@@ -70,6 +70,16 @@ if [ -x "$P/smpirun" ]; then
   if [ -n "$a" ] && [ "$a" = "$b" ] && [ -z "$sys" ]; then ok; else
     bad "SMPI through the pack: smpirun '$a', packed '$b', system libraries: $sys $(tail -c 300 "$T/sm.err")"
   fi
+  # smpirun splits its -wrapper into words: under a path with a blank the
+  # packed smpirun refuses (exit 2, one line) rather than start a split path
+  mkdir -p "$T/a b" && cp -a "$P" "$T/a b/p"
+  "$T/a b/p/smpirun" -np 8 -platform "$T/ring-b/platform.xml" -hostfile "$T/hosts8" "$P/bin/smpi_allreduce" 65536 1 \
+    >/dev/null 2>"$T/blank.err"
+  rc=$?
+  if [ $rc = 2 ] && [ "$(wc -l <"$T/blank.err")" = 1 ] && grep -q 'holds a blank' "$T/blank.err"; then ok; else
+    bad "packed smpirun under a path with a blank: exit $rc: $(head -c 300 "$T/blank.err")"
+  fi
+  rm -rf "$T/a b"
 fi
 
 # a benchmark through the pack: its rows filled, the same simulated times
