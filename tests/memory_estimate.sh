@@ -111,7 +111,7 @@ done
 # all-gathers) every worker keeps its own and decodes the gathered payloads
 # itself: per-worker terms, which at 16 workers hid inside the estimate's
 # slack (leaving out the gather's sum and scratch, 128 MiB there, still
-# left the estimate 10 MiB above the peak; at 32 workers 60 MiB below it)
+# left the estimate 10 MiB above the peak; at 32 workers 56 MiB below it)
 for e in "${entries[@]}"; do
   name=${e%%|*}
   cj=${e#*|}
