@@ -32,6 +32,7 @@
  * hop); ka and kb are mixed into the stream as an extra guard. */
 #include <assert.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "ccomp/compressor.h"
 #include "qbits.h"
@@ -108,8 +109,76 @@ static void mask_pair(uint64_t key, uint64_t W, uint64_t p, uint64_t *out) {
   out[0] = ta, out[1] = tb;
 }
 
+/* With AVX-512 (F and DQ: 64-bit products in one instruction), a word's
+ * digits are drawn eight at a time, the counters W 64 + j .. W 64 + j + 7 in
+ * one vector, and decided one by one as mask_word does from those same
+ * draws.  A digit past the ones mask_word would have drawn (all lanes
+ * decided, or p's digits ended) changes nothing: a decided lane stays as it
+ * is, and where p's digit is 0 no lane is taken.  So the words are
+ * mask_word's, bit for bit (test_signs compares them with the rule written
+ * out, with and without CCSIM_NO_AVX512 in the environment).  The scalar
+ * chains waited on three dependent products a draw; eight digits of a word
+ * cover all 64 lanes four times in five. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CCSIM_NO_AVX512)
+#include <immintrin.h>
+#define MASK_VECTOR 1
+
+/* Whether this machine has AVX-512 F and DQ, and CCSIM_NO_AVX512 is unset. */
+static int mask_avx512(void) {
+  static int have = -1;
+  int h = __atomic_load_n(&have, __ATOMIC_RELAXED);
+  if (h < 0) {
+    __builtin_cpu_init();
+    h = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") && !getenv("CCSIM_NO_AVX512");
+    __atomic_store_n(&have, h, __ATOMIC_RELAXED);
+  }
+  return h;
+}
+
+/* r[0 .. 8) = ccr_u64(key, c0 + i): SplitMix64's finaliser of key + (c0 + i + 1) gamma. */
+static inline __attribute__((always_inline, target("avx512f,avx512dq"))) void draws8(uint64_t key, uint64_t c0,
+                                                                                    uint64_t *r) {
+  const __m512i steps = _mm512_setr_epi64(0, (long long)CCR_GAMMA, (long long)(2 * CCR_GAMMA),
+                                          (long long)(3 * CCR_GAMMA), (long long)(4 * CCR_GAMMA),
+                                          (long long)(5 * CCR_GAMMA), (long long)(6 * CCR_GAMMA),
+                                          (long long)(7 * CCR_GAMMA));
+  __m512i x = _mm512_add_epi64(_mm512_set1_epi64((long long)(key + (c0 + 1) * CCR_GAMMA)), steps);
+  x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 30)),
+                         _mm512_set1_epi64((long long)0xBF58476D1CE4E5B9ull));
+  x = _mm512_mullo_epi64(_mm512_xor_si512(x, _mm512_srli_epi64(x, 27)),
+                         _mm512_set1_epi64((long long)0x94D049BB133111EBull));
+  _mm512_storeu_si512(r, _mm512_xor_si512(x, _mm512_srli_epi64(x, 31)));
+}
+
+/* Mask words W .. W + k, each mask_word's. */
+__attribute__((target("avx512f,avx512dq"))) static void mask_words_avx512(uint64_t key, uint64_t W, uint64_t p,
+                                                                          size_t k, uint64_t *out) {
+  for (size_t i = 0; i < k; i++) {
+    uint64_t undecided = ~0ull, take = 0;
+    for (int j0 = 0; j0 < 64 && undecided; j0 += 8) {
+      uint64_t r[8];
+      draws8(key, (W + i) * 64 + (uint64_t)j0, r);
+      for (int q = 0; q < 8; q++) {
+        const int j = j0 + q;
+        const uint64_t pj = (p >> (63 - j)) & 1 ? ~0ull : 0, differ = (r[q] ^ pj) & undecided;
+        take |= differ & pj;
+        undecided &= ~differ;
+      }
+      if ((p << (j0 + 7) << 1) == 0) break; /* p's digits after j0 + 7 are 0 */
+    }
+    out[i] = take;
+  }
+}
+#endif
+
 /* Mask words W .. W + k. */
 static void mask_words(uint64_t key, uint64_t W, uint64_t p, size_t k, uint64_t *out) {
+#ifdef MASK_VECTOR
+  if (mask_avx512()) {
+    mask_words_avx512(key, W, p, k, out);
+    return;
+  }
+#endif
   size_t i = 0;
   for (; i + 2 <= k; i += 2) mask_pair(key, W + i, p, out + i);
   if (i < k) out[i] = mask_word(key, W + i, p);

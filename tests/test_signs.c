@@ -223,6 +223,66 @@ static void test_marsit_unbiased(uint32_t n, int tree, int S) {
   ccomp_free(m.c);
 }
 
+/* The combine's mask against its rule written out one coordinate at a
+ * time (marsit.c's header): coordinate g takes A's bit when U < p, where
+ * p = floor(ka 2^64 / (ka + kb)) and U's binary digit j is bit g mod 64 of
+ * ccr_u64(key', 64 (g / 64) + j), key' = ccr_key(ccr_key(call.key,
+ * "marsit-m"), ka << 32 | kb).  Both paths (AVX-512 and portable: meson
+ * runs this test with CCSIM_NO_AVX512=1 too) must give these bits exactly,
+ * at any offset and length, for counts with long and short digit strings
+ * of p (1:1 ends after one digit). */
+static int rule_takes_a(uint64_t key2, uint64_t g, uint64_t p) {
+  const uint64_t W = g / 64, lane = g % 64;
+  for (int j = 0; j < 64; j++) {
+    const int r = (int)((ccr_u64(key2, W * 64 + (uint64_t)j) >> lane) & 1), pj = (int)((p >> (63 - j)) & 1);
+    if (r != pj) return pj; /* decided here: U < p where p has the 1 */
+  }
+  return 0; /* U equals p in 64 digits: not below it */
+}
+
+static void test_marsit_rule(void) {
+  static const uint32_t counts[][2] = {{1, 1}, {1, 2}, {2, 1}, {3, 5}, {7, 1}, {1, 1023}, {1023, 1},
+                                       {512, 512}, {341, 682}, {5, 1019}, {1, 0}, {100000, 3}};
+  static const size_t offsets[] = {0, 1, 63, 64, 130, 4095};
+  static const size_t lengths[] = {1, 7, 63, 64, 65, 200, 2049, 4100};
+  const size_t dmax = 4100;
+  ccomp *c = make("marsit", NULL, dmax, 8);
+  float *x = malloc(dmax * sizeof *x), *z = malloc(dmax * sizeof *z);
+  gaussian_fill(x, dmax, 11, 1.0);
+  gaussian_fill(z, dmax, 12, 1.0);
+  const size_t nb = 4 + (dmax + 7) / 8;
+  uint8_t *a = malloc(nb), *b = malloc(nb), *o = malloc(nb);
+  long checked = 0, bad = 0;
+  for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++)
+    for (size_t oi = 0; oi < sizeof offsets / sizeof offsets[0]; oi++)
+      for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+        const uint32_t ka = counts[ci][0], kb = counts[ci][1];
+        const size_t n = lengths[li], off = offsets[oi];
+        ccomp_call call = {.key = ccr_key(77, ci * 1000 + oi * 10 + li), .offset = off};
+        ccomp_encode(c, x, n, &call, a);
+        ccomp_encode(c, z, n, &call, b);
+        qb_put32(a, ka);
+        qb_put32(b, kb);
+        ccomp_combine(c, a, 4 + (n + 7) / 8, ka, b, 4 + (n + 7) / 8, kb, n, &call, o);
+        CHECK(qb_get32(o) == ka + kb, "marsit: count %u after %u + %u", qb_get32(o), ka, kb);
+        const uint64_t p = kb ? (uint64_t)(((unsigned __int128)ka << 64) / ((uint64_t)ka + kb)) : UINT64_MAX;
+        const uint64_t key2 = ccr_key(ccr_key(call.key, 0x6d61727369742d6dull), (uint64_t)ka << 32 | kb);
+        for (size_t i = 0; i < n; i++) {
+          const int bo = (o[4 + i / 8] >> (i % 8)) & 1, ba = x[i] >= 0, bb = z[i] >= 0;
+          const int want = rule_takes_a(key2, off + i, p) ? ba : bb;
+          checked++;
+          if (bo != want && bad++ < 5)
+            fprintf(stderr, "marsit %u:%u offset %zu length %zu: bit %zu is %d, the rule says %d\n", ka, kb, off, n,
+                    i, bo, want);
+        }
+      }
+  printf("marsit rule: %ld bits checked (%s), %ld differ\n", checked,
+         getenv("CCSIM_NO_AVX512") ? "portable path" : "this machine's path", bad);
+  CHECK(bad == 0, "marsit: %ld of %ld combined bits differ from the rule", bad, checked);
+  free(x), free(z), free(a), free(b), free(o);
+  ccomp_free(c);
+}
+
 /* Combining chunks at their offsets gives the bits of the whole combine;
  * where both sides agree the output is that bit, whatever the mask. */
 static void test_marsit_chunks(void) {
@@ -479,6 +539,7 @@ int main(void) {
   test_majority_vote();
   test_signum();
   test_scales();
+  test_marsit_rule();
   test_marsit_chunks();
   test_marsit_unbiased(5, 0, 4000);
   test_marsit_unbiased(8, 0, 4000);
