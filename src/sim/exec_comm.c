@@ -140,6 +140,11 @@ static void record(unsigned kind, uint32_t arg, double v) {
   const sim_word w = (sim_word)kind | (sim_word)arg << 4;
   const int valued = sim_op_has_value(kind);
   if (t->ref_ops) {
+    /* the reference's next line, for this actor's next steps: its words
+     * are read once, a few a step, and by the time the actor comes back
+     * (its lane has run all its other actors) the line is cold; a load
+     * that missed was 38% of record's samples (1024-worker Marsit ring) */
+    __builtin_prefetch(t->ref_ops + t->n + 16);
     if (t->n + (size_t)valued < t->ref_n && t->ref_ops[t->n] == w) {
       if (!valued) {
         t->n++;
