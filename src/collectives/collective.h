@@ -358,6 +358,21 @@ coll_bundle *coll_ring_reduce_scatter(coll_ctx *ctx, const coll_ring *ring,
 void coll_ring_allgather(coll_ctx *ctx, const coll_ring *ring, coll_bundle *mine,
                          void (*got)(void *arg, const coll_bundle *b), void *arg);
 
+/* The same all-gather's traffic where nothing reads what it moves: no
+ * got() to call (the output is shared and was written by each chunk's
+ * owner) and payloads of a fixed size (CCOMP_FIXED_SIZE), so every
+ * message's bytes follow from its chunk's n_of(arg, chunk) elements.  Each
+ * step records what coll_ring_allgather's would (comm_exchange_unread):
+ * the same messages, bytes, metrics and timing, without moving a payload
+ * or waiting for one (a ring of N workers had switched actors N - 1 times
+ * each to forward bundles nobody opened).  Every rank of the ring must
+ * take this path (coll_ring_allgather_unread_ok says when it may: the
+ * same answer on all).  Single-payload bundles; consumes mine, checking
+ * first that its charge is the one the rule gives. */
+int coll_ring_allgather_unread_ok(const coll_ctx *ctx, const coll_ring *ring);
+void coll_ring_allgather_unread(coll_ctx *ctx, const coll_ring *ring, coll_bundle *mine,
+                                size_t (*n_of)(void *arg, int chunk), void *arg);
+
 /* Binomial tree of `size` workers ranks[0 .. size-1] rooted at ranks[0]
  * (MPICH's): reduce() combines every subtree's bundle into the root, one
  * level per step (hop hop0 + level + 1), and returns the sum at the root

@@ -136,17 +136,20 @@ void coll_bundle_free(coll_bundle *b) {
   lanepool_free(b);
 }
 
-double coll_msg_charge(const coll_ctx *ctx, const coll_msg *m) {
-  if (ctx->n_full <= ctx->n || ctx->n == 0) return (double)m->nbytes;
+/* coll_msg_charge of a payload of n elements in nbytes. */
+static double charge_of(const coll_ctx *ctx, size_t n, size_t nbytes) {
+  if (ctx->n_full <= ctx->n || ctx->n == 0) return (double)nbytes;
   const double f = (double)ctx->n_full / (double)ctx->n;
-  const size_t full = (size_t)((double)m->n * f + 0.5);
+  const size_t full = (size_t)((double)n * f + 0.5);
   /* a slice of a whole payload: its share of the full tensor's payload */
   if (ctx->whole_mode)
-    return (double)m->nbytes * (double)ccomp_max_wire_bytes(ctx->comp, ctx->n_full) /
+    return (double)nbytes * (double)ccomp_max_wire_bytes(ctx->comp, ctx->n_full) /
            (double)ccomp_max_wire_bytes(ctx->comp, ctx->n);
   if (ctx->comp->type->flags & CCOMP_FIXED_SIZE) return (double)ccomp_max_wire_bytes(ctx->comp, full);
-  return m->n ? (double)m->nbytes * (double)full / (double)m->n : (double)m->nbytes;
+  return n ? (double)nbytes * (double)full / (double)n : (double)nbytes;
 }
+
+double coll_msg_charge(const coll_ctx *ctx, const coll_msg *m) { return charge_of(ctx, m->n, m->nbytes); }
 
 double coll_bundle_charge(const coll_ctx *ctx, const coll_bundle *b) {
   double s = 0;
@@ -516,6 +519,54 @@ void coll_ring_allgather(coll_ctx *ctx, const coll_ring *ring, coll_bundle *mine
   }
   /* Nobody forwards the last bundle received (or, alone, our own). */
   coll_bundle_free(hold);
+}
+
+/* CCSIM_RING_FORWARD in the environment: every ring all-gather forwards
+ * its payloads (the test ring-unread compares both ways, byte for byte). */
+static int ring_forward(void) {
+  static int forward = -1;
+  int f = __atomic_load_n(&forward, __ATOMIC_RELAXED);
+  if (f < 0) {
+    f = getenv("CCSIM_RING_FORWARD") != NULL;
+    __atomic_store_n(&forward, f, __ATOMIC_RELAXED);
+  }
+  return f;
+}
+
+int coll_ring_allgather_unread_ok(const coll_ctx *ctx, const coll_ring *ring) {
+  return ring->size > 1 && !coll_deliver_all(ctx) && (ctx->comp->type->flags & CCOMP_FIXED_SIZE) && !ring_forward();
+}
+
+void coll_ring_allgather_unread(coll_ctx *ctx, const coll_ring *ring, coll_bundle *mine,
+                                size_t (*n_of)(void *arg, int chunk), void *arg) {
+  const int G = ring->size, pos = ring->pos;
+  const int next = ring->ranks[(pos + 1) % G], prev = ring->ranks[(pos + G - 1) % G];
+  if (!coll_ring_allgather_unread_ok(ctx, ring) || mine->count != 1) abort(); /* the caller's bug */
+  /* the rule the other ranks' payloads are charged by, checked on this one's */
+  const size_t n0 = n_of(arg, mine->chunk);
+  const double mine_charge = charge_of(ctx, n0, ccomp_max_wire_bytes(ctx->comp, n0));
+  if (mine->m[0]->n != n0 || coll_bundle_charge(ctx, mine) != mine_charge) {
+    fprintf(stderr,
+            "ccsim: internal error: worker %d: compressor %s is marked fixed-size, but its aggregate of chunk %d "
+            "(%zu elements) has %zu bytes, not %zu\n",
+            ctx->rank, ctx->comp->type->name, mine->chunk, mine->m[0]->n, mine->m[0]->nbytes,
+            ccomp_max_wire_bytes(ctx->comp, n0));
+    abort();
+  }
+  const int chunk = mine->chunk;
+  coll_bundle_free(mine); /* no other rank reads it */
+  for (int s = 0; s < G - 1; s++) {
+    /* at step s this rank forwards chunk (pos + 1 - s) mod G, as coll_ring_allgather does */
+    const int c = ((chunk - s) % G + G) % G;
+    const size_t n = n_of(arg, c);
+    const double bytes = charge_of(ctx, n, ccomp_max_wire_bytes(ctx->comp, n));
+    coll_metrics_bytes(ctx->metrics, bytes);
+    comm_exchange_unread(ctx->rank, next, bytes, prev);
+  }
+  /* the forwarded payloads had ordered each chunk's writing into the shared
+   * output before this rank went on (to a memory that reads the aggregate,
+   * say): now every rank of the ring has written its chunk first */
+  comm_barrier_untimed(ccr_key(ctx->shared_key, 0x72696e67u /* "ring" */ ^ ((uint64_t)G << 32)), G);
 }
 
 coll_bundle *coll_tree_reduce(coll_ctx *ctx, const coll_ring *g, coll_bundle *mine,

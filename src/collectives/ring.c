@@ -45,6 +45,14 @@ static size_t ring_lo(void *arg, int c, size_t part) {
   return lo;
 }
 
+/* Chunk c's elements. */
+static size_t ring_n(void *arg, int c) {
+  coll_ctx *ctx = ((ring_state *)arg)->ctx;
+  size_t lo, hi;
+  coll_chunk(ctx->n, ctx->nworkers, c, &lo, &hi);
+  return hi - lo;
+}
+
 static void ring_got(void *arg, const coll_bundle *b) {
   coll_ctx *ctx = ((ring_state *)arg)->ctx;
   if (coll_deliver_all(ctx)) coll_deliver(ctx, b->m[0], ring_lo(arg, b->chunk, 0), 0);
@@ -59,7 +67,8 @@ static void ring_run(coll_ctx *ctx) {
   /* mine: chunk (rank + 1) mod N summed over all N workers. */
   coll_deliver(ctx, mine->m[0], ring_lo(&st, mine->chunk, 0), 1);
   coll_drop_shadows(mine->m[0]);
-  coll_ring_allgather(ctx, &ring, mine, ring_got, &st);
+  if (coll_ring_allgather_unread_ok(ctx, &ring)) coll_ring_allgather_unread(ctx, &ring, mine, ring_n, &st);
+  else coll_ring_allgather(ctx, &ring, mine, ring_got, &st);
   free(ranks);
 }
 

@@ -35,6 +35,23 @@ void comm_wait(comm_req *req);
 void comm_send(int src, int dst, void *msg, double bytes);
 /* Receive the next message from src to dst (blocking). */
 void *comm_recv(int src, int dst);
+/* One step of a pattern whose payloads no rank reads, only their sizes
+ * matter: the calling actor (rank src) records what comm_isend(src, dst,
+ * msg, bytes), comm_recv(from, src) and comm_wait of that send would, in
+ * that order, so the iteration's timing is the same, but no message moves
+ * and it never waits.  Every rank taking part must step through the
+ * pattern this way: these messages are not counted among those that move
+ * (the k-th moving send from a rank to another still matches the k-th
+ * moving receive).  A ring's all-gather of fixed-size payloads into a
+ * shared output is such a pattern (collectives/ring.c). */
+void comm_exchange_unread(int src, int dst, double bytes, int from);
+/* Wait until `parties` actors have called this with `key` in this
+ * iteration (then the barrier may be used again): it orders the actors'
+ * work on the host, not in simulated time, and records nothing.  For data
+ * whose order the simulated messages already give but that did not move
+ * (comm_exchange_unread): the shared output of a ring's all-gather is
+ * complete only once every chunk's owner has written its chunk. */
+void comm_barrier_untimed(uint64_t key, int parties);
 /* Post a receive of the next message from src to dst without waiting: the
  * transfer starts as soon as the sender has posted too (a blocking recv
  * after another would serialize transfers that should overlap). */

@@ -137,6 +137,7 @@ void sim_exec_free(sim_exec *x) {
   free(x->actors);
   free(x->tr);
   free(x->sems);
+  free(x->ubars);
   if (exec_now == x) exec_now = NULL;
   exec_lane = NULL;
   free(x);
@@ -151,6 +152,7 @@ void sim_exec_reset(sim_exec *x) {
     x->tr[i].ref_ops = NULL, x->tr[i].ref_n = 0;
   }
   x->n = 0;
+  x->nubars = 0;
   atomic_store(&x->stopped, 0);
   exec_inboxes_reset(x, 0); /* messages a stopped run left behind */
 }
@@ -233,6 +235,7 @@ int sim_exec_spawn(sim_exec *x, int host, void (*fn)(void *), void *arg) {
   a->state = READY;
   a->wait_src = -1;
   a->wait_sem = NULL;
+  a->wait_barrier = 0;
   a->wait_next = -1;
   a->oom = NULL;
   a->sp = a->rp = NULL;
@@ -536,6 +539,9 @@ int sim_exec_run(sim_exec *x, ccsim_error *err) {
       return ccsim_fail(err, CCSIM_ERR_RUNTIME,
                         "deadlock: actor %zu (worker %d) waits for message %llu from worker %d, never sent",
                         a, x->tr[a].host, (unsigned long long)w->wait_seq, w->wait_src);
+    if (w->wait_barrier)
+      return ccsim_fail(err, CCSIM_ERR_RUNTIME, "deadlock: actor %zu (worker %d) waits at a barrier others never reach",
+                        a, x->tr[a].host);
     return ccsim_fail(err, CCSIM_ERR_RUNTIME, "deadlock: actor %zu (worker %d) waits on a semaphore never released",
                       a, x->tr[a].host);
   }

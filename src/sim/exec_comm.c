@@ -408,6 +408,18 @@ comm_req *comm_isend_ahead(int src, int dst, void *msg, double bytes, void (*ahe
 
 void comm_wait(comm_req *req) { record(SIM_WAIT, (uint32_t)((uintptr_t)req - 1), 0); }
 
+void comm_exchange_unread(int src, int dst, double bytes, int from) {
+  sim_exec *x = exec_now;
+  sim_actor_trace *t = &x->tr[exec_cur];
+  if (src != t->host) not_its_rank("sends as", src);
+  if (dst < 0 || (size_t)dst >= x->ninbox || from < 0 || (size_t)from >= x->ninbox) abort(); /* a collective's bug */
+  const uint32_t h = t->nsends++;
+  record(SIM_SEND, (uint32_t)dst, bytes);
+  progress_tick();
+  record(SIM_RECV, (uint32_t)from, 0);
+  record(SIM_WAIT, h, 0);
+}
+
 void comm_send(int src, int dst, void *msg, double bytes) { comm_wait(comm_isend(src, dst, msg, bytes)); }
 
 void *comm_recv(int src, int dst) {
@@ -592,6 +604,48 @@ void comm_sem_release(comm_sem *s) {
   if (s->head < 0) s->tail = -1;
   sem_unlock(x);
   exec_wake(x, a);
+}
+
+void comm_barrier_untimed(uint64_t key, int parties) {
+  sim_exec *x = exec_now;
+  if (parties <= 1) return;
+  sem_lock(x);
+  ubarrier *b = NULL;
+  for (size_t i = 0; i < x->nubars && !b; i++)
+    if (x->ubars[i].key == key) b = &x->ubars[i];
+  if (!b) {
+    if (x->nubars == x->ubarcap) {
+      const size_t cap = x->ubarcap ? 2 * x->ubarcap : 16;
+      ubarrier *nb = realloc(x->ubars, cap * sizeof *nb);
+      if (!nb) {
+        sem_unlock(x);
+        exec_out_of_memory("a barrier");
+      }
+      x->ubars = nb, x->ubarcap = cap;
+    }
+    b = &x->ubars[x->nubars++];
+    *b = (ubarrier){.key = key, .parties = parties, .arrived = 0, .head = -1};
+  }
+  if (b->parties != parties) abort(); /* one barrier, two counts: a caller's bug */
+  if (++b->arrived == parties) { /* the last: wake the others; the barrier may be used again */
+    int a = b->head;
+    b->head = -1, b->arrived = 0;
+    sem_unlock(x);
+    while (a >= 0) {
+      const int nx = x->actors[a].wait_next;
+      exec_wake(x, a);
+      a = nx;
+    }
+    return;
+  }
+  actor *me = &x->actors[exec_cur];
+  me->wait_next = b->head;
+  b->head = exec_cur;
+  me->wait_barrier = 1;
+  me->state = BLOCKED;
+  sem_unlock(x);
+  exec_switch_out(x);
+  me->wait_barrier = 0;
 }
 
 void comm_sem_free(comm_sem *s) {

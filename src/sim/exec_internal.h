@@ -67,7 +67,8 @@ typedef struct actor {
   uint64_t wait_seq;
   void *got;
   struct comm_sem *wait_sem;
-  int wait_next; /* next actor waiting on the same semaphore, -1 */
+  int wait_next; /* next actor waiting on the same semaphore or barrier, -1 */
+  int wait_barrier; /* waits at an untimed barrier (comm_barrier_untimed) */
   const char *oom; /* what found no memory, when it stopped for that */
   pair *sp, *rp; /* the pairs it last sent on and received from (NULL: none yet) */
 } actor;
@@ -77,6 +78,13 @@ struct comm_sem {
   int value;
   int head, tail; /* waiting actors, -1 when none */
 };
+
+/* An untimed barrier of this run (comm_barrier_untimed), under sem_lock. */
+typedef struct ubarrier {
+  uint64_t key;
+  int parties, arrived;
+  int head; /* waiting actors, chained by wait_next, -1 when none */
+} ubarrier;
 
 struct comm_rreq {
   int src, dst;
@@ -128,6 +136,8 @@ struct sim_exec {
   size_t ninbox;
   comm_sem **sems;
   size_t nsems, semcap;
+  ubarrier *ubars; /* this run's untimed barriers (sem_lock) */
+  size_t nubars, ubarcap;
   pthread_mutex_t sem_lock;
   /* lanes with an actor ready or running; 0: the run is over.  Changed
    * when a lane's count goes from 0 to 1 or back, not at every wake: one
