@@ -98,7 +98,9 @@ static void input_work_run(void *arg, int thread) {
   k->bad_p = n;
   float *g = w->mem ? w->g : k->p;
   if (k->draw_window) fill(w, w->win_lo, w->win_hi, w->win);
-  if (k->lo >= w->win_lo && k->hi <= w->win_hi) memcpy(g, w->win + (k->lo - w->win_lo), n * sizeof *g);
+  if (k->lo >= w->win_lo && k->hi <= w->win_hi) {
+    if (n) memcpy(g, w->win + (k->lo - w->win_lo), n * sizeof *g); /* an empty chunk: no window (NULL) */
+  }
   else fill(w, k->lo, k->hi, g);
   /* A generated gradient is finite by construction, and not checked: a
    * draw is at most 14.4 in magnitude (the ziggurat's tail r - log(u) / r
