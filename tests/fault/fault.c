@@ -125,8 +125,18 @@ static int is_lane_thread(void) {
   }
   return lane_thread;
 }
+static __thread int main_thread = -1; /* the process's first thread (-1: not asked yet) */
+/* A thread that is not the first and has not entered its start routine is
+ * the runtime's own start of it (ASan's calls pthread_getattr_np, which
+ * allocates, and fails with an internal CHECK when that allocation does):
+ * not ccsim's calls, so not counted. */
+static int in_runtime_start(void) {
+  if (main_thread < 0) main_thread = syscall(SYS_gettid) == getpid();
+  return !main_thread && !in_start_routine;
+}
 static int counting(void) {
-  return armed && getpid() == owner && !(others_only && !(in_start_routine && is_lane_thread()));
+  return armed && getpid() == owner && !in_runtime_start() &&
+         !(others_only && !(in_start_routine && is_lane_thread()));
 }
 
 /* 1 when this allocation is to fail. */
