@@ -11,11 +11,19 @@ dragonfly, shipped files), a size, 1-3 iterations, and memo off, 1 or 2
 threads.  One line an experiment (the paths each mode took), then
 "heldout: N experiments, N differ, N failed to run"; exit 1 when any differs
 or fails.  Not a test of the suite: tests/timing_paths.sh is; this is for a
-reviewer who wants cases nobody chose (bench/README.md, fifteenth round)."""
+reviewer who wants cases nobody chose (bench/README.md, fifteenth round).
+
+With --ring-forward (anywhere among the arguments) every experiment is a ring
+all-reduce, run twice with --timing auto: as ccsim runs it, and with
+CCSIM_RING_FORWARD=1 (every all-gather payload forwarded, not only recorded:
+docs/engine.md), compared the same way (bench/README.md, seventeenth round)."""
 import json, os, random, shutil, subprocess, sys, tempfile
 
+FORWARD = "--ring-forward" in sys.argv
+if FORWARD:
+    sys.argv.remove("--ring-forward")
 if len(sys.argv) < 4:
-    sys.exit("usage: heldout_timing.py CCSIM SEED COUNT [OUTDIR]")
+    sys.exit("usage: heldout_timing.py CCSIM SEED COUNT [OUTDIR] [--ring-forward]")
 CCSIM, SEED, COUNT = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASE = os.path.join(SRC, "tests", "golden", "small.json")
@@ -58,13 +66,19 @@ def platform(n):
     return rng.choice(["dgx1-4x8", "fat-tree-64", "torus-4x4x4", "cloud-4racks", "cluster-backbone-80"])
 
 
-def run(args):
-    return subprocess.run([CCSIM, "run", BASE, "--quiet"] + args, capture_output=True, text=True)
+def run(args, env=None):
+    return subprocess.run([CCSIM, "run", BASE, "--quiet"] + args, capture_output=True, text=True,
+                          env=dict(os.environ, **env) if env else None)
+
+
+# the two ways each experiment runs: (name, extra arguments, environment)
+MODES = ([("unread", ["--timing", "auto"], None), ("forward", ["--timing", "auto"], {"CCSIM_RING_FORWARD": "1"})]
+         if FORWARD else [("auto", ["--timing", "auto"], None), ("simgrid", ["--timing", "simgrid"], None)])
 
 
 differ = failed = 0
 for i in range(COUNT):
-    coll = rng.choice(COLLECTIVES)
+    coll = "allreduce/ring" if FORWARD else rng.choice(COLLECTIVES)
     comp = rng.choice(SUMMABLE if coll in NEEDS_SUMMABLE else ANY)
     n = rng.choice([2, 4, 8, 16, 32]) if coll == "allgather/rd" else rng.choice([2, 3, 4, 5, 8, 12, 16, 24, 32])
     c = {"name": coll}
@@ -83,14 +97,14 @@ for i in range(COUNT):
     args = ["--set", f"workers={n}", "--set", "collective=" + json.dumps(c), "--set", "compressor=" + json.dumps(cp),
             "--set", "platform=" + json.dumps(p), "--set", 'model={"elements": %d}' % rng.choice([1000, 4097, 20000, 65536]),
             "--set", f"iterations={rng.choice([1, 2, 3])}"] + rng.choice([[], ["--no-memo"], ["--threads", "1"], ["--threads", "2"]])
-    dirs = [os.path.join(OUT, f"{i}-{m}") for m in ("auto", "simgrid")]
+    dirs = [os.path.join(OUT, f"{i}-{m[0]}") for m in MODES]
     what = " ".join(a for a in args if a != "--set")
     bad = None
-    for d, m in zip(dirs, ("auto", "simgrid")):
+    for d, (m, extra, env) in zip(dirs, MODES):
         shutil.rmtree(d, ignore_errors=True)
-        r = run(args + ["--out", d, "--timing", m])
+        r = run(args + ["--out", d] + extra, env)
         if r.returncode != 0:
-            bad = f"--timing {m}: exit {r.returncode}: {r.stderr.strip()[:300]}"
+            bad = f"{m}: exit {r.returncode}: {r.stderr.strip()[:300]}"
             break
     if bad:
         failed += 1
