@@ -545,7 +545,14 @@ void coll_ring_allgather_unread(coll_ctx *ctx, const coll_ring *ring, coll_bundl
   /* the rule the other ranks' payloads are charged by, checked on this one's */
   const size_t n0 = n_of(arg, mine->chunk);
   const double mine_charge = charge_of(ctx, n0, ccomp_max_wire_bytes(ctx->comp, n0));
-  if (mine->m[0]->n != n0 || coll_bundle_charge(ctx, mine) != mine_charge) {
+  if (mine->m[0]->n != n0) { /* the collective's bug, not the compressor's */
+    fprintf(stderr,
+            "ccsim: internal error: worker %d: the aggregate of chunk %d holds %zu elements, but the "
+            "collective's chunk has %zu\n",
+            ctx->rank, mine->chunk, mine->m[0]->n, n0);
+    abort();
+  }
+  if (coll_bundle_charge(ctx, mine) != mine_charge) {
     fprintf(stderr,
             "ccsim: internal error: worker %d: compressor %s is marked fixed-size, but its aggregate of chunk %d "
             "(%zu elements) has %zu bytes, not %zu\n",
@@ -555,11 +562,14 @@ void coll_ring_allgather_unread(coll_ctx *ctx, const coll_ring *ring, coll_bundl
   }
   const int chunk = mine->chunk;
   coll_bundle_free(mine); /* no other rank reads it */
+  /* a ring's chunks have one or two lengths: each one's charge is made once */
+  size_t last_n = n0;
+  double bytes = mine_charge;
   for (int s = 0; s < G - 1; s++) {
     /* at step s this rank forwards chunk (pos + 1 - s) mod G, as coll_ring_allgather does */
     const int c = ((chunk - s) % G + G) % G;
     const size_t n = n_of(arg, c);
-    const double bytes = charge_of(ctx, n, ccomp_max_wire_bytes(ctx->comp, n));
+    if (n != last_n) last_n = n, bytes = charge_of(ctx, n, ccomp_max_wire_bytes(ctx->comp, n));
     coll_metrics_bytes(ctx->metrics, bytes);
     comm_exchange_unread(ctx->rank, next, bytes, prev);
   }
