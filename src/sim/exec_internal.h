@@ -184,6 +184,9 @@ static inline uint64_t exec_mix64(uint64_t z) {
 /* No memory for `what` in an actor: the actor stops (sim_exec_run reports
  * it, with the worker).  Only for code that runs inside an actor. */
 _Noreturn void exec_out_of_memory(const char *what);
+/* Append an operation to the current actor's trace (exec_comm.c's
+ * recorder: itrace.h's kind, argument and value). */
+void exec_record(unsigned kind, uint32_t arg, double v);
 
 /* Make room for ranks 0 .. nranks-1's inboxes, empty (exec_comm.c); 0, or
  * -1 without memory. */
