@@ -368,7 +368,9 @@ void coll_ring_allgather(coll_ctx *ctx, const coll_ring *ring, coll_bundle *mine
  * each to forward bundles nobody opened).  Every rank of the ring must
  * take this path (coll_ring_allgather_unread_ok says when it may: the
  * same answer on all).  Single-payload bundles; consumes mine, checking
- * first that its charge is the one the rule gives. */
+ * first that its charge is the one the rule gives.  Its closing barrier is
+ * keyed by the ring's members, so rings of one collective (a torus's rows
+ * and columns) never share one. */
 int coll_ring_allgather_unread_ok(const coll_ctx *ctx, const coll_ring *ring);
 void coll_ring_allgather_unread(coll_ctx *ctx, const coll_ring *ring, coll_bundle *mine,
                                 size_t (*n_of)(void *arg, int chunk), void *arg);

@@ -149,6 +149,16 @@ static int ring_forward(void) {
   return f;
 }
 
+/* The untimed barrier of a ring: one key for its members, whatever their
+ * order of arrival, and another for every other ring of the iteration (a
+ * torus's rows and columns, a hierarchy's leaders: rings of one size that
+ * may share their first rank). */
+static uint64_t ring_key(const coll_ctx *ctx, const coll_ring *ring) {
+  uint64_t key = ccr_key(ctx->shared_key, 0x72696e67u /* "ring" */ ^ ((uint64_t)ring->size << 32));
+  for (int k = 0; k < ring->size; k++) key = ccr_key(key, (uint32_t)ring->ranks[k]);
+  return key;
+}
+
 int coll_ring_allgather_unread_ok(const coll_ctx *ctx, const coll_ring *ring) {
   return ring->size > 1 && !coll_deliver_all(ctx) && (ctx->comp->type->flags & CCOMP_FIXED_SIZE) && !ring_forward();
 }
@@ -192,7 +202,7 @@ void coll_ring_allgather_unread(coll_ctx *ctx, const coll_ring *ring, coll_bundl
   /* the forwarded payloads had ordered each chunk's writing into the shared
    * output before this rank went on (to a memory that reads the aggregate,
    * say): now every rank of the ring has written its chunk first */
-  comm_barrier_untimed(ccr_key(ctx->shared_key, 0x72696e67u /* "ring" */ ^ ((uint64_t)G << 32)), G);
+  comm_barrier_untimed(ring_key(ctx, ring), G);
 }
 
 coll_bundle *coll_tree_reduce(coll_ctx *ctx, const coll_ring *g, coll_bundle *mine,
