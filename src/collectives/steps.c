@@ -56,7 +56,7 @@ static coll_bundle *bundle_combine(coll_ctx *ctx, coll_bundle *in, coll_bundle *
 
 coll_ring coll_all(const coll_ctx *ctx, int *ranks) {
   for (int i = 0; i < ctx->nworkers; i++) ranks[i] = i;
-  return (coll_ring){.ranks = ranks, .size = ctx->nworkers, .pos = ctx->rank};
+  return (coll_ring){.ranks = ranks, .size = ctx->nworkers, .pos = ctx->rank, .all = 1};
 }
 
 /* Lines [p, p + bytes) into the cache, at most the first 4 KiB: beyond,
@@ -155,6 +155,10 @@ static int ring_forward(void) {
  * may share their first rank). */
 static uint64_t ring_key(const coll_ctx *ctx, const coll_ring *ring) {
   uint64_t key = ccr_key(ctx->shared_key, 0x72696e67u /* "ring" */ ^ ((uint64_t)ring->size << 32));
+  if (ring->all) return key; /* every worker, in rank order: the one such ring */
+  /* a ring of some workers: its members, in order (a chain of size mixes,
+   * paid by each member once a call) */
+  key = ccr_key(key, 0x73756272u /* "subr" */);
   for (int k = 0; k < ring->size; k++) key = ccr_key(key, (uint32_t)ring->ranks[k]);
   return key;
 }
