@@ -329,12 +329,10 @@ coll_msg *coll_recompress(coll_ctx *ctx, coll_msg *in, size_t lo, size_t hi, uin
 void coll_global_max(coll_ctx *ctx);
 
 /* A ring over `size` of the workers: ranks[0 .. size-1] in ring order; this
- * worker is ranks[pos].  all: the ring of every worker in rank order
- * (coll_all sets it), which is known without reading its ranks. */
+ * worker is ranks[pos]. */
 typedef struct coll_ring {
   const int *ranks;
   int size, pos;
-  int all;
 } coll_ring;
 
 /* All workers in rank order; ranks[nworkers] is the caller's storage. */

@@ -56,7 +56,7 @@ static coll_bundle *bundle_combine(coll_ctx *ctx, coll_bundle *in, coll_bundle *
 
 coll_ring coll_all(const coll_ctx *ctx, int *ranks) {
   for (int i = 0; i < ctx->nworkers; i++) ranks[i] = i;
-  return (coll_ring){.ranks = ranks, .size = ctx->nworkers, .pos = ctx->rank, .all = 1};
+  return (coll_ring){.ranks = ranks, .size = ctx->nworkers, .pos = ctx->rank};
 }
 
 /* Lines [p, p + bytes) into the cache, at most the first 4 KiB: beyond,
@@ -155,9 +155,12 @@ static int ring_forward(void) {
  * may share their first rank). */
 static uint64_t ring_key(const coll_ctx *ctx, const coll_ring *ring) {
   uint64_t key = ccr_key(ctx->shared_key, 0x72696e67u /* "ring" */ ^ ((uint64_t)ring->size << 32));
-  if (ring->all) return key; /* every worker, in rank order: the one such ring */
-  /* a ring of some workers: its members, in order (a chain of size mixes,
-   * paid by each member once a call) */
+  /* Every worker, in whatever order: rings of them all are used one after
+   * the other by every worker, and a worker leaves a barrier only once all
+   * have come, so they may share one key, read without their ranks.  A
+   * ring of some workers: its members, in order (a chain of size mixes,
+   * paid by each member once a call). */
+  if (ring->size == ctx->nworkers) return key;
   key = ccr_key(key, 0x73756272u /* "subr" */);
   for (int k = 0; k < ring->size; k++) key = ccr_key(key, (uint32_t)ring->ranks[k]);
   return key;
@@ -173,8 +176,8 @@ void coll_ring_allgather_unread(coll_ctx *ctx, const coll_ring *ring, coll_bundl
   const int next = ring->ranks[(pos + 1) % G], prev = ring->ranks[(pos + G - 1) % G];
   if (!coll_ring_allgather_unread_ok(ctx, ring) || mine->count != 1) abort(); /* the caller's bug */
   /* the rule the other ranks' payloads are charged by, checked on this one's */
-  const size_t n0 = n_of(arg, mine->chunk);
-  const double mine_charge = coll_charge_of(ctx, n0, ccomp_max_wire_bytes(ctx->comp, n0));
+  const size_t n0 = n_of(arg, mine->chunk), wire0 = ccomp_max_wire_bytes(ctx->comp, n0);
+  const double mine_charge = coll_charge_of(ctx, n0, wire0);
   if (mine->m[0]->n != n0) { /* the collective's bug, not the compressor's */
     fprintf(stderr,
             "ccsim: internal error: worker %d: the aggregate of chunk %d holds %zu elements, but the "
@@ -186,8 +189,7 @@ void coll_ring_allgather_unread(coll_ctx *ctx, const coll_ring *ring, coll_bundl
     fprintf(stderr,
             "ccsim: internal error: worker %d: compressor %s is marked fixed-size, but its aggregate of chunk %d "
             "(%zu elements) has %zu bytes, not %zu\n",
-            ctx->rank, ctx->comp->type->name, mine->chunk, mine->m[0]->n, mine->m[0]->nbytes,
-            ccomp_max_wire_bytes(ctx->comp, n0));
+            ctx->rank, ctx->comp->type->name, mine->chunk, mine->m[0]->n, mine->m[0]->nbytes, wire0);
     abort();
   }
   const int chunk = mine->chunk;
