@@ -118,6 +118,7 @@ struct sim_exec {
   int guarded;  /* the maps allow each stack a guard page (exec.c) */
   void *slab;       /* the stacks of actors 0 .. max, one mapping (NULL: each its own) */
   int slab_failed;  /* no room for the slab: each stack its own mapping */
+  int no_populate;  /* madvise(MADV_POPULATE_WRITE) refused: pages fault in when first written (exec.c, prefault) */
   int nlanes;   /* lanes of the current run: min(threads, ranks) */
   /* the deal (exec.c, deal): the ranks in rounds of `round`, lane l
    * taking cut[l] consecutive ranks of each, in lane order; rank_lane[r]
