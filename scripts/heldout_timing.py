@@ -16,14 +16,31 @@ reviewer who wants cases nobody chose (bench/README.md, fifteenth round).
 With --ring-forward (anywhere among the arguments) every experiment is a ring
 all-reduce, run twice with --timing auto: as ccsim runs it, and with
 CCSIM_RING_FORWARD=1 (every all-gather payload forwarded, not only recorded:
-docs/engine.md), compared the same way (bench/README.md, seventeenth round)."""
+docs/engine.md), compared the same way (bench/README.md, seventeenth round).
+
+With --against OTHER (another build's ccsim) each experiment runs once with
+each binary, both --timing auto (or --timing simgrid where --simgrid is
+given), compared the same way: a change that must not move a result
+(bench/README.md, nineteenth round).  With --ring-forward as well, the
+experiments are of the collectives built on rings (ring, torus,
+hierarchical all-reduce, ring all-gather), without CCSIM_RING_FORWARD."""
 import json, os, random, shutil, subprocess, sys, tempfile
 
 FORWARD = "--ring-forward" in sys.argv
 if FORWARD:
     sys.argv.remove("--ring-forward")
+AGAINST = None
+if "--against" in sys.argv:
+    i = sys.argv.index("--against")
+    if i + 1 >= len(sys.argv):
+        sys.exit("heldout_timing.py: --against needs another build's ccsim")
+    AGAINST = sys.argv[i + 1]
+    del sys.argv[i:i + 2]
+SIMGRID = "--simgrid" in sys.argv
+if SIMGRID:
+    sys.argv.remove("--simgrid")
 if len(sys.argv) < 4:
-    sys.exit("usage: heldout_timing.py CCSIM SEED COUNT [OUTDIR] [--ring-forward]")
+    sys.exit("usage: heldout_timing.py CCSIM SEED COUNT [OUTDIR] [--ring-forward] [--against OTHER [--simgrid]]")
 CCSIM, SEED, COUNT = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BASE = os.path.join(SRC, "tests", "golden", "small.json")
@@ -66,19 +83,26 @@ def platform(n):
     return rng.choice(["dgx1-4x8", "fat-tree-64", "torus-4x4x4", "cloud-4racks", "cluster-backbone-80"])
 
 
-def run(args, env=None):
-    return subprocess.run([CCSIM, "run", BASE, "--quiet"] + args, capture_output=True, text=True,
+def run(args, env=None, ccsim=None):
+    return subprocess.run([ccsim or CCSIM, "run", BASE, "--quiet"] + args, capture_output=True, text=True,
                           env=dict(os.environ, **env) if env else None)
 
 
-# the two ways each experiment runs: (name, extra arguments, environment)
-MODES = ([("unread", ["--timing", "auto"], None), ("forward", ["--timing", "auto"], {"CCSIM_RING_FORWARD": "1"})]
-         if FORWARD else [("auto", ["--timing", "auto"], None), ("simgrid", ["--timing", "simgrid"], None)])
+# the two ways each experiment runs: (name, extra arguments, environment, binary)
+if AGAINST:
+    T = ["--timing", "simgrid" if SIMGRID else "auto"]
+    DATA = {"CCSIM_DATA": SRC}  # both read this tree's platforms and data: the same input paths
+    MODES = [("this", T, DATA, CCSIM), ("other", T, DATA, AGAINST)]
+elif FORWARD:
+    MODES = [("unread", ["--timing", "auto"], None, CCSIM), ("forward", ["--timing", "auto"], {"CCSIM_RING_FORWARD": "1"}, CCSIM)]
+else:
+    MODES = [("auto", ["--timing", "auto"], None, CCSIM), ("simgrid", ["--timing", "simgrid"], None, CCSIM)]
+RINGS = ["allreduce/ring", "allreduce/torus2d", "allgather/ring", "allreduce/hierarchical"]
 
 
 differ = failed = 0
 for i in range(COUNT):
-    coll = "allreduce/ring" if FORWARD else rng.choice(COLLECTIVES)
+    coll = (rng.choice(RINGS) if AGAINST else "allreduce/ring") if FORWARD else rng.choice(COLLECTIVES)
     comp = rng.choice(SUMMABLE if coll in NEEDS_SUMMABLE else ANY)
     n = rng.choice([2, 4, 8, 16, 32]) if coll == "allgather/rd" else rng.choice([2, 3, 4, 5, 8, 12, 16, 24, 32])
     c = {"name": coll}
@@ -100,9 +124,9 @@ for i in range(COUNT):
     dirs = [os.path.join(OUT, f"{i}-{m[0]}") for m in MODES]
     what = " ".join(a for a in args if a != "--set")
     bad = None
-    for d, (m, extra, env) in zip(dirs, MODES):
+    for d, (m, extra, env, ccsim) in zip(dirs, MODES):
         shutil.rmtree(d, ignore_errors=True)
-        r = run(args + ["--out", d] + extra, env)
+        r = run(args + ["--out", d] + extra, env, ccsim)
         if r.returncode != 0:
             bad = f"{m}: exit {r.returncode}: {r.stderr.strip()[:300]}"
             break

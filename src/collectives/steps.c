@@ -110,6 +110,7 @@ coll_bundle *coll_ring_reduce_scatter(coll_ctx *ctx, const coll_ring *ring,
   scratch sc = {0};
   coll_bundle *hold = own(arg, pos); /* the partial aggregate this worker sends next */
   for (int s = 0; s < G - 1; s++) {
+    comm_step();
     comm_req *req = ring_isend(ctx, next, hold);
     coll_bundle *in = comm_recv(prev, ctx->rank);
     coll_bundle *mine = own(arg, in->chunk);
@@ -127,6 +128,7 @@ void coll_ring_allgather(coll_ctx *ctx, const coll_ring *ring, coll_bundle *mine
   const int next = ring->ranks[(pos + 1) % G], prev = ring->ranks[(pos + G - 1) % G];
   coll_bundle *hold = mine;
   for (int s = 0; s < G - 1; s++) {
+    comm_step();
     comm_req *req = ring_isend(ctx, next, hold);
     coll_bundle *in = comm_recv(prev, ctx->rank);
     if (got) got(arg, in);
@@ -203,6 +205,7 @@ void coll_ring_allgather_unread(coll_ctx *ctx, const coll_ring *ring, coll_bundl
     const size_t n = n_of(arg, c);
     if (n != last_n) last_n = n, bytes = coll_charge_of(ctx, n, ccomp_max_wire_bytes(ctx->comp, n));
     coll_metrics_bytes(ctx->metrics, bytes);
+    comm_step();
     comm_exchange_unread(ctx->rank, next, bytes, prev);
   }
   /* the forwarded payloads had ordered each chunk's writing into the shared

@@ -45,6 +45,12 @@ void *comm_recv(int src, int dst);
  * moving receive).  A ring's all-gather of fixed-size payloads into a
  * shared output is such a pattern (collectives/ring.c). */
 void comm_exchange_unread(int src, int dst, double bytes, int from);
+/* A step of a repeating pattern begins (a ring's next send, receive and
+ * combine): nothing happens and nothing is recorded, but the data
+ * executor compares each step's trace with the step before and keeps a
+ * run of equal steps as one and a count (itrace.h, SIM_REPEAT).  Only
+ * where steps are likely alike: a call elsewhere costs a comparison. */
+void comm_step(void);
 /* Wait until `parties` actors have called this with `key` in this
  * iteration (then the barrier may be used again): it orders the actors'
  * work on the host, not in simulated time, and records nothing.  For data

@@ -27,18 +27,31 @@ enum sim_op_kind {
   SIM_MARK,     /* record the simulated time as mark aux of this actor */
   SIM_PROTO,    /* comm.model "nccl": the next messages go by protocol aux & 15 (enum nccl_proto),
                    priced as algorithm aux >> 4 (enum nccl_algo) */
+  SIM_REPEAT,   /* not an operation: the words before it, again (below); never decoded as one */
 };
 
 /* A trace is a stream of 4-byte words, so that millions of messages stay
  * in memory: an operation's word holds its kind (4 bits) and its argument
  * (28 bits): the peer rank (SEND, RECV, IRECV), the handle waited for
- * (WAIT, WAITRECV), the semaphore (ACQUIRE, RELEASE), the mark (MARK), the
- * code (PROTO).  A send's and a posted receive's own handle is implicit:
- * how many the actor made before it.  SEND, EXEC and SLEEP are followed by
- * a value word: a whole number below 2^31 itself (a message's bytes, as a
- * rule), else 2^31 + the index of the double in the actor's vals[] (a value
- * equal to one of the last two stored is not stored again).  A message
- * costs 16 bytes: its send, its size, the wait for it, its receive. */
+ * (WAIT, WAITRECV: how many sends, or posted receives, the actor made
+ * after it; 0 for its latest), the semaphore (ACQUIRE, RELEASE), the mark
+ * (MARK), the code (PROTO).  A send's and a posted receive's own handle is
+ * implicit: how many the actor made before it.  SEND, EXEC and SLEEP are
+ * followed by a value word: a whole number below 2^31 itself (a message's
+ * bytes, as a rule), else 2^31 + the index of the double in the actor's
+ * vals[] (a value equal to one of the last two stored is not stored
+ * again).  A message costs at most 16 bytes: its send, its size, the wait
+ * for it, its receive.
+ *
+ * Runs of equal steps.  A collective marks where each step of a repeating
+ * pattern begins (comm_step: a ring's steps, each a send, a receive, the
+ * device's work and a wait, alike from step to step while the chunks are
+ * of one length); the recorder compares each step's words with the step
+ * before and keeps a run of equal ones as the first, followed by
+ * REPEAT(L) and a count word K: the L words before the REPEAT word, K more
+ * times.  A block never holds a REPEAT word.  A 1024-worker ring of
+ * chunks of one length keeps 14 words an actor instead of 8,184; where the
+ * chunks' lengths follow no pattern (1,000 workers), few steps repeat. */
 enum { SIM_BYTES_PER_MESSAGE = 16 };
 #define SIM_ARG_MAX ((1u << 28) - 1)
 #define SIM_VAL_INDEXED (1u << 31)
@@ -74,18 +87,49 @@ typedef struct sim_actor_trace {
    * while ref_ops is set, words [0, n) are ref_ops' and not stored in ops */
   const sim_word *ref_ops;
   size_t ref_n;
+  /* the run of equal steps being recorded (exec_comm.c): words [step0, n)
+   * are the current step's; while repeating, its words are compared with
+   * the block [blk0, blk0 + blen) (rep_i matched so far), not kept, and
+   * reps whole steps have equalled the block */
+  size_t step0, blk0, blen, rep_i;
+  uint32_t reps, misses; /* misses: blocks in a row that found no equal step */
+  int repeating;
 } sim_actor_trace;
 
-/* Where a reader of one actor's trace is. */
+/* Where a reader of one actor's trace is (zeroed: at its start). */
 typedef struct sim_cursor {
   size_t k;               /* the next word */
   uint32_t sends, irecvs; /* handles given so far */
+  size_t blk, blen, bpos; /* a REPEAT being read: its block, and where in it */
+  uint32_t left;          /* times the block is still to be read */
 } sim_cursor;
+
+/* The next word of a: from a block being repeated, else from the words. */
+static inline sim_word sim_trace_word(const sim_actor_trace *a, sim_cursor *c) {
+  if (c->left) {
+    const sim_word w = a->ops[c->blk + c->bpos];
+    if (++c->bpos == c->blen) c->bpos = 0, c->left--;
+    return w;
+  }
+  return a->ops[c->k++];
+}
+
+/* Whether c has read all of a. */
+static inline int sim_trace_done(const sim_actor_trace *a, const sim_cursor *c) { return !c->left && c->k >= a->n; }
 
 /* The next operation of a into *o: 1, or 0 at the end. */
 static inline int sim_trace_next(const sim_actor_trace *a, sim_cursor *c, sim_op *o) {
-  if (c->k >= a->n) return 0;
-  const sim_word w = a->ops[c->k++];
+  sim_word w;
+  for (;;) {
+    if (sim_trace_done(a, c)) return 0;
+    w = sim_trace_word(a, c);
+    if ((w & 15u) != SIM_REPEAT) break;
+    /* outside any block (a block holds none): the L words before it, K more times */
+    c->blen = w >> 4;
+    c->blk = c->k - 1 - c->blen;
+    c->bpos = 0;
+    c->left = a->ops[c->k++];
+  }
   o->kind = w & 15u;
   o->peer = 0;
   o->aux = w >> 4;
@@ -93,8 +137,10 @@ static inline int sim_trace_next(const sim_actor_trace *a, sim_cursor *c, sim_op
   if (o->kind == SIM_SEND) o->peer = o->aux, o->aux = c->sends++;
   else if (o->kind == SIM_IRECV) o->peer = o->aux, o->aux = c->irecvs++;
   else if (o->kind == SIM_RECV) o->peer = o->aux, o->aux = 0;
+  else if (o->kind == SIM_WAIT) o->aux = c->sends - 1 - o->aux;
+  else if (o->kind == SIM_WAITRECV) o->aux = c->irecvs - 1 - o->aux;
   if (sim_op_has_value(o->kind)) {
-    const sim_word x = a->ops[c->k++];
+    const sim_word x = sim_trace_word(a, c);
     o->v = (x & SIM_VAL_INDEXED) ? a->vals[x & ~SIM_VAL_INDEXED] : (double)x;
   }
   return 1;

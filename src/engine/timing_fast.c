@@ -399,7 +399,7 @@ static int fast_play(const sim_trace *t, double *marks, const size_t *mark0) {
     if (rc || (rc = exec_flush())) return rc;
   }
   for (size_t i = 0; i < t->nactors; i++)
-    if (F.acts[i].pc.k < t->actors[i].n) return fast_give_up("a deadlock"); /* SimGrid reports it */
+    if (!sim_trace_done(&t->actors[i], &F.acts[i].pc)) return fast_give_up("a deadlock"); /* SimGrid reports it */
   return 0;
 }
 

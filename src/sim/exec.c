@@ -169,6 +169,8 @@ void sim_exec_reset(sim_exec *x) {
     x->tr[i].nmarks = x->tr[i].nsends = x->tr[i].nirecvs = 0;
     x->tr[i].digested = 0;
     x->tr[i].ref_ops = NULL, x->tr[i].ref_n = 0;
+    x->tr[i].step0 = x->tr[i].blk0 = x->tr[i].blen = x->tr[i].rep_i = 0;
+    x->tr[i].reps = x->tr[i].misses = 0, x->tr[i].repeating = 0;
   }
   x->n = 0;
   x->nubars = 0;
@@ -213,6 +215,7 @@ static void entry(void) {
   sim_exec *x = exec_now;
   actor *a = &x->actors[exec_cur];
   a->fn(a->arg);
+  if (exec_trace_settle(&x->tr[exec_cur])) exec_out_of_memory("the iteration's trace");
   actor_digest(&x->tr[exec_cur]); /* on this lane, while the others run */
   a->state = DONE;
   exec_switch_out(x);

@@ -23,18 +23,21 @@
  * block stays resident, and the trace would be held twice. */
 static int words_mapped(size_t cap) { return cap * sizeof(sim_word) >= SIM_TRACE_MAP_BYTES; }
 
-/* Room for `need` words in t: 0, or -1 without memory.  The room doubles,
- * from t->hint's (its words last iteration, or what the collective says it
- * sends) where the array is new, and is reached in one realloc (or map),
- * not one a doubling: a 1024-worker ring's actors had grown theirs from
- * 256 words in six reallocs each, copying each time (the copies' writes
- * were 18% of that run's page faults; most of those pages are touched by
- * the trace anyway: 2% fewer faults, 2% less CPU in one sitting). */
+/* Room for `need` words in t: 0, or -1 without memory.  A new array has
+ * 256 words: a ring's actor, its equal steps kept as runs (itrace.h),
+ * stays within them (its hinted room, 32 KiB, had been 1,024 such arrays
+ * touched in a 1024-worker ring).  Past them the room goes at once to
+ * t->hint's (its words last iteration, or what the collective says it
+ * sends), in one realloc (or map), not one a doubling: a 1024-worker
+ * ring's actors had grown theirs from 256 words in six reallocs each,
+ * copying each time (the copies' writes were 18% of that run's page
+ * faults).  Then it doubles. */
 static int trace_grow(sim_actor_trace *t, size_t need) {
   if (need <= t->cap) return 0;
   size_t cap = t->cap;
   if (!cap) {
     cap = 256;
+  } else {
     const size_t heap_max = SIM_TRACE_MAP_BYTES / sizeof(sim_word) / 2; /* a hint never maps by itself */
     const size_t h = t->hint + t->hint / 16 + 2;
     while (cap < h && cap < heap_max) cap *= 2;
@@ -126,25 +129,116 @@ static sim_word value_word(sim_actor_trace *t, double v) {
   return SIM_VAL_INDEXED | (sim_word)t->nv++;
 }
 
-/* Append an operation (itrace.h: its kind, its argument, and v when the
- * kind takes a value) to the current actor's trace.  Under a reference, a
- * word equal to the reference's next is counted, not stored; at the first
- * difference the words so far become the actor's own (trace_own) and it
- * records as without one.  The values a word cannot hold, few, are the
- * actor's own either way: a word that indexes them is the same word
- * whatever value it indexes, and the trace is those words with these
- * values. */
-static void record(unsigned kind, uint32_t arg, double v) {
-  sim_actor_trace *t = &exec_now->tr[exec_cur];
-  if (arg > SIM_ARG_MAX) exec_out_of_memory("the iteration's trace (an operand above 2^28 - 1)");
-  const sim_word w = (sim_word)kind | (sim_word)arg << 4;
-  const int valued = sim_op_has_value(kind);
+/* The words of t so far: its own, or under a reference the reference's
+ * (equal to what it would have stored, up to t->n). */
+static inline const sim_word *words_of(const sim_actor_trace *t) { return t->ref_ops ? t->ref_ops : t->ops; }
+
+/* Word w after t's words.  Under a reference, a word equal to the
+ * reference's next is counted, not stored; at the first difference the
+ * words so far become the actor's own (trace_own) and it records as
+ * without one.  0, or -1 without memory. */
+static int emit(sim_actor_trace *t, sim_word w) {
   if (t->ref_ops) {
     /* the reference's next line, for this actor's next steps: its words
      * are read once, a few a step, and by the time the actor comes back
      * (its lane has run all its other actors) the line is cold; a load
      * that missed was 38% of record's samples (1024-worker Marsit ring) */
     __builtin_prefetch(t->ref_ops + t->n + 16);
+    if (t->n < t->ref_n && t->ref_ops[t->n] == w) {
+      t->n++;
+      return 0;
+    }
+    if (trace_own(t)) return -1;
+  }
+  if (trace_grow(t, t->n + 1)) return -1;
+  t->ops[t->n++] = w;
+  return 0;
+}
+
+/* The run of steps equal to the block ends: REPEAT(blen) and the count
+ * where whole steps equalled it, then the words of the current step that
+ * did (rep_i of them), and t records as outside a run, its current step
+ * beginning after the count.  0, or -1 without memory. */
+static int run_end(sim_actor_trace *t) {
+  const size_t matched = t->rep_i;
+  t->repeating = 0;
+  t->misses = t->reps ? 0 : t->misses + 1;
+  if (t->reps && (emit(t, (sim_word)SIM_REPEAT | (sim_word)t->blen << 4) || emit(t, t->reps))) return -1;
+  t->step0 = t->n;
+  for (size_t j = 0; j < matched; j++) /* words_of again each time: emit may move them */
+    if (emit(t, words_of(t)[t->blk0 + j])) return -1;
+  return 0;
+}
+
+/* Word w of the current step: in a run, matched against the block (and
+ * kept only where it departs from it), else emitted.  0, or -1. */
+static int feed(sim_actor_trace *t, sim_word w) {
+  if (t->repeating) {
+    if (t->rep_i < t->blen && words_of(t)[t->blk0 + t->rep_i] == w) {
+      t->rep_i++;
+      return 0;
+    }
+    if (run_end(t)) return -1;
+  }
+  return emit(t, w);
+}
+
+/* A step ends (comm_step): one that equalled the block whole counts, and
+ * the run goes on; else the step just recorded becomes the block the next
+ * is compared with (a step of no words, or of more than a REPEAT can name,
+ * starts no run), until RUN_TRIES blocks in a row have found no equal
+ * step: an actor whose steps differ (a ring of chunks of irregular lengths,
+ * ResNet-50's sampled buckets) then records as without runs for the rest
+ * of the iteration (the comparisons had cost 3% of such a run's CPU).  0,
+ * or -1 without memory. */
+enum { RUN_TRIES = 4 };
+static int step_end(sim_actor_trace *t) {
+  if (t->repeating) {
+    if (t->rep_i == t->blen && t->reps < UINT32_MAX) {
+      t->reps++;
+      t->rep_i = 0;
+      return 0;
+    }
+    if (run_end(t)) return -1;
+  }
+  const size_t len = t->n - t->step0;
+  if (len && len <= SIM_ARG_MAX && t->misses < RUN_TRIES) {
+    t->repeating = 1;
+    t->blk0 = t->step0, t->blen = len;
+    t->rep_i = 0, t->reps = 0;
+  }
+  t->step0 = t->n;
+  return 0;
+}
+
+int exec_trace_settle(sim_actor_trace *t) {
+  if (!t->repeating) return 0;
+  if (t->rep_i == t->blen && t->reps < UINT32_MAX) t->reps++, t->rep_i = 0; /* the last step, whole */
+  return run_end(t);
+}
+
+void comm_step(void) {
+  if (step_end(&exec_now->tr[exec_cur])) exec_out_of_memory("the iteration's trace");
+}
+
+/* Append an operation (itrace.h: its kind, its argument, and v when the
+ * kind takes a value) to the current actor's trace, through the run of
+ * equal steps and the reference (feed, emit).  The values a word cannot
+ * hold, few, are the actor's own either way: a word that indexes them is
+ * the same word whatever value it indexes, and the trace is those words
+ * with these values. */
+static void record(unsigned kind, uint32_t arg, double v) {
+  sim_actor_trace *t = &exec_now->tr[exec_cur];
+  if (arg > SIM_ARG_MAX) exec_out_of_memory("the iteration's trace (an operand above 2^28 - 1)");
+  const sim_word w = (sim_word)kind | (sim_word)arg << 4;
+  const int valued = sim_op_has_value(kind);
+  if (t->repeating) {
+    if (feed(t, w) || (valued && feed(t, value_word(t, v)))) exec_out_of_memory("the iteration's trace");
+    return;
+  }
+  /* outside a run, emit's work for the operation's one or two words at once */
+  if (t->ref_ops) {
+    __builtin_prefetch(t->ref_ops + t->n + 16); /* as emit */
     if (t->n + (size_t)valued < t->ref_n && t->ref_ops[t->n] == w) {
       if (!valued) {
         t->n++;
@@ -406,7 +500,12 @@ comm_req *comm_isend_ahead(int src, int dst, void *msg, double bytes, void (*ahe
   return (comm_req *)(uintptr_t)(h + 1);
 }
 
-void comm_wait(comm_req *req) { record(SIM_WAIT, (uint32_t)((uintptr_t)req - 1), 0); }
+/* A wait names its send by how many the actor made after it (itrace.h):
+ * 0 for its latest, the same word at every step of a ring. */
+void comm_wait(comm_req *req) {
+  const sim_actor_trace *t = &exec_now->tr[exec_cur];
+  record(SIM_WAIT, t->nsends - 1 - (uint32_t)((uintptr_t)req - 1), 0);
+}
 
 void comm_exchange_unread(int src, int dst, double bytes, int from) {
   sim_exec *x = exec_now;
@@ -417,7 +516,7 @@ void comm_exchange_unread(int src, int dst, double bytes, int from) {
   record(SIM_SEND, (uint32_t)dst, bytes);
   progress_tick();
   record(SIM_RECV, (uint32_t)from, 0);
-  record(SIM_WAIT, h, 0);
+  record(SIM_WAIT, t->nsends - 1 - h, 0);
 }
 
 void comm_send(int src, int dst, void *msg, double bytes) { comm_wait(comm_isend(src, dst, msg, bytes)); }
@@ -444,7 +543,7 @@ comm_rreq *comm_irecv(int src, int dst) {
 }
 
 void *comm_wait_recv(comm_rreq *r) {
-  record(SIM_WAITRECV, r->handle, 0);
+  record(SIM_WAITRECV, exec_now->tr[exec_cur].nirecvs - 1 - r->handle, 0);
   const int src = r->src, dst = r->dst;
   const uint64_t seq = r->seq;
   free(r);

@@ -188,6 +188,10 @@ _Noreturn void exec_out_of_memory(const char *what);
 /* Append an operation to the current actor's trace (exec_comm.c's
  * recorder: itrace.h's kind, argument and value). */
 void exec_record(unsigned kind, uint32_t arg, double v);
+/* The run of equal steps t is recording, if any, written out (exec_comm.c):
+ * an actor's words are complete once it has ended and this is done.  0,
+ * or -1 without memory. */
+int exec_trace_settle(sim_actor_trace *t);
 
 /* Make room for ranks 0 .. nranks-1's inboxes, empty (exec_comm.c); 0, or
  * -1 without memory. */
