@@ -73,10 +73,11 @@ static int data_iteration(run_state *sh, int it, uint64_t msgs, ccsim_error *err
                         "maps vm.max_map_count allows, ran out)",
                         it, r, strerror(errno));
   }
-  /* each communication actor (2r + 1, spawned above) starts its trace with
-   * room for its share of the iteration's msgs (4 words a message: a send's
-   * two and its wait, a receive), where it has no length of its own from an
-   * earlier iteration */
+  /* each communication actor (2r + 1, spawned above) grows its trace, past
+   * its first 256 words, to room for its share of the iteration's msgs (4
+   * words a message: a send's two and its wait, a receive), where it has no
+   * length of its own from an earlier iteration (a ring's runs of equal
+   * steps keep it within those 256: exec_comm.c, trace_grow) */
   const size_t words = (size_t)(4 * (msgs / (uint64_t)sh->e->workers) + 64);
   for (int r = 0; msgs && r < sh->e->workers; r++) sim_exec_trace_hint(sh->exec, 2 * (size_t)r + 1, words);
   /* an iteration that repeats the trace being replayed (the memo's usual
