@@ -14,6 +14,7 @@
 #include "check.h"
 #include "comm/comm.h"
 #include "sim/exec.h"
+#include "trace_copy.h"
 
 enum { ACTORS = 4, OPS = 3000 }; /* 3000 operations: 24 KiB of words, past a heap block into a mapping */
 
@@ -44,63 +45,16 @@ static void actor(void *arg) {
   }
 }
 
-/* A deep copy of actor i's words and values. */
-typedef struct copy {
-  sim_word *ops;
-  size_t n;
-  double *vals;
-  size_t nv;
-} copy;
-
-/* One run in a fresh executor (no words left from a run before), against
- * ref when given: its hash, its words and values (made its own), and how
- * many actors ended still on their reference.  0, or -1. */
-static int run(const copy *ref, uint64_t h[2], copy *out, int *held) {
-  ccsim_error err = {0};
-  sim_exec *x = sim_exec_new(ACTORS, 1, &err);
-  if (!x) return -1;
-  sim_exec_reset(x);
-  for (int i = 0; i < ACTORS; i++) {
-    ranks[i] = i;
-    if (sim_exec_spawn(x, i, actor, &ranks[i])) return -1;
-  }
-  if (ref)
-    for (int i = 0; i < ACTORS; i++) sim_exec_trace_ref(x, (size_t)i, ref[i].ops, ref[i].n);
-  if (sim_exec_run(x, &err)) {
-    fprintf(stderr, "run: %s\n", err.msg);
-    return -1;
-  }
-  const sim_trace *t = sim_exec_trace(x);
-  sim_trace_hash(t, h);
-  *held = 0;
-  for (int i = 0; i < ACTORS; i++) *held += t->actors[i].ref_ops != NULL;
-  if (sim_exec_trace_own(x)) return -1;
-  for (int i = 0; i < ACTORS; i++) {
-    const sim_actor_trace *a = &t->actors[i];
-    out[i].n = a->n, out[i].nv = a->nv;
-    out[i].ops = malloc(a->n * sizeof *a->ops + 1);
-    out[i].vals = malloc(a->nv * sizeof *a->vals + 1);
-    if (a->n) memcpy(out[i].ops, a->ops, a->n * sizeof *a->ops);
-    if (a->nv) memcpy(out[i].vals, a->vals, a->nv * sizeof *a->vals);
-  }
-  sim_exec_free(x);
-  return 0;
+/* One run against ref when given (trace_copy.h). */
+static int run(const trace_copy *ref, uint64_t h[2], trace_copy *out, int *held) {
+  return trace_run(ACTORS, actor, ranks, ref, h, out, held, NULL);
 }
 
-static void drop(copy *c) {
-  for (int i = 0; i < ACTORS; i++) free(c[i].ops), free(c[i].vals);
-}
-
-static int same(const copy *a, const copy *b) {
-  for (int i = 0; i < ACTORS; i++)
-    if (a[i].n != b[i].n || a[i].nv != b[i].nv || memcmp(a[i].ops, b[i].ops, a[i].n * sizeof *a[i].ops) ||
-        memcmp(a[i].vals, b[i].vals, a[i].nv * sizeof *a[i].vals))
-      return 0;
-  return 1;
-}
+static void drop(trace_copy *c) { trace_copies_drop(c, ACTORS); }
+static int same(const trace_copy *a, const trace_copy *b) { return trace_copies_same(a, b, ACTORS); }
 
 int main(void) {
-  copy plain[ACTORS], again[ACTORS];
+  trace_copy plain[ACTORS], again[ACTORS];
   uint64_t h0[2], h[2];
   int held;
   V = (variant){0};
@@ -126,7 +80,7 @@ int main(void) {
       const int at = how == 2 ? ats[a] - ats[a] % 3 + 1 : how == 1 || how == 3 ? ats[a] - ats[a] % 3 + 2 : ats[a];
       if (how == 5 && a) continue; /* going on is the same wherever */
       V = (variant){.who = 2, .at = at, .how = how};
-      copy want[ACTORS], got[ACTORS];
+      trace_copy want[ACTORS], got[ACTORS];
       uint64_t hw[2], hg[2];
       if (run(NULL, hw, want, &held)) {
         CHECK(0, "%s at %d: the run without a reference failed", hows[how], at);

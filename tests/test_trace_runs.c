@@ -20,6 +20,7 @@
 #include "comm/comm.h"
 #include "comm/itrace.h"
 #include "sim/exec.h"
+#include "trace_copy.h"
 
 enum { ACTORS = 4, STEPS = 600, LOGMAX = 8 * STEPS + 64 };
 
@@ -101,13 +102,6 @@ static void actor(void *arg) {
   }
 }
 
-typedef struct copy {
-  sim_word *ops;
-  size_t n;
-  double *vals;
-  size_t nv;
-} copy;
-
 /* Whether actor a's trace reads back as LOG[a]; the first difference on stderr. */
 static int reads_back(const sim_actor_trace *t, int a) {
   sim_cursor c = {0};
@@ -130,61 +124,29 @@ static int reads_back(const sim_actor_trace *t, int a) {
   return k == LOG[a].n;
 }
 
-/* One run in a fresh executor against ref when given: its hash, every
- * actor's words and values (made its own), how many ended still on their
- * reference, the most words an actor kept, and whether every trace reads
- * back as done.  0, or -1. */
-static int run(const copy *ref, uint64_t h[2], copy *out, int *held, size_t *most, int *ok) {
-  ccsim_error err = {0};
+/* What a run's actors kept: the most words, and whether every trace reads back. */
+static size_t MOST;
+static int OK;
+static void inspect(const sim_actor_trace *a, int i) {
+  if (a->n > MOST) MOST = a->n;
+  OK &= reads_back(a, i);
+}
+
+/* One run against ref when given (trace_copy.h): also the most words an
+ * actor kept, and whether every trace reads back as done.  0, or -1. */
+static int run(const trace_copy *ref, uint64_t h[2], trace_copy *out, int *held, size_t *most, int *ok) {
   memset(LOG, 0, sizeof LOG);
-  sim_exec *x = sim_exec_new(ACTORS, 1, &err);
-  if (!x) return -1;
-  sim_exec_reset(x);
-  for (int i = 0; i < ACTORS; i++) {
-    ranks[i] = i;
-    if (sim_exec_spawn(x, i, actor, &ranks[i])) return -1;
-  }
-  if (ref)
-    for (int i = 0; i < ACTORS; i++) sim_exec_trace_ref(x, (size_t)i, ref[i].ops, ref[i].n);
-  if (sim_exec_run(x, &err)) {
-    fprintf(stderr, "run: %s\n", err.msg);
-    sim_exec_free(x);
-    return -1;
-  }
-  const sim_trace *t = sim_exec_trace(x);
-  sim_trace_hash(t, h);
-  *held = 0;
-  for (int i = 0; i < ACTORS; i++) *held += t->actors[i].ref_ops != NULL;
-  if (sim_exec_trace_own(x)) return -1;
-  *most = 0, *ok = 1;
-  for (int i = 0; i < ACTORS; i++) {
-    const sim_actor_trace *a = &t->actors[i];
-    if (a->n > *most) *most = a->n;
-    *ok &= reads_back(a, i);
-    out[i].n = a->n, out[i].nv = a->nv;
-    out[i].ops = malloc(a->n * sizeof *a->ops + 1);
-    out[i].vals = malloc(a->nv * sizeof *a->vals + 1);
-    if (a->n) memcpy(out[i].ops, a->ops, a->n * sizeof *a->ops);
-    if (a->nv) memcpy(out[i].vals, a->vals, a->nv * sizeof *a->vals);
-  }
-  sim_exec_free(x);
+  MOST = 0, OK = 1;
+  if (trace_run(ACTORS, actor, ranks, ref, h, out, held, inspect)) return -1;
+  *most = MOST, *ok = OK;
   return 0;
 }
 
-static void drop(copy *c) {
-  for (int i = 0; i < ACTORS; i++) free(c[i].ops), free(c[i].vals);
-}
-
-static int same(const copy *a, const copy *b) {
-  for (int i = 0; i < ACTORS; i++)
-    if (a[i].n != b[i].n || a[i].nv != b[i].nv || memcmp(a[i].ops, b[i].ops, a[i].n * sizeof *a[i].ops) ||
-        memcmp(a[i].vals, b[i].vals, a[i].nv * sizeof *a[i].vals))
-      return 0;
-  return 1;
-}
+static void drop(trace_copy *c) { trace_copies_drop(c, ACTORS); }
+static int same(const trace_copy *a, const trace_copy *b) { return trace_copies_same(a, b, ACTORS); }
 
 int main(void) {
-  copy plain[ACTORS], again[ACTORS];
+  trace_copy plain[ACTORS], again[ACTORS];
   uint64_t h0[2], h[2];
   int held, ok;
   size_t most;
@@ -209,7 +171,7 @@ int main(void) {
   for (int how = SIZE; how < NHOW; how++)
     for (size_t a = 0; a < sizeof ats / sizeof *ats; a++) {
       V = (variant){.who = 2, .at = ats[a], .how = how};
-      copy want[ACTORS], got[ACTORS];
+      trace_copy want[ACTORS], got[ACTORS];
       uint64_t hw[2], hg[2];
       int hw_held, hg_held, ok_w, ok_g;
       size_t m_w, m_g;
