@@ -192,13 +192,19 @@ static int feed(sim_actor_trace *t, sim_word w) {
  * of the iteration (the comparisons had cost 3% of such a run's CPU).  0,
  * or -1 without memory. */
 enum { RUN_TRIES = 4 };
+
+/* In a run, the current step counted as one more of the block's: 1 where
+ * it equalled the block whole (and the count has room), else 0. */
+static int count_step(sim_actor_trace *t) {
+  if (t->rep_i != t->blen || t->reps == UINT32_MAX) return 0;
+  t->reps++;
+  t->rep_i = 0;
+  return 1;
+}
+
 static int step_end(sim_actor_trace *t) {
   if (t->repeating) {
-    if (t->rep_i == t->blen && t->reps < UINT32_MAX) {
-      t->reps++;
-      t->rep_i = 0;
-      return 0;
-    }
+    if (count_step(t)) return 0;
     if (run_end(t)) return -1;
   }
   const size_t len = t->n - t->step0;
@@ -213,7 +219,7 @@ static int step_end(sim_actor_trace *t) {
 
 int exec_trace_settle(sim_actor_trace *t) {
   if (!t->repeating) return 0;
-  if (t->rep_i == t->blen && t->reps < UINT32_MAX) t->reps++, t->rep_i = 0; /* the last step, whole */
+  count_step(t); /* the last step, where whole */
   return run_end(t);
 }
 
@@ -232,33 +238,7 @@ static void record(unsigned kind, uint32_t arg, double v) {
   if (arg > SIM_ARG_MAX) exec_out_of_memory("the iteration's trace (an operand above 2^28 - 1)");
   const sim_word w = (sim_word)kind | (sim_word)arg << 4;
   const int valued = sim_op_has_value(kind);
-  if (t->repeating) {
-    if (feed(t, w) || (valued && feed(t, value_word(t, v)))) exec_out_of_memory("the iteration's trace");
-    return;
-  }
-  /* outside a run, emit's work for the operation's one or two words at once */
-  if (t->ref_ops) {
-    __builtin_prefetch(t->ref_ops + t->n + 16); /* as emit */
-    if (t->n + (size_t)valued < t->ref_n && t->ref_ops[t->n] == w) {
-      if (!valued) {
-        t->n++;
-        return;
-      }
-      const sim_word vw = value_word(t, v);
-      if (t->ref_ops[t->n + 1] == vw) {
-        t->n += 2;
-        return;
-      }
-      if (trace_own(t) || trace_grow(t, t->n + 2)) exec_out_of_memory("the iteration's trace");
-      t->ops[t->n++] = w;
-      t->ops[t->n++] = vw;
-      return;
-    }
-    if (trace_own(t)) exec_out_of_memory("the iteration's trace");
-  }
-  if (trace_grow(t, t->n + 2)) exec_out_of_memory("the iteration's trace");
-  t->ops[t->n++] = w;
-  if (valued) t->ops[t->n++] = value_word(t, v);
+  if (feed(t, w) || (valued && feed(t, value_word(t, v)))) exec_out_of_memory("the iteration's trace");
 }
 
 int exec_inboxes_reset(sim_exec *x, size_t nranks) {
