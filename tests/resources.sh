@@ -28,10 +28,12 @@ expect2 max-memory-unit '--max-memory' "$CCSIM" run e.json --max-memory lots --o
 # the machine's available memory is the default limit: a 4 TB tensor on 64 workers does not fit
 expect2 memavailable 'more than the memory available (MemAvailable)' "$CCSIM" validate e.json --set model.elements=1000000000000 --set workers=64 --set collective=allgather/ring
 # --record-trace records whole gradients (model.elements, not the sample),
-# one worker's at a time: the run's estimate counts one, so a sampled run
-# that fits without it may not with it, and what the estimate adds for it
-# is at least what recording adds to the measured peak (estimates read from
-# refusals at 1 B; peaks from summary.json, 0.5 MiB of slack)
+# one worker's at a time: the run's estimate counts one (38.1 MiB here), so
+# a sampled run that fits without it may not with it, and the estimate is
+# at least the measured peak with it and without it (estimates read from
+# refusals at 1 B; peaks from summary.json).  The peaks' difference is not
+# compared with the estimates': it moves by +-2 MiB from run to run (36.1
+# to 40.1 MiB measured), with whatever else is resident at each peak.
 printf '{"workers": 2, "model": {"elements": 10000000, "sample": 1024}, "iterations": 1}\n' >r.json
 expect2 record-trace-refused "r.json: model.elements: the run needs about" \
   "$CCSIM" run r.json --max-memory 60MiB --record-trace rt0 --out r0 --quiet
@@ -44,8 +46,8 @@ peak_of() { sed -n 's/.*"peak_rss_mb": \([0-9.]*\).*/\1/p' "$1/summary.json" 2>/
 e0=$(est_of --out x0) e1=$(est_of --out x1 --record-trace rtx)
 "$CCSIM" run r.json --record-trace rt3 --out r3 --quiet >/dev/null 2>err || bad "r.json --record-trace: $(cat err)"
 p0=$(peak_of r1) p1=$(peak_of r3)
-awk -v e0="${e0:-0}" -v e1="${e1:-0}" -v p0="${p0:-0}" -v p1="${p1:-1e9}" 'BEGIN { exit !(e1 - e0 > 38 && e1 - e0 + 0.5 >= p1 - p0) }' && ok ||
-  bad "--record-trace: the estimate adds $e0 -> $e1 MiB, the measured peak $p0 -> $p1 MiB"
+awk -v e0="${e0:-0}" -v e1="${e1:-0}" -v p0="${p0:-1e9}" -v p1="${p1:-1e9}" 'BEGIN { exit !(e1 - e0 > 38 && e0 >= p0 && e1 >= p1) }' && ok ||
+  bad "--record-trace: the estimate goes $e0 -> $e1 MiB with it, the measured peak $p0 -> $p1 MiB"
 # memory maps (vm.max_map_count; CCSIM_MAX_MAP_COUNT stands for it): a
 # process holds its actors' stacks, 2 a worker, each 2 maps with a guard
 # page, and a map for each actor whose trace passes 64 KiB (at most the

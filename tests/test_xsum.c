@@ -1,5 +1,6 @@
 /* tests/test_xsum.c — exact sums (src/collectives/xsum.c): xsum_add_strided
- * gives the same value as xsum_add term by term, in any order, over terms
+ * and the windows (xwin_add, xwin_spill, xwin_flush) give the same value
+ * as xsum_add term by term, in any order, over terms
  * of every size (subnormals to the largest doubles, cancelling pairs,
  * infinities and NaN), and sums that double arithmetic gets wrong are
  * exact. */
@@ -34,6 +35,8 @@ static double draw(int emin, int emax) {
   return (u & 1 ? -1 : 1) * ldexp(m, e);
 }
 
+static size_t windowed, spills; /* terms through windows, and those spilled */
+
 static int same(double a, double b) { return (isnan(a) && isnan(b)) || memcmp(&a, &b, sizeof a) == 0; }
 
 /* the value of v[0 .. n) (stride doubles apart) by xsum_add, by
@@ -54,6 +57,21 @@ static void compare(const char *what, const double *v, size_t n, size_t stride) 
   xsum_add_strided(&c, w, n / 2, sizeof *w);
   for (size_t i = n / 2; i < n; i++) xsum_add(&c, w[i]);
   free(w);
+  /* through a window, as the metrics add a slot's parts: the terms it
+   * does not take spilled, the rest flushed at the end (window 2 of 4, so
+   * that the others' fields are seen to stay apart) */
+  xsum d;
+  xwin4 win;
+  memset(&d, 0, sizeof d), memset(&win, 0, sizeof win);
+  size_t spilled = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!xwin_add(&win, 2, v[i * stride])) xwin_spill(&d, &win, 2, v[i * stride]), spilled++;
+  CHECK(win.n[0] == 0 && win.n[1] == 0 && win.n[3] == 0 && win.acc[0] == 0, "%s: window 2 wrote another", what);
+  xwin_flush(&d, &win, 2);
+  CHECK(win.n[2] == 0 && win.acc[2] == 0, "%s: a flushed window is not empty", what);
+  windowed += n, spills += spilled;
+  CHECK(same(xsum_value(&a), xsum_value(&d)), "%s: windowed %.17g, one by one %.17g", what, xsum_value(&d),
+        xsum_value(&a));
   CHECK(same(xsum_value(&a), xsum_value(&b)), "%s: strided %.17g, one by one %.17g", what, xsum_value(&b),
         xsum_value(&a));
   CHECK(same(xsum_value(&a), xsum_value(&c)), "%s: shuffled %.17g, in order %.17g", what, xsum_value(&c),
@@ -120,8 +138,30 @@ int main(void) {
     xsum_add_strided(&s, v, 0, sizeof *v);
     CHECK(xsum_value(&s) == 0.0, "nothing: %g", xsum_value(&s));
   }
+  /* a window takes similar terms without spilling but at its XWIN_TERMS-th */
+  {
+    xsum s;
+    xwin4 w;
+    memset(&s, 0, sizeof s), memset(&w, 0, sizeof w);
+    size_t sp = 0;
+    for (int i = 0; i < 3 * XWIN_TERMS; i++) {
+      const double t = draw(-3, 3);
+      v[i] = t;
+      if (!xwin_add(&w, 0, t)) xwin_spill(&s, &w, 0, t), sp++;
+    }
+    CHECK(sp == 2, "3 x %d terms within 2^6 of each other: %zu spills, not the 2 a full window makes", XWIN_TERMS,
+          sp);
+    xwin_flush(&s, &w, 0);
+    xsum r;
+    memset(&r, 0, sizeof r);
+    for (int i = 0; i < 3 * XWIN_TERMS; i++) xsum_add(&r, v[i]);
+    CHECK(same(xsum_value(&r), xsum_value(&s)), "full windows: %.17g, one by one %.17g", xsum_value(&s),
+          xsum_value(&r));
+  }
+  CHECK(spills > 0 && spills < windowed, "windows spilled %zu of %zu terms: the spill path untested", spills,
+        windowed);
   free(v);
   if (failures) fprintf(stderr, "%d failure(s)\n", failures);
-  else printf("xsum: strided and one-by-one sums agree, in any order\n");
+  else printf("xsum: strided, windowed and one-by-one sums agree, in any order (%zu of %zu windowed terms spilled)\n", spills, windowed);
   return failures != 0;
 }

@@ -3,6 +3,7 @@
 #include "collectives/xsum.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Every limb but the last into [0, 2^32), the carries moved up: the same
@@ -45,6 +46,7 @@ void xsum_add(xsum *s, double v) {
  * stay below 2^126), which then goes to the limbs once; the rest (smaller
  * terms, infinities, NaNs) through xsum_add.  Every term is added exactly
  * either way, so the limbs hold the same sum as xsum_add term by term. */
+static void add_scaled(xsum *s, __int128 acc, unsigned pa);
 static void add_run(xsum *s, const unsigned char *v, size_t n, size_t stride) {
   enum { WINDOW = 58 };
   unsigned pmax = 0;
@@ -73,6 +75,11 @@ static void add_run(xsum *s, const unsigned char *v, size_t n, size_t stride) {
     const __int128 t = (__int128)((unsigned __int128)m << (p - pa));
     acc += bits >> 63 ? -t : t;
   }
+  add_scaled(s, acc, pa);
+}
+
+/* s += acc 2^(pa - 1074), |acc| < 2^126, exactly. */
+static void add_scaled(xsum *s, __int128 acc, unsigned pa) {
   if (!acc) return;
   /* acc 2^(pa - 1074): its magnitude, shifted by pa mod 32, in 32-bit
    * pieces to limbs pa / 32 and up (five at most: 126 + 31 bits) */
@@ -86,6 +93,24 @@ static void add_run(xsum *s, const unsigned char *v, size_t n, size_t stride) {
   int64_t *l = s->limb + (pa >> 5);
   for (int k = 0; k < 5; k++) l[k] += neg ? -piece[k] : piece[k];
   if (++s->adds >= 1u << 30) normalise(s);
+}
+
+void xwin_flush(xsum *s, xwin4 *w, int q) {
+  if (w->n[q]) add_scaled(s, w->acc[q], w->pa[q]);
+  w->acc[q] = 0;
+  w->n[q] = 0;
+}
+
+void xwin_spill(xsum *s, xwin4 *w, int q, double v) {
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  const unsigned ex = (unsigned)(bits >> 52) & 0x7ff, p = ex ? ex - 1 : 0;
+  if (ex == 0x7ff || (w->n[q] && p < w->pa[q])) {
+    xsum_add(s, v);
+    return;
+  }
+  xwin_flush(s, w, q);
+  if (!xwin_add(w, q, v)) abort(); /* an empty window takes every finite term */
 }
 
 void xsum_add_strided(xsum *s, const void *first, size_t n, size_t stride) {
