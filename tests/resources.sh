@@ -46,7 +46,11 @@ peak_of() { sed -n 's/.*"peak_rss_mb": \([0-9.]*\).*/\1/p' "$1/summary.json" 2>/
 e0=$(est_of --out x0) e1=$(est_of --out x1 --record-trace rtx)
 "$CCSIM" run r.json --record-trace rt3 --out r3 --quiet >/dev/null 2>err || bad "r.json --record-trace: $(cat err)"
 p0=$(peak_of r1) p1=$(peak_of r3)
-awk -v e0="${e0:-0}" -v e1="${e1:-0}" -v p0="${p0:-1e9}" -v p1="${p1:-1e9}" 'BEGIN { exit !(e1 - e0 > 38 && e0 >= p0 && e1 >= p1) }' && ok ||
+# (under AddressSanitizer the peaks hold its shadow memory too, which no
+# estimate of ccsim's own data counts: the estimates alone are checked)
+asan=0
+ldd "$CCSIM" 2>/dev/null | grep -q libasan && asan=1
+awk -v e0="${e0:-0}" -v e1="${e1:-0}" -v p0="${p0:-1e9}" -v p1="${p1:-1e9}" -v asan=$asan 'BEGIN { exit !(e1 - e0 > 38 && (asan || (e0 >= p0 && e1 >= p1))) }' && ok ||
   bad "--record-trace: the estimate goes $e0 -> $e1 MiB with it, the measured peak $p0 -> $p1 MiB"
 # memory maps (vm.max_map_count; CCSIM_MAX_MAP_COUNT stands for it): a
 # process holds its actors' stacks, 2 a worker, each 2 maps with a guard
