@@ -127,9 +127,9 @@ static void give(const coll_xmetrics *x, atomic_flag *f) {
   if (x->locked) atomic_flag_clear_explicit(f, memory_order_release);
 }
 
-/* Lane l's windows into its copy of the slots (keep: 0, or 1 to empty
- * them without adding them: a new iteration's start). */
-static void log_flush(coll_xmetrics *x, int l, int discard) {
+/* Lane l's windows into its copy of the slots, and emptied (discard: 1
+ * to empty them without adding them, at a new iteration's start). */
+static void windows_flush(coll_xmetrics *x, int l, int discard) {
   xlog *g = &x->log[l];
   const size_t S = slots_of(x->nhops);
   const int c = l % x->copies;
@@ -198,7 +198,7 @@ void coll_metrics_begin(coll_metrics *m, coll_xmetrics *x) {
   }
   for (int c = 0; c < x->copies; c++) memset(&x->bytes[c], 0, sizeof x->bytes[c]);
   for (int l = 0; l < x->lanes; l++) {
-    log_flush(x, l, 1); /* what a stopped run left */
+    windows_flush(x, l, 1); /* what a stopped run left */
     x->log[l].nb = 0;
   }
   m->x = x;
@@ -229,7 +229,7 @@ static void settle_slot(err_acc *a, const coll_xmetrics *x, size_t i) {
 void coll_metrics_settle(coll_metrics *m) {
   coll_xmetrics *x = m->x;
   if (!x) return;
-  for (int l = 0; l < x->lanes; l++) log_flush(x, l, 0), bytes_flush(x, l);
+  for (int l = 0; l < x->lanes; l++) windows_flush(x, l, 0), bytes_flush(x, l);
   const size_t H = m->nhops;
   for (size_t h = 0; h < H; h++) {
     settle_slot(&m->hops[h], x, h);

@@ -40,13 +40,29 @@ void xsum_add(xsum *s, double v) {
   if (++s->adds >= 1u << 30) normalise(s);
 }
 
+/* s += acc 2^(pa - 1074), |acc| < 2^126, exactly. */
+static void add_scaled(xsum *s, __int128 acc, unsigned pa) {
+  if (!acc) return;
+  /* acc 2^(pa - 1074): its magnitude, shifted by pa mod 32, in 32-bit
+   * pieces to limbs pa / 32 and up (five at most: 126 + 31 bits) */
+  const int neg = acc < 0;
+  const unsigned __int128 u = neg ? -(unsigned __int128)acc : (unsigned __int128)acc;
+  const unsigned r = pa & 31;
+  const unsigned __int128 lo = u << r;
+  const uint64_t hi = r ? (uint64_t)(u >> (128 - r)) : 0;
+  const int64_t piece[5] = {(int64_t)(uint32_t)lo, (int64_t)(uint32_t)(lo >> 32), (int64_t)(uint32_t)(lo >> 64),
+                            (int64_t)(uint32_t)(lo >> 96), (int64_t)hi};
+  int64_t *l = s->limb + (pa >> 5);
+  for (int k = 0; k < 5; k++) l[k] += neg ? -piece[k] : piece[k];
+  if (++s->adds >= 1u << 30) normalise(s);
+}
+
 /* Up to 2^15 terms at once: each finite term within 2^58 of the largest
  * one's binary exponent is added, as an integer times 2^(pa - 1074), to
  * one 128-bit accumulator (a term is below 2^(53 + 58), so 2^15 of them
  * stay below 2^126), which then goes to the limbs once; the rest (smaller
  * terms, infinities, NaNs) through xsum_add.  Every term is added exactly
  * either way, so the limbs hold the same sum as xsum_add term by term. */
-static void add_scaled(xsum *s, __int128 acc, unsigned pa);
 static void add_run(xsum *s, const unsigned char *v, size_t n, size_t stride) {
   enum { WINDOW = 58 };
   unsigned pmax = 0;
@@ -76,23 +92,6 @@ static void add_run(xsum *s, const unsigned char *v, size_t n, size_t stride) {
     acc += bits >> 63 ? -t : t;
   }
   add_scaled(s, acc, pa);
-}
-
-/* s += acc 2^(pa - 1074), |acc| < 2^126, exactly. */
-static void add_scaled(xsum *s, __int128 acc, unsigned pa) {
-  if (!acc) return;
-  /* acc 2^(pa - 1074): its magnitude, shifted by pa mod 32, in 32-bit
-   * pieces to limbs pa / 32 and up (five at most: 126 + 31 bits) */
-  const int neg = acc < 0;
-  const unsigned __int128 u = neg ? -(unsigned __int128)acc : (unsigned __int128)acc;
-  const unsigned r = pa & 31;
-  const unsigned __int128 lo = u << r;
-  const uint64_t hi = r ? (uint64_t)(u >> (128 - r)) : 0;
-  const int64_t piece[5] = {(int64_t)(uint32_t)lo, (int64_t)(uint32_t)(lo >> 32), (int64_t)(uint32_t)(lo >> 64),
-                            (int64_t)(uint32_t)(lo >> 96), (int64_t)hi};
-  int64_t *l = s->limb + (pa >> 5);
-  for (int k = 0; k < 5; k++) l[k] += neg ? -piece[k] : piece[k];
-  if (++s->adds >= 1u << 30) normalise(s);
 }
 
 void xwin_flush(xsum *s, xwin4 *w, int q) {
